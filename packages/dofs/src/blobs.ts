@@ -1,0 +1,47 @@
+import type { Database } from "./database.js";
+import { fsError } from "./errors.js";
+
+/**
+ * Stores one chunk's bytes under its hash. Identical content is stored once;
+ * a row whose bytes are short (a torn earlier write) is repaired. Each call is
+ * its own transaction, so a writer that fails half-way leaves only orphan
+ * blobs, which `gc` collects.
+ */
+export function stageBlob(db: Database, hash: string, bytes: Uint8Array, now: number): void {
+  db.transaction(() => {
+    db.run(
+      `INSERT INTO vfs_blobs (hash, size, last_seen) VALUES (?, ?, ?)
+       ON CONFLICT (hash) DO UPDATE SET size = excluded.size, last_seen = excluded.last_seen`,
+      hash,
+      bytes.byteLength,
+      now,
+    );
+    const held = db.one<{ n: number }>("SELECT length(bytes) AS n FROM vfs_blob_bytes WHERE hash = ?", hash);
+    if (held !== undefined && Number(held.n) === bytes.byteLength) return;
+    db.run(
+      "INSERT INTO vfs_blob_bytes (hash, bytes) VALUES (?, ?) ON CONFLICT (hash) DO UPDATE SET bytes = excluded.bytes",
+      hash,
+      bytes,
+    );
+  });
+}
+
+/** A chunk's bytes; EIO when the row is missing or shorter than recorded. */
+export function readBlob(db: Database, hash: string, size: number, syscall: string, path: string): Uint8Array {
+  const row = db.one<{ bytes: Uint8Array }>("SELECT bytes FROM vfs_blob_bytes WHERE hash = ?", hash);
+  if (row === undefined || row.bytes.byteLength !== size) {
+    throw fsError("EIO", syscall, path, `missing or damaged chunk ${hash}`);
+  }
+  return row.bytes;
+}
+
+/** Which of `hashes` this store holds in full (bytes present, length = size). */
+export function hasBlob(db: Database, hash: string): boolean {
+  return (
+    db.one(
+      `SELECT 1 AS x FROM vfs_blobs b JOIN vfs_blob_bytes y ON y.hash = b.hash
+        WHERE b.hash = ? AND length(y.bytes) = b.size`,
+      hash,
+    ) !== undefined
+  );
+}

@@ -1,0 +1,27 @@
+/**
+ * The one seam between dofs and a SQLite engine. Two drivers implement it:
+ * Durable Object storage (`openDurableObjectDatabase`) and better-sqlite3
+ * (`openNodeDatabase` from `@cloudflare/dofs/node`).
+ *
+ * Everything is synchronous on purpose: both engines are, and a Durable
+ * Object's `transactionSync` only accepts a synchronous body.
+ */
+
+export type SqlValue = string | number | bigint | null | Uint8Array;
+export type Row = Record<string, SqlValue>;
+
+export interface Database {
+  /** All result rows. BLOB columns come back as `Uint8Array`. */
+  all<T = Row>(sql: string, ...params: SqlValue[]): T[];
+  /** The first row, or undefined. */
+  one<T = Row>(sql: string, ...params: SqlValue[]): T | undefined;
+  /** Runs a statement; returns the number of rows it changed. */
+  run(sql: string, ...params: SqlValue[]): number;
+  /** Runs a script of several `;`-separated statements without parameters. */
+  script(sql: string): void;
+  /**
+   * Runs `body` atomically. Nested calls become savepoints, so an inner
+   * failure that the outer body catches rolls back only the inner work.
+   */
+  transaction<T>(body: () => T): T;
+}

@@ -1,0 +1,42 @@
+export {
+  CHUNK_SIZE,
+  DEFAULT_DIR_MODE,
+  DEFAULT_FILE_MODE,
+  GC_SAFETY_WINDOW_MS,
+  MANIFEST_VERSION,
+  MAX_SYMLINK_FOLLOWS,
+  MODE_MASK,
+  ROOT_INODE,
+  SCHEMA_VERSION,
+  SYMLINK_MODE,
+} from "./constants.js";
+export {
+  type DurableObjectSqlCursor,
+  type DurableObjectSqlStorage,
+  openDurableObjectDatabase,
+} from "./database.durable-object.js";
+export type { Database, Row, SqlValue } from "./database.js";
+export { FS_ERROR_CODES, type FsErrorCode, isFsError, WorkspaceFsError } from "./errors.js";
+export { WorkspaceFilesystem } from "./filesystem.js";
+export { type ChunkRef, encodeManifest, manifestHash } from "./manifest.js";
+export { type MountMode, setMount } from "./mounts.js";
+export { normalizePath } from "./path.js";
+export { currentRev, ensureSchema } from "./schema.js";
+export type {
+  DirEntry,
+  FilesystemOptions,
+  FindEntry,
+  GcOptions,
+  GcResult,
+  GrepContextLine,
+  GrepMatch,
+  GrepOptions,
+  MkdirOptions,
+  NodeType,
+  PageOptions,
+  ReadFileOptions,
+  RmOptions,
+  Stat,
+  WriteData,
+  WriteFileOptions,
+} from "./types.js";

@@ -1,0 +1,37 @@
+import type { Database } from "./database.js";
+import { fsError } from "./errors.js";
+import { isAtOrUnder } from "./path.js";
+
+export type MountMode = "read-only" | "read-write";
+
+/**
+ * Throws EROFS when `path` is at, under or above a read-only mount root.
+ * "Above" matters because removing or re-moding an ancestor would change the
+ * mount too. Callers run it on the path as given (before resolution, so EROFS
+ * beats ENOENT/EEXIST) and again on the resolved real path (so a symlink
+ * cannot smuggle a write into a mount).
+ */
+export function assertWritable(db: Database, path: string, syscall: string): void {
+  const roots = db.all<{ root: string }>("SELECT root FROM _vfs_mounts WHERE mode = 'read-only'");
+  for (const { root } of roots) {
+    if (isAtOrUnder(path, root) || isAtOrUnder(root, path)) throw fsError("EROFS", syscall, path);
+  }
+}
+
+/** The read-only root guarding `path` (at or above it), if any. */
+export function readOnlyRootOf(db: Database, path: string): string | undefined {
+  const roots = db.all<{ root: string }>("SELECT root FROM _vfs_mounts WHERE mode = 'read-only'");
+  return roots.find(({ root }) => isAtOrUnder(path, root))?.root;
+}
+
+/** Records a mount root and its mode; the mount machinery (materialise, index) lives in `@cloudflare/computer`. */
+export function setMount(db: Database, root: string, kind: string, mode: MountMode, indexed: boolean): void {
+  db.run(
+    `INSERT INTO _vfs_mounts (root, kind, indexed, mode) VALUES (?, ?, ?, ?)
+     ON CONFLICT (root) DO UPDATE SET kind = excluded.kind, indexed = excluded.indexed, mode = excluded.mode`,
+    root,
+    kind,
+    indexed ? 1 : 0,
+    mode,
+  );
+}

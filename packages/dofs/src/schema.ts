@@ -1,0 +1,128 @@
+import { DEFAULT_DIR_MODE, ROOT_INODE, SCHEMA_VERSION } from "./constants.js";
+import type { Database } from "./database.js";
+import { fsError } from "./errors.js";
+
+/**
+ * Every table, created idempotently. Hashes are lowercase hex text: the same
+ * form the manifest JSON and the wire carry, so no conversion sits on any path.
+ */
+const CREATE = `
+CREATE TABLE IF NOT EXISTS vfs_meta (k TEXT PRIMARY KEY, v) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS vfs_nodes (
+  inode INTEGER PRIMARY KEY AUTOINCREMENT,
+  type TEXT NOT NULL CHECK (type IN ('file', 'dir', 'symlink')),
+  mode INTEGER NOT NULL DEFAULT 493,
+  mtime INTEGER NOT NULL,
+  rev INTEGER NOT NULL,
+  mount_root TEXT,
+  stub_size INTEGER,
+  manifest_hash TEXT,
+  link_target TEXT,
+  size INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS vfs_nodes_rev ON vfs_nodes (rev);
+CREATE INDEX IF NOT EXISTS vfs_nodes_manifest ON vfs_nodes (manifest_hash) WHERE manifest_hash IS NOT NULL;
+CREATE TABLE IF NOT EXISTS vfs_dirents (
+  parent_inode INTEGER NOT NULL,
+  name TEXT NOT NULL,
+  child_inode INTEGER NOT NULL,
+  PRIMARY KEY (parent_inode, name)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS vfs_dirents_child ON vfs_dirents (child_inode);
+CREATE TABLE IF NOT EXISTS vfs_blobs (hash TEXT PRIMARY KEY, size INTEGER NOT NULL, last_seen INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS vfs_blob_bytes (
+  hash TEXT PRIMARY KEY REFERENCES vfs_blobs (hash) ON DELETE CASCADE,
+  bytes BLOB NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS vfs_chunks (
+  inode INTEGER NOT NULL,
+  idx INTEGER NOT NULL,
+  hash TEXT NOT NULL,
+  size INTEGER NOT NULL,
+  PRIMARY KEY (inode, idx)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS vfs_chunks_hash ON vfs_chunks (hash);
+CREATE TABLE IF NOT EXISTS vfs_manifests (hash TEXT PRIMARY KEY, size INTEGER NOT NULL, encoded TEXT NOT NULL, last_seen INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS vfs_changes (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  rev INTEGER NOT NULL,
+  path TEXT NOT NULL,
+  op TEXT NOT NULL DEFAULT 'delete'
+);
+CREATE INDEX IF NOT EXISTS vfs_changes_rev ON vfs_changes (rev);
+CREATE INDEX IF NOT EXISTS vfs_changes_path ON vfs_changes (path, id DESC);
+CREATE TABLE IF NOT EXISTS _vfs_watermark (k TEXT NOT NULL, backend TEXT NOT NULL DEFAULT 'default', v INTEGER NOT NULL, PRIMARY KEY (k, backend)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS _vfs_fetch_cursor (backend TEXT PRIMARY KEY, path TEXT) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS _vfs_push_cursor (backend TEXT PRIMARY KEY, path TEXT) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS _vfs_mounts (
+  root TEXT PRIMARY KEY,
+  kind TEXT NOT NULL,
+  indexed INTEGER NOT NULL DEFAULT 0,
+  mode TEXT NOT NULL DEFAULT 'read-write'
+) WITHOUT ROWID;
+`;
+
+/**
+ * Forward migrations, keyed by the version they upgrade *from*. Version 6 is
+ * this implementation's first on-disk format, so the table is empty; a future
+ * format adds `6: (db) => { ... }` and bumps SCHEMA_VERSION.
+ */
+const MIGRATIONS: Readonly<Record<number, (db: Database) => void>> = {};
+
+const ready = new WeakSet<Database>();
+
+/**
+ * Creates or upgrades the schema once per `Database` object. Safe to call on
+ * every operation: after the first call it is a set lookup.
+ */
+export function ensureSchema(db: Database, now: number): void {
+  if (ready.has(db)) return;
+  db.transaction(() => {
+    db.script(CREATE);
+    const row = db.one<{ v: number }>("SELECT v FROM vfs_meta WHERE k = 'schema_version'");
+    if (row === undefined) {
+      seed(db, now);
+    } else {
+      let version = Number(row.v);
+      if (version > SCHEMA_VERSION) {
+        throw fsError(
+          "EIO",
+          "open",
+          undefined,
+          `on-disk schema version ${version} is newer than this dofs (${SCHEMA_VERSION})`,
+        );
+      }
+      while (version < SCHEMA_VERSION) {
+        const step = MIGRATIONS[version];
+        if (!step) throw fsError("EIO", "open", undefined, `no migration from schema version ${version}`);
+        step(db);
+        version += 1;
+        db.run("UPDATE vfs_meta SET v = ? WHERE k = 'schema_version'", version);
+      }
+    }
+  });
+  ready.add(db);
+}
+
+function seed(db: Database, now: number): void {
+  db.run("INSERT INTO vfs_meta (k, v) VALUES ('schema_version', ?), ('rev', 1)", SCHEMA_VERSION);
+  db.run(
+    "INSERT INTO vfs_nodes (inode, type, mode, mtime, rev, size) VALUES (?, 'dir', ?, ?, 0, 0)",
+    ROOT_INODE,
+    DEFAULT_DIR_MODE,
+    now,
+  );
+  db.run("INSERT INTO _vfs_watermark (k, backend, v) VALUES ('pushRev', 'default', 0), ('fetchRev', 'default', 0)");
+  db.run("INSERT INTO _vfs_fetch_cursor (backend, path) VALUES ('default', NULL)");
+  db.run("INSERT INTO _vfs_push_cursor (backend, path) VALUES ('default', NULL)");
+}
+
+/** Bumps the global revision inside the caller's transaction and returns the new value. */
+export function bumpRev(db: Database): number {
+  const row = db.one<{ v: number }>("UPDATE vfs_meta SET v = v + 1 WHERE k = 'rev' RETURNING v");
+  return Number(row?.v);
+}
+
+export function currentRev(db: Database): number {
+  return Number(db.one<{ v: number }>("SELECT v FROM vfs_meta WHERE k = 'rev'")?.v);
+}

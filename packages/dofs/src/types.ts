@@ -1,0 +1,104 @@
+/** Public shapes of the workspace filesystem. Times are milliseconds since the epoch. */
+
+export type NodeType = "file" | "dir" | "symlink";
+
+export interface Stat {
+  /** Last path segment; `""` for the root. */
+  name: string;
+  inode: number;
+  /** Permission bits only (`mode & 0o7777`). */
+  mode: number;
+  mtime: number;
+  /** File: bytes; directory: 0; symlink: UTF-8 length of the target. */
+  size: number;
+  isFile: boolean;
+  isDirectory: boolean;
+  isSymbolicLink: boolean;
+}
+
+export interface DirEntry {
+  name: string;
+  /** The directory that was listed, normalised. */
+  parentPath: string;
+  size: number;
+  mtime: number;
+  isFile: boolean;
+  isDirectory: boolean;
+  isSymbolicLink: boolean;
+}
+
+export interface FindEntry {
+  path: string;
+  type: NodeType;
+}
+
+export interface GrepContextLine {
+  line: number;
+  text: string;
+  isMatch: boolean;
+}
+
+export interface GrepMatch {
+  path: string;
+  /** 1-based line number. */
+  line: number;
+  text: string;
+  /** Present when `context` was asked for; includes the matching line itself. */
+  context?: GrepContextLine[];
+}
+
+export interface ReadFileOptions {
+  byteOffset?: number;
+  byteLength?: number;
+  encoding?: "utf8";
+}
+
+export interface WriteFileOptions {
+  /** Defaults to 0o644 on every write, including overwrites. Masked with 0o7777. */
+  mode?: number;
+  /** Fail with EEXIST when the path already exists. */
+  exclusive?: boolean;
+}
+
+export interface MkdirOptions {
+  recursive?: boolean;
+  mode?: number;
+}
+
+export interface RmOptions {
+  recursive?: boolean;
+  force?: boolean;
+}
+
+export interface PageOptions {
+  limit?: number;
+  offset?: number;
+}
+
+export interface GrepOptions extends PageOptions {
+  /** Treat the pattern as a JavaScript regular expression (default: literal). */
+  regex?: boolean;
+  ignoreCase?: boolean;
+  /** Lines of context on each side of a match. */
+  context?: number;
+  /** Glob over paths relative to the searched directory (same syntax as `find`). */
+  include?: string;
+}
+
+export type WriteData = string | Uint8Array | ReadableStream<Uint8Array>;
+
+export interface GcOptions {
+  now?: number;
+  /** Blobs unreferenced for less than this long survive. Default 1 hour. */
+  safetyWindowMs?: number;
+}
+
+export interface GcResult {
+  blobsFreed: number;
+  manifestsFreed: number;
+}
+
+export interface FilesystemOptions {
+  /** Clock for mtimes and blob ages; injectable for tests. */
+  now?: () => number;
+}
