@@ -20,7 +20,7 @@ export function rm(db: Database, path: string, recursive: boolean, force: boolea
     const target = resolvePath(db, path, { followFinal: false }, SYSCALL);
     if (target.kind !== "found") {
       if (force) return;
-      throw fsError(target.kind === "blocked" && target.reason === "notdir" ? "ENOTDIR" : "ENOENT", SYSCALL, path);
+      throw fsError("ENOENT", SYSCALL, path);
     }
     if (target.path !== path) assertWritable(db, target.path, SYSCALL);
     const { node } = target;
