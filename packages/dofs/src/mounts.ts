@@ -18,10 +18,15 @@ export function assertWritable(db: Database, path: string, syscall: string): voi
   }
 }
 
-/** The read-only root guarding `path` (at or above it), if any. */
-export function readOnlyRootOf(db: Database, path: string): string | undefined {
+/**
+ * The read-only root `path` is at or under, else one below `path` when
+ * `includeBelow` is set (replacing or deleting `path` would take it along).
+ */
+export function readOnlyRootOf(db: Database, path: string, includeBelow = false): string | undefined {
   const roots = db.all<{ root: string }>("SELECT root FROM _vfs_mounts WHERE mode = 'read-only'");
-  return roots.find(({ root }) => isAtOrUnder(path, root))?.root;
+  const guarding = roots.find(({ root }) => isAtOrUnder(path, root));
+  if (guarding || !includeBelow) return guarding?.root;
+  return roots.find(({ root }) => isAtOrUnder(root, path))?.root;
 }
 
 /** Records a mount root and its mode; the mount machinery (materialise, index) lives in `@cloudflare/computer`. */

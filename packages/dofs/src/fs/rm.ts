@@ -28,13 +28,15 @@ export function rm(db: Database, path: string, recursive: boolean, force: boolea
       throw fsError("ENOTEMPTY", SYSCALL, path);
     }
     const rev = bumpRev(db);
-    removeTree(db, target.parent, target.name, node.inode, node.type === "dir", target.path, rev, now);
+    removeTree(db, target.parent, target.name, node.inode, node.type === "dir", target.path, rev, now, true);
   });
 }
 
 /**
  * Unlinks `name` and, for a directory, everything under it (children first),
- * writing one tombstone per path. Links are unlinked, never entered.
+ * writing one tombstone per path unless `tombstones` is off (a sync apply
+ * replacing a subtree that the incoming entry supersedes). Links are
+ * unlinked, never entered.
  */
 export function removeTree(
   db: Database,
@@ -45,12 +47,14 @@ export function removeTree(
   path: string,
   rev: number,
   now: number,
+  tombstones: boolean,
 ): void {
   if (isDir) {
     for (const child of listChildren(db, inode)) {
-      removeTree(db, inode, child.name, child.inode, child.type === "dir", joinPath(path, child.name), rev, now);
+      const childPath = joinPath(path, child.name);
+      removeTree(db, inode, child.name, child.inode, child.type === "dir", childPath, rev, now, tombstones);
     }
   }
   unlinkName(db, parent, name, inode, now);
-  db.run("INSERT INTO vfs_changes (rev, path, op) VALUES (?, ?, 'delete')", rev, path);
+  if (tombstones) db.run("INSERT INTO vfs_changes (rev, path, op) VALUES (?, ?, 'delete')", rev, path);
 }

@@ -1,0 +1,35 @@
+import { normalizePath } from "../path.js";
+import type { ChangeEntry } from "./types.js";
+
+/** Validates one wire entry; the apply trusts what passes. */
+export function checkEntry(value: unknown): ChangeEntry {
+  const entry = value as ChangeEntry;
+  if (value === null || typeof value !== "object") throw new TypeError("change entry must be an object");
+  if (!Number.isSafeInteger(entry.rev) || entry.rev < 0) throw new TypeError("change entry rev must be a rev");
+  if (typeof entry.path !== "string" || entry.path === "/" || normalizePath(entry.path, "sync") !== entry.path) {
+    throw new TypeError(`change entry path must be normalised and absolute: ${String(entry.path)}`);
+  }
+  if (entry.kind === "delete") return entry;
+  if (!Number.isSafeInteger(entry.mode) || entry.mode < 0 || !Number.isFinite(entry.mtime)) {
+    throw new TypeError(`change entry for ${entry.path} has a bad mode or mtime`);
+  }
+  switch (entry.kind) {
+    case "dir":
+      return entry;
+    case "symlink":
+      if (typeof entry.target !== "string" || entry.target === "") throw new TypeError("symlink entry needs a target");
+      return entry;
+    case "file":
+      if (!Number.isSafeInteger(entry.size) || entry.size < 0 || !Array.isArray(entry.chunks)) {
+        throw new TypeError(`file entry for ${entry.path} has a bad size or chunk list`);
+      }
+      for (const chunk of entry.chunks) {
+        if (typeof chunk?.hash !== "string" || !Number.isSafeInteger(chunk.size)) {
+          throw new TypeError(`file entry for ${entry.path} has a bad chunk`);
+        }
+      }
+      return entry;
+    default:
+      throw new TypeError(`unknown change entry kind: ${String((entry as { kind: unknown }).kind)}`);
+  }
+}

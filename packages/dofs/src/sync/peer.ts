@@ -1,0 +1,212 @@
+import { hasBlob, readBlob, stageBlob } from "../blobs.js";
+import type { Database } from "../database.js";
+import { fsError } from "../errors.js";
+import { sha256Hex } from "../hash.js";
+import { fromHex, toHex } from "../hex.js";
+import { normalizePath } from "../path.js";
+import { currentRev, ensureSchema } from "../schema.js";
+import { type ApplyResult, applyChanges, prepareEntries } from "./apply.js";
+import { planChanges, readChange, readEntry } from "./coalesce.js";
+import { checkCursor, minCursor, ZERO_CURSOR } from "./cursor.js";
+import { checkEntry } from "./entry.js";
+import type {
+  ChangeEntry,
+  Cursor,
+  FetchChangesRequest,
+  FetchChangesResult,
+  ObjectFrame,
+  PushRequest,
+  PushResult,
+  SyncRPC,
+  Watermarks,
+} from "./types.js";
+import { advanceFetchCursor, getFetchCursor, getPushCursor } from "./watermarks.js";
+
+/** Hashes one `hasObjects` call may ask about. */
+export const HAS_OBJECTS_LIMIT = 100;
+
+export interface SyncPeerOptions {
+  /** Path segments `fetchChanges` leaves out unless a call brings its own list. */
+  ignore?: string[];
+  /** Runs after a push applied at least one entry (the shim flushes to disk). Errors are logged, not thrown. */
+  afterApply?: (result: ApplyResult) => void | Promise<void>;
+  /** Runs before every fetchChanges (the shim reconciles disk first). Errors are logged, except under `settle`. */
+  beforeFetch?: () => void | Promise<void>;
+  now?: () => number;
+  /** Watermark key for the upstream this peer serves. */
+  backend?: string;
+  log?: (message: string, error: unknown) => void;
+}
+
+/**
+ * One side of sync served over a dofs database: what `WorkspaceRPC.sync`
+ * answers. The other side (the Durable Object) drives it with the sync
+ * driver; this class only applies what it is sent and describes what it has.
+ */
+export class SyncPeer implements SyncRPC {
+  readonly #db: Database;
+  readonly #options: SyncPeerOptions;
+  readonly #now: () => number;
+  readonly #backend: string;
+
+  constructor(db: Database, options: SyncPeerOptions = {}) {
+    this.#db = db;
+    this.#options = options;
+    this.#now = options.now ?? Date.now;
+    this.#backend = options.backend ?? "default";
+  }
+
+  /**
+   * Reads the whole change stream (entries only: objects came first through
+   * `pushObjects`), then applies it and moves the fetch cursor in one
+   * transaction. A sender with `senderRev > 0` is a peer: its entries are
+   * upstream and the cursor moves forward only. `senderRev` 0 is an outside
+   * writer: ordinary local writes, echoed as `{0, null}`.
+   */
+  async push(request: PushRequest): Promise<PushResult> {
+    const db = this.#ready();
+    const senderRev = request?.senderRev;
+    if (!Number.isSafeInteger(senderRev) || senderRev < 0) throw new TypeError("push senderRev must be a rev");
+    const senderCursor =
+      request.senderCursor === undefined ? undefined : checkCursor(request.senderCursor, "senderCursor");
+    const entries: ChangeEntry[] = [];
+    for await (const entry of request.changes as unknown as AsyncIterable<unknown>) entries.push(checkEntry(entry));
+    const prepared = await prepareEntries(entries);
+    const isPeer = senderRev > 0;
+    const result = db.transaction(() => {
+      const applied = applyChanges(db, prepared, isPeer ? "upstream" : "local", this.#now());
+      const cursor = isPeer && senderCursor ? advanceFetchCursor(db, senderCursor, this.#backend) : undefined;
+      return { applied, cursor };
+    });
+    if (entries.length > 0 && this.#options.afterApply) {
+      try {
+        await this.#options.afterApply(result.applied);
+      } catch (error) {
+        this.#log("afterApply failed", error);
+      }
+    }
+    return {
+      rev: currentRev(db),
+      applied: entries.length,
+      appliedPushCursor: isPeer ? (result.cursor ?? getFetchCursor(db, this.#backend)) : ZERO_CURSOR,
+    };
+  }
+
+  /**
+   * Streams this side's changes after `after`, coalesced, up to a snapshot
+   * taken now (`through` if lower). Entries are read as the stream is pulled.
+   */
+  async fetchChanges(request: FetchChangesRequest = {}): Promise<FetchChangesResult> {
+    const db = this.#ready();
+    if (this.#options.beforeFetch) {
+      try {
+        await this.#options.beforeFetch();
+      } catch (error) {
+        this.#log("beforeFetch failed", error);
+      }
+    }
+    const after = request.after === undefined ? ZERO_CURSOR : checkCursor(request.after, "after");
+    const snapshot: Cursor = { rev: currentRev(db), path: null };
+    const currentCursor =
+      request.through === undefined ? snapshot : minCursor(snapshot, checkCursor(request.through, "through"));
+    const ignore = request.ignore ?? this.#options.ignore ?? [];
+    if (!Array.isArray(ignore) || ignore.some((segment) => typeof segment !== "string")) {
+      throw new TypeError("ignore must be a list of path segments");
+    }
+    const plan = planChanges(db, after, currentCursor, ignore);
+    let next = 0;
+    const stream = new ReadableStream<ChangeEntry>(
+      {
+        pull(controller) {
+          while (next < plan.length) {
+            const entry = readChange(db, plan[next++] as (typeof plan)[number], currentCursor);
+            if (entry !== null) {
+              controller.enqueue(entry);
+              return;
+            }
+          }
+          controller.close();
+        },
+      },
+      { highWaterMark: 64 },
+    );
+    return { currentCursor, appliedPushCursor: getFetchCursor(db, this.#backend), stream };
+  }
+
+  async watermarks(options: { settle?: boolean } = {}): Promise<Watermarks> {
+    const db = this.#ready();
+    if (options?.settle && this.#options.beforeFetch) await this.#options.beforeFetch();
+    return {
+      currentRev: currentRev(db),
+      pushRev: getPushCursor(db, this.#backend).rev,
+      fetchCursor: getFetchCursor(db, this.#backend),
+    };
+  }
+
+  async readEntry(path: string): Promise<ChangeEntry | null> {
+    return readEntry(this.#ready(), normalizePath(path, "sync"));
+  }
+
+  async hasObjects(hashes: Uint8Array[]): Promise<Uint8Array[]> {
+    const db = this.#ready();
+    checkHashes(hashes, HAS_OBJECTS_LIMIT);
+    return hashes.filter((hash) => hasBlob(db, toHex(hash)));
+  }
+
+  async fetchObjects(hashes: Uint8Array[]): Promise<ReadableStream<ObjectFrame>> {
+    const db = this.#ready();
+    checkHashes(hashes, Number.POSITIVE_INFINITY);
+    const wanted = hashes.map((hash) => toHex(hash));
+    const sizes = wanted.map((hex) => {
+      const row = db.one<{ size: number }>("SELECT size FROM vfs_blobs WHERE hash = ?", hex);
+      if (row === undefined || !hasBlob(db, hex)) throw fsError("EUNKNOWN_HASH", "fetchObjects", hex);
+      return Number(row.size);
+    });
+    let next = 0;
+    return new ReadableStream<ObjectFrame>(
+      {
+        pull(controller) {
+          const i = next++;
+          const hex = wanted[i];
+          if (hex === undefined) {
+            controller.close();
+            return;
+          }
+          const bytes = readBlob(db, hex, sizes[i] as number, "fetchObjects", hex);
+          controller.enqueue({ hash: fromHex(hex), bytes: bytes.slice() });
+        },
+      },
+      { highWaterMark: 0 },
+    );
+  }
+
+  /** Stages each object after checking its bytes hash to its name (a mismatch is EUNKNOWN_HASH). */
+  async pushObjects(objects: ReadableStream<ObjectFrame>): Promise<void> {
+    const db = this.#ready();
+    for await (const frame of objects as unknown as AsyncIterable<ObjectFrame>) {
+      if (!(frame?.hash instanceof Uint8Array) || !(frame.bytes instanceof Uint8Array)) {
+        throw new TypeError("pushObjects frames must be {hash: Uint8Array, bytes: Uint8Array}");
+      }
+      const hex = toHex(frame.hash);
+      if ((await sha256Hex(frame.bytes)) !== hex)
+        throw fsError("EUNKNOWN_HASH", "pushObjects", hex, "bytes do not match their hash");
+      stageBlob(db, hex, frame.bytes, this.#now());
+    }
+  }
+
+  #ready(): Database {
+    ensureSchema(this.#db, this.#now());
+    return this.#db;
+  }
+
+  #log(message: string, error: unknown): void {
+    (this.#options.log ?? ((m, e) => console.error(`[dofs sync] ${m}:`, e)))(message, error);
+  }
+}
+
+function checkHashes(hashes: unknown, limit: number): asserts hashes is Uint8Array[] {
+  if (!Array.isArray(hashes) || hashes.some((hash) => !(hash instanceof Uint8Array) || hash.byteLength !== 32)) {
+    throw new TypeError("hashes must be 32-byte Uint8Arrays");
+  }
+  if (hashes.length > limit) throw new TypeError(`at most ${limit} hashes per call`);
+}

@@ -1,0 +1,184 @@
+import { hasBlob, stageBlob } from "../blobs.js";
+import { fsError } from "../errors.js";
+import { sha256Hex } from "../hash.js";
+import { fromHex, toHex } from "../hex.js";
+import { applyChanges, prepareEntries } from "./apply.js";
+import { compareCursors, ZERO_CURSOR } from "./cursor.js";
+import { type ResolvedLocal, resolveLocal, SYNC_BATCH_ENTRIES, type SyncBudget, type SyncLocal } from "./local.js";
+import { HAS_OBJECTS_LIMIT } from "./peer.js";
+import type { ChangeEntry, Cursor, SkippedEntry, SyncRPC } from "./types.js";
+import { advanceFetchCursor, getFetchCursor, getPushCursor, setFetchCursor, setPushCursor } from "./watermarks.js";
+
+export interface PullResult {
+  applied: number;
+  skipped: SkippedEntry[];
+}
+
+export interface PullBatchResult extends PullResult {
+  status: "complete" | "pending";
+  entries: number;
+  bytes: number;
+  cursor: Cursor;
+  targetCursor: Cursor;
+}
+
+export interface PullOptions {
+  /** Replaces the remote's ignore list for this pull. */
+  ignore?: string[];
+}
+
+/** Pulls everything the remote changed since the fetch cursor, 256 entries a batch. */
+export async function pullOnce(local: SyncLocal, remote: SyncRPC, options: PullOptions = {}): Promise<PullResult> {
+  const { applied, skipped } = await pull(resolveLocal(local), remote, undefined, options);
+  return { applied, skipped };
+}
+
+/** One bounded pull: stops once the entry, byte or wall-time budget is spent. */
+export async function pullBatch(
+  local: SyncLocal,
+  remote: SyncRPC,
+  budget: SyncBudget,
+  options: PullOptions = {},
+): Promise<PullBatchResult> {
+  return pull(resolveLocal(local), remote, budget, options);
+}
+
+/**
+ * fetchChanges from the fetch cursor, then per batch: fetch the objects the
+ * remote has and we lack, stage them, apply the entries and move the fetch
+ * cursor to the batch's last (rev, path) — apply and cursor in one
+ * transaction, so a crash replays nothing and loses nothing. When the
+ * remote's cursors show it lost state we had acknowledged (a restarted
+ * container), the affected watermark resets to 0 and the pull retries once.
+ */
+async function pull(
+  ctx: ResolvedLocal,
+  remote: SyncRPC,
+  budget: SyncBudget | undefined,
+  options: PullOptions,
+): Promise<PullBatchResult> {
+  const { db, backend } = ctx;
+  for (let attempt = 0; ; attempt++) {
+    const after = getFetchCursor(db, backend);
+    const pushed = getPushCursor(db, backend);
+    const response = await remote.fetchChanges({
+      after,
+      ...(budget?.targetCursor ? { through: budget.targetCursor } : {}),
+      ...(options.ignore ? { ignore: options.ignore } : {}),
+    });
+    let diverged = false;
+    if (response.appliedPushCursor.rev < pushed.rev) {
+      setPushCursor(db, ZERO_CURSOR, backend);
+      diverged = true;
+    }
+    if (compareCursors(response.currentCursor, after) < 0) {
+      setFetchCursor(db, ZERO_CURSOR, backend);
+      diverged = true;
+    }
+    if (diverged) {
+      await response.stream.cancel().catch(() => {});
+      if (attempt === 0) continue;
+      throw new Error("sync invariant: the remote diverged again right after a watermark reset");
+    }
+    if (compareCursors(response.appliedPushCursor, pushed) < 0) {
+      await response.stream.cancel().catch(() => {});
+      throw new Error("sync invariant: the remote has not applied what it acknowledged");
+    }
+    return drain(ctx, remote, response.stream, after, response.currentCursor, budget);
+  }
+}
+
+async function drain(
+  ctx: ResolvedLocal,
+  remote: SyncRPC,
+  stream: ReadableStream<ChangeEntry>,
+  after: Cursor,
+  target: Cursor,
+  budget: SyncBudget | undefined,
+): Promise<PullBatchResult> {
+  const { db, backend } = ctx;
+  const result: PullBatchResult = {
+    status: "complete",
+    applied: 0,
+    skipped: [],
+    entries: 0,
+    bytes: 0,
+    cursor: after,
+    targetCursor: target,
+  };
+  if (compareCursors(after, target) >= 0) {
+    await stream.cancel().catch(() => {});
+    return result;
+  }
+  const deadline = budget?.maxWallTimeMs === undefined ? Number.POSITIVE_INFINITY : Date.now() + budget.maxWallTimeMs;
+  const reader = stream.getReader();
+  try {
+    for (;;) {
+      const room = budget ? Math.min(SYNC_BATCH_ENTRIES, budget.maxEntries - result.entries) : SYNC_BATCH_ENTRIES;
+      const batch: ChangeEntry[] = [];
+      let ended = false;
+      while (batch.length < room) {
+        const { done, value } = await reader.read();
+        if (done) {
+          ended = true;
+          break;
+        }
+        batch.push(value);
+      }
+      if (batch.length > 0) {
+        result.bytes += await fetchMissing(ctx, remote, batch);
+        const prepared = await prepareEntries(batch);
+        const last = batch[batch.length - 1] as ChangeEntry;
+        const applied = db.transaction(() => {
+          const outcome = applyChanges(db, prepared, "upstream", ctx.now());
+          result.cursor = advanceFetchCursor(db, { rev: last.rev, path: last.path }, backend);
+          return outcome;
+        });
+        result.applied += applied.applied;
+        result.skipped.push(...applied.skipped);
+        result.entries += batch.length;
+      }
+      if (ended) break;
+      const spent =
+        budget !== undefined &&
+        (result.entries >= budget.maxEntries || result.bytes >= budget.maxBytes || Date.now() >= deadline);
+      if (spent) {
+        result.status = "pending";
+        await reader.cancel().catch(() => {});
+        return result;
+      }
+    }
+  } finally {
+    reader.releaseLock();
+  }
+  // Drained: ignored paths and raced-out windows are covered by moving up to the snapshot.
+  result.cursor = advanceFetchCursor(db, target, backend);
+  return result;
+}
+
+/** Fetches and stages the objects this batch needs that only the remote holds. Returns bytes fetched. */
+async function fetchMissing(ctx: ResolvedLocal, remote: SyncRPC, batch: ChangeEntry[]): Promise<number> {
+  const lacking = new Set<string>();
+  for (const entry of batch) {
+    if (entry.kind !== "file") continue;
+    for (const chunk of entry.chunks) if (!hasBlob(ctx.db, chunk.hash)) lacking.add(chunk.hash);
+  }
+  if (lacking.size === 0) return 0;
+  const wanted: Uint8Array[] = [];
+  const all = [...lacking];
+  for (let i = 0; i < all.length; i += HAS_OBJECTS_LIMIT) {
+    wanted.push(...(await remote.hasObjects(all.slice(i, i + HAS_OBJECTS_LIMIT).map(fromHex))));
+  }
+  if (wanted.length === 0) return 0;
+  let bytes = 0;
+  const frames = await remote.fetchObjects(wanted);
+  for await (const frame of frames as unknown as AsyncIterable<{ hash: Uint8Array; bytes: Uint8Array }>) {
+    const hex = toHex(frame.hash);
+    if (!lacking.has(hex) || (await sha256Hex(frame.bytes)) !== hex) {
+      throw fsError("EUNKNOWN_HASH", "fetchObjects", hex, "the remote sent an object that does not match its hash");
+    }
+    stageBlob(ctx.db, hex, frame.bytes, ctx.now());
+    bytes += frame.bytes.byteLength;
+  }
+  return bytes;
+}

@@ -1,0 +1,123 @@
+/**
+ * Sync wire shapes. They live in dofs because both peers run dofs; the RPC
+ * package (`@cloudflare/computer-rpc`) re-exports them as its wire types.
+ */
+
+/**
+ * A position in one peer's change stream. Ordered by `rev`; within a rev a
+ * string path comes before `null`, and `null` means "the whole rev has been
+ * offered". Paths compare with JavaScript `<`.
+ */
+export interface Cursor {
+  rev: number;
+  path: string | null;
+}
+
+export interface ChunkEntry {
+  /** SHA-256 of the chunk, lowercase hex. */
+  hash: string;
+  size: number;
+}
+
+export interface FileChange {
+  kind: "file";
+  rev: number;
+  path: string;
+  mode: number;
+  mtime: number;
+  size: number;
+  chunks: ChunkEntry[];
+}
+
+export interface DirChange {
+  kind: "dir";
+  rev: number;
+  path: string;
+  mode: number;
+  mtime: number;
+}
+
+export interface SymlinkChange {
+  kind: "symlink";
+  rev: number;
+  path: string;
+  target: string;
+  mode: number;
+  mtime: number;
+}
+
+export interface DeleteChange {
+  kind: "delete";
+  rev: number;
+  path: string;
+}
+
+/** A path that exists on the sender. */
+export type LiveChange = FileChange | DirChange | SymlinkChange;
+
+/** One path at its current state. Entries never carry bytes: chunks travel as objects. */
+export type ChangeEntry = LiveChange | DeleteChange;
+
+export interface PushRequest {
+  /** The sender's rev the batch was cut at; 0 for an outside writer (a local apply). */
+  senderRev: number;
+  /** Where the sender's stream stands after this batch; a peer's receiver stores it as its fetch cursor. */
+  senderCursor?: Cursor;
+  changes: ReadableStream<ChangeEntry>;
+}
+
+export interface PushResult {
+  /** The receiver's rev after the apply. */
+  rev: number;
+  /** Entries received. */
+  applied?: number;
+  /** The receiver's fetch cursor after the apply (`{0, null}` for an outside writer). */
+  appliedPushCursor: Cursor;
+}
+
+export interface FetchChangesRequest {
+  after?: Cursor;
+  through?: Cursor;
+  /** Replaces the server's ignore list for this call: exact path segments to leave out. */
+  ignore?: string[];
+}
+
+export interface FetchChangesResult {
+  /** The snapshot the stream runs up to: `{currentRev, null}`, or `through` if lower. */
+  currentCursor: Cursor;
+  /** The server's fetch cursor: how much of the caller's stream it has applied. */
+  appliedPushCursor: Cursor;
+  stream: ReadableStream<ChangeEntry>;
+}
+
+export interface Watermarks {
+  currentRev: number;
+  pushRev: number;
+  fetchCursor: Cursor;
+}
+
+export interface ObjectFrame {
+  /** SHA-256, 32 bytes. */
+  hash: Uint8Array;
+  bytes: Uint8Array;
+}
+
+/** A write the receiver refused to apply; it still counts toward the cursor. */
+export interface SkippedEntry {
+  path: string;
+  mountRoot: string;
+  op: "write" | "delete";
+  reason: "read-only";
+}
+
+/** What each sync peer serves (`WorkspaceRPC.sync` on the wire). */
+export interface SyncRPC {
+  push(request: PushRequest): Promise<PushResult>;
+  fetchChanges(request: FetchChangesRequest): Promise<FetchChangesResult>;
+  watermarks(options?: { settle?: boolean }): Promise<Watermarks>;
+  readEntry(path: string): Promise<ChangeEntry | null>;
+  /** The subset of `hashes` held in full, in input order, duplicates kept. At most 100 per call. */
+  hasObjects(hashes: Uint8Array[]): Promise<Uint8Array[]>;
+  fetchObjects(hashes: Uint8Array[]): Promise<ReadableStream<ObjectFrame>>;
+  pushObjects(objects: ReadableStream<ObjectFrame>): Promise<void>;
+}
