@@ -43,7 +43,7 @@ export interface GrepMatch {
   /** 1-based line number. */
   line: number;
   text: string;
-  /** Present when `context` was asked for; includes the matching line itself. */
+  /** Present when `context` > 0; includes the matching line itself. */
   context?: GrepContextLine[];
 }
 

@@ -37,7 +37,8 @@ export function grep(db: Database, path: string, query: GrepQuery): GrepMatch[] 
     grepFile(db, target.node, path, query, budget, out);
     return out;
   }
-  const include = query.include === undefined ? undefined : compileGlob(query.include);
+  // An empty include filters nothing, as an empty find pattern does.
+  const include = query.include ? compileGlob(query.include) : undefined;
   for (const entry of walkTree(db, Number(target.node.inode), path)) {
     if (entry.node.type !== "file") continue;
     if (include && !include.test(entry.relative)) continue;
