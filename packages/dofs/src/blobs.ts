@@ -16,10 +16,9 @@ export function stageBlob(db: Database, hash: string, bytes: Uint8Array, now: nu
       bytes.byteLength,
       now,
     );
-    const held = db.one<{ n: number }>("SELECT length(bytes) AS n FROM vfs_blob_bytes WHERE hash = ?", hash);
-    if (held !== undefined && Number(held.n) === bytes.byteLength) return;
     db.run(
-      "INSERT INTO vfs_blob_bytes (hash, bytes) VALUES (?, ?) ON CONFLICT (hash) DO UPDATE SET bytes = excluded.bytes",
+      `INSERT INTO vfs_blob_bytes (hash, bytes) VALUES (?, ?)
+       ON CONFLICT (hash) DO UPDATE SET bytes = excluded.bytes WHERE length(bytes) <> length(excluded.bytes)`,
       hash,
       bytes,
     );

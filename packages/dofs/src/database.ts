@@ -24,4 +24,6 @@ export interface Database {
    * failure that the outer body catches rolls back only the inner work.
    */
   transaction<T>(body: () => T): T;
+  /** Optional synchronous SHA-256 (lowercase hex) when the platform has a faster one than Web Crypto. */
+  sha256?(bytes: Uint8Array): string;
 }

@@ -15,8 +15,8 @@ export function encodeManifest(chunks: readonly ChunkRef[]): string {
   return JSON.stringify({ version: MANIFEST_VERSION, chunks: chunks.map(({ hash, size }) => ({ hash, size })) });
 }
 
-export async function manifestHash(chunks: readonly ChunkRef[]): Promise<string> {
-  return sha256Hex(new TextEncoder().encode(encodeManifest(chunks)));
+export async function manifestHash(chunks: readonly ChunkRef[], db?: Database): Promise<string> {
+  return sha256Hex(new TextEncoder().encode(encodeManifest(chunks)), db);
 }
 
 /** Records a manifest (idempotent) and refreshes its `last_seen`. */

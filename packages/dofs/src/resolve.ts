@@ -1,7 +1,7 @@
 import { MAX_SYMLINK_FOLLOWS, ROOT_INODE } from "./constants.js";
 import type { Database } from "./database.js";
 import { fsError } from "./errors.js";
-import { getNode, lookup, type NodeRow } from "./nodes.js";
+import { getNode, lookupNode, type NodeRow } from "./nodes.js";
 import { segmentsOf } from "./path.js";
 
 /** Where a path led. `path` fields are real paths: every followed link replaced by its target. */
@@ -46,13 +46,13 @@ export function resolvePath(db: Database, path: string, options: ResolveOptions,
       continue;
     }
     const dir = inodes[inodes.length - 1] as number;
-    const child = lookup(db, dir, name);
-    if (child === undefined) {
+    const node = lookupNode(db, dir, name);
+    if (node === undefined) {
       if (!isLast) return { kind: "blocked", reason: "missing" };
       const parentPath = joinReal(names);
       return { kind: "missing", parent: dir, parentPath, name, path: joinReal([...names, name]) };
     }
-    const node = getNode(db, child) as NodeRow;
+    const child = Number(node.inode);
     if (node.type === "symlink" && (isLast ? options.followFinal : followParents)) {
       follows += 1;
       if (follows > MAX_SYMLINK_FOLLOWS) throw fsError("ELOOP", syscall, path);

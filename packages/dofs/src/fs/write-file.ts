@@ -28,16 +28,17 @@ export async function writeFile(
 ): Promise<void> {
   if (path === "/") throw fsError("EISDIR", SYSCALL, path);
   assertWritable(db, path, SYSCALL);
-  // Fail fast, before consuming a stream that can never land.
-  checkTarget(db, resolveTarget(db, path), path, exclusive);
+  // Fail fast, before consuming a stream that can never land. (Bytes in hand
+  // need no early check: the commit below checks the same things.)
+  if (data instanceof ReadableStream) checkTarget(db, resolveTarget(db, path), path, exclusive);
 
   const chunks: ChunkRef[] = [];
   for await (const window of cutChunks(data)) {
-    const hash = await sha256Hex(window);
+    const hash = await sha256Hex(window, db);
     stageBlob(db, hash, window, now());
     chunks.push({ hash, size: window.byteLength });
   }
-  const manifest = await manifestHash(chunks);
+  const manifest = await manifestHash(chunks, db);
   const size = chunks.reduce((total, chunk) => total + chunk.size, 0);
 
   db.transaction(() => {

@@ -30,9 +30,9 @@ export interface PreparedEntries {
   manifests: Map<FileChange, string>;
 }
 
-export async function prepareEntries(entries: readonly ChangeEntry[]): Promise<PreparedEntries> {
+export async function prepareEntries(entries: readonly ChangeEntry[], db?: Database): Promise<PreparedEntries> {
   const manifests = new Map<FileChange, string>();
-  for (const entry of entries) if (entry.kind === "file") manifests.set(entry, await manifestHash(entry.chunks));
+  for (const entry of entries) if (entry.kind === "file") manifests.set(entry, await manifestHash(entry.chunks, db));
   return { entries, manifests };
 }
 

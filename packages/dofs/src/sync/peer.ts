@@ -71,7 +71,7 @@ export class SyncPeer implements SyncRPC {
       request.senderCursor === undefined ? undefined : checkCursor(request.senderCursor, "senderCursor");
     const entries: ChangeEntry[] = [];
     for await (const entry of request.changes as unknown as AsyncIterable<unknown>) entries.push(checkEntry(entry));
-    const prepared = await prepareEntries(entries);
+    const prepared = await prepareEntries(entries, db);
     const isPeer = senderRev > 0;
     const result = db.transaction(() => {
       const applied = applyChanges(db, prepared, isPeer ? "upstream" : "local", this.#now());
@@ -188,7 +188,7 @@ export class SyncPeer implements SyncRPC {
         throw new TypeError("pushObjects frames must be {hash: Uint8Array, bytes: Uint8Array}");
       }
       const hex = toHex(frame.hash);
-      if ((await sha256Hex(frame.bytes)) !== hex)
+      if ((await sha256Hex(frame.bytes, db)) !== hex)
         throw fsError("EUNKNOWN_HASH", "pushObjects", hex, "bytes do not match their hash");
       stageBlob(db, hex, frame.bytes, this.#now());
     }

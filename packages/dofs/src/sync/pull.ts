@@ -127,7 +127,7 @@ async function drain(
       }
       if (batch.length > 0) {
         result.bytes += await fetchMissing(ctx, remote, batch);
-        const prepared = await prepareEntries(batch);
+        const prepared = await prepareEntries(batch, db);
         const last = batch[batch.length - 1] as ChangeEntry;
         const applied = db.transaction(() => {
           const outcome = applyChanges(db, prepared, "upstream", ctx.now());
@@ -174,7 +174,7 @@ async function fetchMissing(ctx: ResolvedLocal, remote: SyncRPC, batch: ChangeEn
   const frames = await remote.fetchObjects(wanted);
   for await (const frame of frames as unknown as AsyncIterable<{ hash: Uint8Array; bytes: Uint8Array }>) {
     const hex = toHex(frame.hash);
-    if (!lacking.has(hex) || (await sha256Hex(frame.bytes)) !== hex) {
+    if (!lacking.has(hex) || (await sha256Hex(frame.bytes, ctx.db)) !== hex) {
       throw fsError("EUNKNOWN_HASH", "fetchObjects", hex, "the remote sent an object that does not match its hash");
     }
     stageBlob(ctx.db, hex, frame.bytes, ctx.now());
