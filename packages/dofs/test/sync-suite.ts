@@ -158,17 +158,22 @@ export function defineSyncBehaviours(name: string, connect: Connect): void {
       const w = await world();
       const sent: number[] = [];
       const counting = intercept(w.remote, {
-        pushObjects: (objects) =>
-          w.remote.pushObjects(
-            objects.pipeThrough(
-              new TransformStream<ObjectFrame, ObjectFrame>({
-                transform(frame, c) {
-                  sent.push(frame.bytes.byteLength);
-                  c.enqueue(frame);
-                },
-              }),
-            ),
-          ),
+        pushObjects: (objects) => {
+          // A plain ReadableStream (not pipeThrough's) so capnweb can carry it.
+          const reader = objects.getReader();
+          return w.remote.pushObjects(
+            new ReadableStream<ObjectFrame>({
+              async pull(c) {
+                const { done, value } = await reader.read();
+                if (done) c.close();
+                else {
+                  sent.push(value.bytes.byteLength);
+                  c.enqueue(value);
+                }
+              },
+            }),
+          );
+        },
       });
       const big = patternBytes(CHUNK_SIZE * 3, 9);
       await w.remoteFs.writeFile("/already", big.slice(0, CHUNK_SIZE * 2));

@@ -1,0 +1,72 @@
+import type {
+  FetchChangesRequest,
+  FetchChangesResult,
+  ObjectFrame,
+  PushRequest,
+  PushResult,
+  SyncRPC,
+  Watermarks,
+} from "@cloudflare/dofs/sync";
+import { RpcTarget } from "capnweb";
+import type { ChangeEntry } from "../types.js";
+import { checkObject, checkStream, releaseStream } from "./validate.js";
+
+/**
+ * Serves any `SyncRPC` (dofs' `SyncPeer` in practice) as a capnweb target.
+ * Streams pass through untouched: capnweb pipes them with its own flow control.
+ */
+export function createSyncServer(peer: SyncRPC): RpcTarget & SyncRPC {
+  return new SyncServer(peer);
+}
+
+/**
+ * Every prototype method of an RpcTarget is callable by the peer, so this
+ * class has exactly the wire verbs and keeps its state in private fields.
+ */
+class SyncServer extends RpcTarget implements SyncRPC {
+  readonly #peer: SyncRPC;
+
+  constructor(peer: SyncRPC) {
+    super();
+    this.#peer = peer;
+  }
+
+  async push(request: PushRequest): Promise<PushResult> {
+    checkObject(request, "push", "request");
+    const changes = checkStream<ChangeEntry>(request.changes, "push", "changes");
+    try {
+      return await this.#peer.push(request);
+    } finally {
+      releaseStream(changes, "push");
+    }
+  }
+
+  async fetchChanges(request: FetchChangesRequest = {}): Promise<FetchChangesResult> {
+    return this.#peer.fetchChanges(request ?? {});
+  }
+
+  async watermarks(options?: { settle?: boolean }): Promise<Watermarks> {
+    return this.#peer.watermarks(options ?? {});
+  }
+
+  async readEntry(path: string): Promise<ChangeEntry | null> {
+    return this.#peer.readEntry(path);
+  }
+
+  async hasObjects(hashes: Uint8Array[]): Promise<Uint8Array[]> {
+    return this.#peer.hasObjects(hashes);
+  }
+
+  async fetchObjects(hashes: Uint8Array[]): Promise<ReadableStream<ObjectFrame>> {
+    return this.#peer.fetchObjects(hashes);
+  }
+
+  async pushObjects(objects: ReadableStream<ObjectFrame>): Promise<void> {
+    const stream = checkStream<ObjectFrame>(objects, "pushObjects", "objects");
+    try {
+      await this.#peer.pushObjects(stream);
+    } finally {
+      releaseStream(stream, "pushObjects");
+    }
+  }
+}

@@ -1,0 +1,169 @@
+/**
+ * Streams through capnweb over a real WebSocket, both directions, against a
+ * real dofs SyncPeer: many small entries, then 64 MiB of 512 KiB objects
+ * with memory sampled while they flow. Set RPC_REPORT=1 to print throughput.
+ */
+import { createHash } from "node:crypto";
+import { openNodeDatabase } from "@cloudflare/dofs/node";
+import { type ChangeEntry, type ObjectFrame, type PushRequest, type PushResult, SyncPeer } from "@cloudflare/dofs/sync";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { startTestServer, type TestServer } from "../test/harness.node.js";
+import { createWorkspaceClient, type WorkspaceClient } from "./client/index.node.js";
+import { createWorkspaceServerFor } from "./server/index.js";
+
+const ENTRIES = 10_000;
+const OBJECT_SIZE = 512 * 1024;
+const OBJECTS = 128; // 64 MiB
+const MEMORY_BOUND = 48 * 1024 * 1024;
+
+/** A real SyncPeer that also records the entries push read, in arrival order. */
+class RecordingPeer extends SyncPeer {
+  received: ChangeEntry[] = [];
+  override push(request: PushRequest): Promise<PushResult> {
+    this.received = [];
+    const received = this.received;
+    const changes = request.changes.pipeThrough(
+      new TransformStream<ChangeEntry, ChangeEntry>({
+        transform(entry, controller) {
+          received.push(entry);
+          controller.enqueue(entry);
+        },
+      }),
+    );
+    return super.push({ ...request, changes });
+  }
+}
+
+function dirEntries(count: number): ChangeEntry[] {
+  return Array.from({ length: count }, (_, i) => ({
+    kind: "dir" as const,
+    rev: 1,
+    path: `/workspace/d${String(i).padStart(5, "0")}`,
+    mode: 0o755,
+    mtime: 1_700_000_000_000 + i,
+  }));
+}
+
+function streamOf<T>(items: T[]): ReadableStream<T> {
+  let next = 0;
+  return new ReadableStream<T>({
+    pull(controller) {
+      const item = items[next++];
+      if (item === undefined) controller.close();
+      else controller.enqueue(item);
+    },
+  });
+}
+
+/** Object `i`: 512 KiB of a pattern unique to `i`, made when pulled so the sender holds one at a time. */
+function makeObject(i: number): ObjectFrame {
+  const bytes = new Uint8Array(OBJECT_SIZE);
+  const words = new Uint32Array(bytes.buffer);
+  for (let w = 0; w < words.length; w++) words[w] = (w * 2654435761 + i * 40503) >>> 0;
+  return { hash: sha256(bytes), bytes };
+}
+
+function sha256(bytes: Uint8Array): Uint8Array {
+  return new Uint8Array(createHash("sha256").update(bytes).digest());
+}
+
+/** Samples `arrayBuffers` (and the heap) every 5 ms; `stop()` returns the peak growth over the start. */
+function sampleMemory(): { stop(): { arrayBuffers: number; heapUsed: number } } {
+  const start = process.memoryUsage();
+  let arrayBuffers = 0;
+  let heapUsed = 0;
+  const sample = () => {
+    const now = process.memoryUsage();
+    arrayBuffers = Math.max(arrayBuffers, now.arrayBuffers - start.arrayBuffers);
+    heapUsed = Math.max(heapUsed, now.heapUsed - start.heapUsed);
+  };
+  const timer = setInterval(sample, 5);
+  return {
+    stop() {
+      clearInterval(timer);
+      sample();
+      return { arrayBuffers, heapUsed };
+    },
+  };
+}
+
+function report(what: string, bytes: number, ms: number, memory: { arrayBuffers: number; heapUsed: number }): void {
+  if (!process.env.RPC_REPORT) return;
+  const mib = (n: number) => (n / 1024 / 1024).toFixed(1);
+  console.info(
+    `${what}: ${mib(bytes)} MiB in ${ms.toFixed(0)} ms = ${((bytes / 1024 / 1024) * (1000 / ms)).toFixed(1)} MiB/s; ` +
+      `peak growth arrayBuffers ${mib(memory.arrayBuffers)} MiB, heap ${mib(memory.heapUsed)} MiB`,
+  );
+}
+
+describe("streams over capnweb", () => {
+  let peer: RecordingPeer;
+  let server: TestServer;
+  let client: WorkspaceClient;
+
+  beforeAll(async () => {
+    peer = new RecordingPeer(openNodeDatabase());
+    server = await startTestServer(() => createWorkspaceServerFor(peer, undefined));
+    client = await createWorkspaceClient({ url: server.url });
+  });
+
+  afterAll(async () => {
+    await client.close();
+    await server.close();
+  });
+
+  test(`${ENTRIES} change entries arrive complete and in order, client → server and back`, async () => {
+    const sent = dirEntries(ENTRIES);
+    const result = await client.sync.push({ senderRev: 0, changes: streamOf(sent) });
+    expect(result.applied).toBe(ENTRIES);
+    expect(peer.received).toEqual(sent);
+
+    const fetched = await client.sync.fetchChanges({});
+    const entries: ChangeEntry[] = [];
+    for await (const entry of fetched.stream) entries.push(entry);
+    const paths = entries.map((entry) => entry.path).filter((path) => path.startsWith("/workspace/d"));
+    expect(paths).toEqual(sent.map((entry) => entry.path));
+    expect(entries.at(-1)).toMatchObject({ kind: "dir", path: "/workspace/d09999", mode: 0o755 });
+  }, 60_000);
+
+  test("64 MiB of 512 KiB objects go client → server with bounded memory", async () => {
+    let next = 0;
+    const frames = new ReadableStream<ObjectFrame>(
+      {
+        pull(controller) {
+          if (next < OBJECTS) controller.enqueue(makeObject(next++));
+          else controller.close();
+        },
+      },
+      { highWaterMark: 0 },
+    );
+    const memory = sampleMemory();
+    const started = performance.now();
+    await client.sync.pushObjects(frames);
+    const ms = performance.now() - started;
+    const peak = memory.stop();
+    report("pushObjects", OBJECTS * OBJECT_SIZE, ms, peak);
+    expect(peak.arrayBuffers).toBeLessThan(MEMORY_BOUND);
+    const held = await client.sync.hasObjects([makeObject(0).hash, makeObject(OBJECTS - 1).hash]);
+    expect(held).toHaveLength(2);
+  }, 120_000);
+
+  test("64 MiB of 512 KiB objects go server → client with bounded memory, to a reader that pauses", async () => {
+    const hashes = Array.from({ length: OBJECTS }, (_, i) => makeObject(i).hash);
+    const memory = sampleMemory();
+    const started = performance.now();
+    const stream = await client.sync.fetchObjects(hashes);
+    let count = 0;
+    for await (const frame of stream) {
+      expect(frame.bytes.byteLength).toBe(OBJECT_SIZE);
+      expect(sha256(frame.bytes)).toEqual(hashes[count]);
+      // Every 32 objects the reader stalls: the sender must wait, not buffer.
+      if (++count % 32 === 0) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const ms = performance.now() - started;
+    const peak = memory.stop();
+    report("fetchObjects", OBJECTS * OBJECT_SIZE, ms, peak);
+    expect(count).toBe(OBJECTS);
+    expect(peak.arrayBuffers).toBeLessThan(MEMORY_BOUND);
+  }, 120_000);
+});
