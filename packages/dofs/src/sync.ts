@@ -2,6 +2,8 @@
  * `@cloudflare/dofs/sync`: the sync building blocks. Runtime-neutral; the
  * capnweb transport around them is `@cloudflare/computer-rpc`.
  */
+
+export { fromHex, toHex } from "./hex.js";
 export { type ApplyResult, type ApplySource, applyChanges, prepareEntries } from "./sync/apply.js";
 export { type PlannedChange, planChanges, readChange, readEntry } from "./sync/coalesce.js";
 export { checkCursor, compareCursors, maxCursor, minCursor, ZERO_CURSOR } from "./sync/cursor.js";
@@ -44,4 +46,3 @@ export {
   setFetchCursor,
   setPushCursor,
 } from "./sync/watermarks.js";
-export { fromHex, toHex } from "./hex.js";

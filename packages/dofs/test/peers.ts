@@ -5,8 +5,8 @@
  */
 import type { Database } from "../src/database.js";
 import { WorkspaceFilesystem } from "../src/filesystem.js";
-import { SyncPeer, type SyncPeerOptions } from "../src/sync/peer.js";
 import type { SyncLocal } from "../src/sync/local.js";
+import { SyncPeer, type SyncPeerOptions } from "../src/sync/peer.js";
 
 export interface PeerPair {
   local: SyncLocal;
@@ -34,7 +34,8 @@ export async function snapshotTree(fs: WorkspaceFilesystem): Promise<Record<stri
     if (type === "file") {
       const bytes = new Uint8Array(await new Response(await fs.readFile(path)).arrayBuffer());
       const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
-      out[path] = `file ${stat.mode.toString(8)} ${Array.from(digest.slice(0, 8), (b) => b.toString(16).padStart(2, "0")).join("")}`;
+      out[path] =
+        `file ${stat.mode.toString(8)} ${Array.from(digest.slice(0, 8), (b) => b.toString(16).padStart(2, "0")).join("")}`;
     } else if (type === "symlink") {
       out[path] = `symlink -> ${await fs.readlink(path)}`;
     } else {

@@ -6,8 +6,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { CHUNK_SIZE } from "../src/constants.js";
-import { openNodeDatabase } from "../src/database.node.js";
 import type { Database } from "../src/database.js";
+import { openNodeDatabase } from "../src/database.node.js";
 import { WorkspaceFilesystem } from "../src/filesystem.js";
 import { fromHex } from "../src/hex.js";
 import { currentRev } from "../src/schema.js";
@@ -205,7 +205,9 @@ export function defineSyncBehaviours(name: string, connect: Connect): void {
           } else c.error(new Error("socket dropped"));
         },
       });
-      await expect(w.remote.push({ senderRev: 5, senderCursor: { rev: 5, path: null }, changes: broken })).rejects.toThrow();
+      await expect(
+        w.remote.push({ senderRev: 5, senderCursor: { rev: 5, path: null }, changes: broken }),
+      ).rejects.toThrow();
       expect(currentRev(w.remoteDb)).toBe(rev);
       expect(await w.remoteFs.readFile("/keep", "utf8")).toBe("old");
       await expect(w.remoteFs.stat("/new")).rejects.toMatchObject({ code: "ENOENT" });
@@ -424,9 +426,17 @@ export function defineSyncBehaviours(name: string, connect: Connect): void {
       expect(local.rev).toBe(rev + 1);
       expect(local.applied).toBe(1);
       expect((await w.remote.watermarks()).pushRev).toBe(0);
-      const ahead = await w.remote.push({ senderRev: 10, senderCursor: { rev: 10, path: "/m" }, changes: streamOf([]) });
+      const ahead = await w.remote.push({
+        senderRev: 10,
+        senderCursor: { rev: 10, path: "/m" },
+        changes: streamOf([]),
+      });
       expect(ahead.appliedPushCursor).toEqual({ rev: 10, path: "/m" });
-      const behind = await w.remote.push({ senderRev: 10, senderCursor: { rev: 4, path: null }, changes: streamOf([]) });
+      const behind = await w.remote.push({
+        senderRev: 10,
+        senderCursor: { rev: 4, path: null },
+        changes: streamOf([]),
+      });
       expect(behind.appliedPushCursor).toEqual({ rev: 10, path: "/m" });
       expect((await w.remote.watermarks()).fetchCursor).toEqual({ rev: 10, path: "/m" });
     });
