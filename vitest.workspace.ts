@@ -1,0 +1,61 @@
+/**
+ * Every test project in the repository. vitest 4 does not read this file by
+ * itself: the root `vitest.config.ts` imports it into `test.projects`.
+ *
+ * Shared test files run in both runtimes; `#harness` is the one module swapped
+ * per project so the same suite exercises better-sqlite3 and a Durable Object's
+ * SQLite. Naming decides the runtime: `*.node.test.ts` runs only in Node,
+ * `*.worker.test.ts` only in workerd.
+ */
+import { fileURLToPath } from "node:url";
+import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
+import type { TestProjectConfiguration } from "vitest/config";
+
+const here = (path: string): string => fileURLToPath(new URL(path, import.meta.url));
+
+const dofsShared = ["packages/dofs/src/**/*.test.ts", "packages/dofs/test/**/*.test.ts"];
+
+export const projects: TestProjectConfiguration[] = [
+  {
+    resolve: { alias: { "#harness": here("./packages/dofs/test/harness.node.ts") } },
+    test: {
+      name: "dofs:node",
+      environment: "node",
+      include: dofsShared,
+      exclude: ["**/node_modules/**", "**/dist/**", "**/*.worker.test.ts"],
+    },
+  },
+  {
+    resolve: { alias: { "#harness": here("./packages/dofs/test/harness.worker.ts") } },
+    plugins: [
+      cloudflareTest({
+        // The test worker (a Durable Object class with SQLite storage) comes from
+        // this wrangler config; its `main` runs in the same isolate as the tests.
+        wrangler: { configPath: here("./packages/dofs/test/wrangler.jsonc") },
+      }),
+    ],
+    test: {
+      name: "dofs:workerd",
+      include: dofsShared,
+      exclude: ["**/node_modules/**", "**/dist/**", "**/*.node.test.ts"],
+    },
+  },
+  {
+    // capnweb over a real `ws` server on 127.0.0.1; dofs comes from its dist/ like any consumer.
+    test: {
+      name: "rpc:node",
+      environment: "node",
+      include: ["packages/rpc/src/**/*.test.ts"],
+      exclude: ["**/node_modules/**", "**/dist/**", "**/*.worker.test.ts"],
+    },
+  },
+  {
+    // The same transport inside workerd, over a WebSocketPair, with a SyncPeer on Durable Object SQLite.
+    plugins: [cloudflareTest({ wrangler: { configPath: here("./packages/rpc/test/wrangler.jsonc") } })],
+    test: {
+      name: "rpc:workerd",
+      include: ["packages/rpc/src/**/*.worker.test.ts"],
+      exclude: ["**/node_modules/**", "**/dist/**"],
+    },
+  },
+];
