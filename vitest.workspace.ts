@@ -36,6 +36,11 @@ export const projects: TestProjectConfiguration[] = [
     ],
     test: {
       name: "dofs:workerd",
+      // workerd sees no process.env of its own: pass the model test's knobs (DOFS_MODEL_SEEDS, …) through.
+      env: Object.fromEntries(Object.entries(process.env).filter(([key]) => key.startsWith("DOFS_MODEL_"))) as Record<
+        string,
+        string
+      >,
       include: dofsShared,
       exclude: ["**/node_modules/**", "**/dist/**", "**/*.node.test.ts"],
     },
