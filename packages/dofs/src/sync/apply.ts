@@ -6,10 +6,11 @@ import { removeTree } from "../fs/rm.js";
 import { linkChunks } from "../fs/write-file.js";
 import { manifestHash, saveManifest } from "../manifest.js";
 import { readOnlyRootOf } from "../mounts.js";
-import { addDirent, dropChunks, getNode, insertNode, linkCount, lookup, type NodeRow, unlinkName } from "../nodes.js";
+import { addDirent, dropChunks, getNode, insertNode, linkCount, lookup, lookupNode, type NodeRow } from "../nodes.js";
 import { joinPath, segmentsOf } from "../path.js";
 import { resolvePath } from "../resolve.js";
 import { bumpRev } from "../schema.js";
+import { recordEchoRev } from "./echo.js";
 import type { ChangeEntry, FileChange, LiveChange, SkippedEntry } from "./types.js";
 
 /**
@@ -41,17 +42,39 @@ export async function prepareEntries(entries: readonly ChangeEntry[], db?: Datab
  * are checked (chunk layout, every chunk present) before anything changes.
  * Missing parents are created; a non-directory parent is replaced; a type
  * conflict removes the local subtree without tombstones (the incoming entry
- * supersedes it) — last writer wins. Everything applied is stamped with one
- * new rev, bumped only if something changed. Entries under a read-only mount
- * are skipped and reported.
+ * supersedes it) — last writer wins. Entries under a read-only mount are
+ * skipped and reported.
+ *
+ * Revs: what an upstream batch applies is stamped with one new rev, recorded
+ * as an echo rev of `backend` so it is never offered back to that peer.
+ * Side effects the sender did not ask for (parents created or replaced here)
+ * get a second rev of their own: they are local changes the peer must learn.
+ * Revs are bumped only if something changed.
  */
-export function applyChanges(db: Database, prepared: PreparedEntries, source: ApplySource, now: number): ApplyResult {
+export function applyChanges(
+  db: Database,
+  prepared: PreparedEntries,
+  source: ApplySource,
+  now: number,
+  backend = "default",
+): ApplyResult {
   for (const entry of prepared.entries) if (entry.kind === "file") checkFile(db, entry);
   return db.transaction(() => {
     let rev = 0;
-    const stamp = (): number => {
-      if (rev === 0) rev = bumpRev(db);
-      return rev;
+    let sideRev = 0;
+    const stamps: Stamps = {
+      entry() {
+        if (rev === 0) {
+          rev = bumpRev(db);
+          if (source === "upstream") recordEchoRev(db, backend, rev);
+        }
+        return rev;
+      },
+      side() {
+        if (source === "local") return this.entry();
+        if (sideRev === 0) sideRev = bumpRev(db);
+        return sideRev;
+      },
     };
     const skipped: SkippedEntry[] = [];
     let applied = 0;
@@ -63,40 +86,50 @@ export function applyChanges(db: Database, prepared: PreparedEntries, source: Ap
         continue;
       }
       applied += 1;
-      if (entry.kind === "delete") applyDelete(db, entry.path, stamp, now);
-      else applyLive(db, entry, prepared.manifests.get(entry as FileChange), source, stamp, now, skipped);
+      if (entry.kind === "delete") applyDelete(db, entry.path, stamps, now);
+      else applyLive(db, entry, prepared.manifests.get(entry as FileChange), stamps, now, skipped);
     }
     return { applied, skipped };
   });
 }
 
-function applyDelete(db: Database, path: string, stamp: () => number, now: number): void {
+/** Lazily bumped revs for one apply: `entry` for what was sent, `side` for what the apply had to add. */
+interface Stamps {
+  entry(): number;
+  side(): number;
+}
+
+function applyDelete(db: Database, path: string, stamps: Stamps, now: number): void {
   const found = resolvePath(db, path, { followFinal: false, followParents: false }, "sync");
   if (found.kind !== "found") return;
   const { node } = found;
-  removeTree(db, found.parent, found.name, Number(node.inode), node.type === "dir", path, stamp(), now, true);
+  removeTree(db, found.parent, found.name, Number(node.inode), node.type === "dir", path, stamps.entry(), now, true);
 }
 
 function applyLive(
   db: Database,
   entry: LiveChange,
   manifest: string | undefined,
-  source: ApplySource,
-  stamp: () => number,
+  stamps: Stamps,
   now: number,
   skipped: SkippedEntry[],
 ): void {
-  const parent = ensureParents(db, entry, stamp, now, skipped);
+  const parent = ensureParents(db, entry, stamps, now, skipped);
   if (parent === undefined) return;
   const name = segmentsOf(entry.path).at(-1) as string;
   const existingInode = lookup(db, parent, name);
   const existing = existingInode === undefined ? undefined : (getNode(db, existingInode) as NodeRow);
   const mode = entry.mode & MODE_MASK;
 
-  if (existing !== undefined && isSame(existing, entry, manifest, source)) return;
-  const rev = stamp();
+  if (existing !== undefined && isSame(existing, entry, manifest)) return;
+  const rev = stamps.entry();
 
   if (entry.kind === "dir" && existing?.type === "dir") {
+    db.run("UPDATE vfs_nodes SET mode = ?, mtime = ?, rev = ? WHERE inode = ?", mode, entry.mtime, rev, existing.inode);
+    return;
+  }
+  if (entry.kind === "file" && existing?.type === "file" && existing.manifest_hash === manifest) {
+    // Same content, new mode (a chmod): no chunk work, and hardlinks rightly see the new mode.
     db.run("UPDATE vfs_nodes SET mode = ?, mtime = ?, rev = ? WHERE inode = ?", mode, entry.mtime, rev, existing.inode);
     return;
   }
@@ -133,26 +166,32 @@ function applyLive(
   addDirent(db, parent, name, inode);
 }
 
-/** True when applying would change nothing the wire compares (file mode/mtime are not compared upstream). */
-function isSame(node: NodeRow, entry: LiveChange, manifest: string | undefined, source: ApplySource): boolean {
+/**
+ * True when applying would change nothing: same content and mode (mtime is
+ * not compared). The reference ignores a file's mode here, which drops every
+ * chmod of a synced file for good; we compare it.
+ */
+function isSame(node: NodeRow, entry: LiveChange, manifest: string | undefined): boolean {
   const mode = entry.mode & MODE_MASK;
-  if (entry.kind === "file") {
-    return node.type === "file" && node.manifest_hash === manifest && (source === "upstream" || node.mode === mode);
-  }
+  if (entry.kind === "file")
+    return node.type === "file" && node.manifest_hash === manifest && Number(node.mode) === mode;
   if (entry.kind === "dir") return node.type === "dir" && Number(node.mode) === mode;
   return node.type === "symlink" && node.link_target === entry.target && Number(node.mode) === mode;
 }
 
 /**
- * Walks to the entry's parent directory, creating missing ones (0o755, the
- * entry's mtime). A symlinked ancestor that leads to a directory is followed,
- * so the write lands at its real path; any other non-directory ancestor is
- * replaced, unless that would remove a read-only mount.
+ * Walks to the entry's parent directory by real dirents, creating missing
+ * ones (0o755, the entry's mtime). Any non-directory ancestor — a symlink
+ * included — is replaced by a directory, unless that would remove a
+ * read-only mount. The reference writes through a symlinked ancestor to its
+ * real path instead; that can land the entry in an unrelated subtree, and
+ * our convergence fuzz showed the copies then never agree. Sync paths name
+ * dirents on the sender, so a directory is what the sender has there.
  */
 function ensureParents(
   db: Database,
   entry: LiveChange,
-  stamp: () => number,
+  stamps: Stamps,
   now: number,
   skipped: SkippedEntry[],
 ): number | undefined {
@@ -161,39 +200,20 @@ function ensureParents(
   let path = "/";
   for (const name of segments) {
     path = joinPath(path, name);
-    const child = lookup(db, dir, name);
-    if (child === undefined) {
-      const created = insertNode(db, { type: "dir", mode: DEFAULT_DIR_MODE, mtime: entry.mtime, rev: stamp() });
-      addDirent(db, dir, name, created);
-      dir = created;
+    const node = lookupNode(db, dir, name);
+    if (node?.type === "dir") {
+      dir = Number(node.inode);
       continue;
     }
-    const node = getNode(db, child) as NodeRow;
-    if (node.type === "dir") {
-      dir = child;
-      continue;
-    }
-    if (node.type === "symlink") {
-      const target = resolvePath(db, path, { followFinal: true }, "sync");
-      if (target.kind === "found" && target.node.type === "dir") {
-        const guardedTarget = readOnlyRootOf(db, target.path);
-        if (guardedTarget !== undefined) {
-          skipped.push({ path: entry.path, mountRoot: guardedTarget, op: "write", reason: "read-only" });
-          return undefined;
-        }
-        dir = Number(target.node.inode);
-        path = target.path;
-        continue;
+    if (node !== undefined) {
+      const guarded = readOnlyRootOf(db, path, true);
+      if (guarded !== undefined) {
+        skipped.push({ path: entry.path, mountRoot: guarded, op: "write", reason: "read-only" });
+        return undefined;
       }
+      removeTree(db, dir, name, Number(node.inode), false, path, stamps.side(), now, false);
     }
-    const guarded = readOnlyRootOf(db, path, true);
-    if (guarded !== undefined) {
-      skipped.push({ path: entry.path, mountRoot: guarded, op: "write", reason: "read-only" });
-      return undefined;
-    }
-    const rev = stamp();
-    removeTree(db, dir, name, child, false, path, rev, now, false);
-    const created = insertNode(db, { type: "dir", mode: DEFAULT_DIR_MODE, mtime: entry.mtime, rev });
+    const created = insertNode(db, { type: "dir", mode: DEFAULT_DIR_MODE, mtime: entry.mtime, rev: stamps.side() });
     addDirent(db, dir, name, created);
     dir = created;
   }

@@ -4,6 +4,7 @@ import type { NodeRow } from "../nodes.js";
 import { joinPath, segmentsOf } from "../path.js";
 import { resolvePath } from "../resolve.js";
 import { compareCursors } from "./cursor.js";
+import { echoRevsBetween } from "./echo.js";
 import type { ChangeEntry, ChunkEntry, Cursor } from "./types.js";
 
 /** A path due to be sent, at the highest rev anything touched it. */
@@ -25,6 +26,8 @@ export function planChanges(
   after: Cursor,
   through: Cursor,
   ignore: readonly string[] = [],
+  /** The peer the plan is for: paths whose newest change came from it are not offered back (see echo.ts). */
+  backend?: string,
 ): PlannedChange[] {
   const revs = new Map<string, number>();
   const note = (path: string, rev: number): void => {
@@ -48,8 +51,10 @@ export function planChanges(
   for (const { path, rev } of tombstones) note(path, Number(rev));
 
   const ignored = new Set(ignore);
+  const echoes = backend === undefined ? new Set<number>() : echoRevsBetween(db, backend, after.rev, through.rev);
   const plan: PlannedChange[] = [];
   for (const [path, rev] of revs) {
+    if (echoes.has(rev)) continue;
     const change = { rev, path };
     if (compareCursors(change, after) <= 0 || compareCursors(change, through) > 0) continue;
     if (ignored.size > 0 && segmentsOf(path).some((segment) => ignored.has(segment))) continue;

@@ -74,7 +74,7 @@ export class SyncPeer implements SyncRPC {
     const prepared = await prepareEntries(entries, db);
     const isPeer = senderRev > 0;
     const result = db.transaction(() => {
-      const applied = applyChanges(db, prepared, isPeer ? "upstream" : "local", this.#now());
+      const applied = applyChanges(db, prepared, isPeer ? "upstream" : "local", this.#now(), this.#backend);
       const cursor = isPeer && senderCursor ? advanceFetchCursor(db, senderCursor, this.#backend) : undefined;
       return { applied, cursor };
     });
@@ -113,7 +113,7 @@ export class SyncPeer implements SyncRPC {
     if (!Array.isArray(ignore) || ignore.some((segment) => typeof segment !== "string")) {
       throw new TypeError("ignore must be a list of path segments");
     }
-    const plan = planChanges(db, after, currentCursor, ignore);
+    const plan = planChanges(db, after, currentCursor, ignore, this.#backend);
     let next = 0;
     const stream = new ReadableStream<ChangeEntry>(
       {

@@ -130,7 +130,7 @@ async function drain(
         const prepared = await prepareEntries(batch, db);
         const last = batch[batch.length - 1] as ChangeEntry;
         const applied = db.transaction(() => {
-          const outcome = applyChanges(db, prepared, "upstream", ctx.now());
+          const outcome = applyChanges(db, prepared, "upstream", ctx.now(), backend);
           result.cursor = advanceFetchCursor(db, { rev: last.rev, path: last.path }, backend);
           return outcome;
         });

@@ -82,7 +82,7 @@ class PushPlan {
     this.#ctx = ctx;
     this.target = target;
     const cursor = getPushCursor(ctx.db, ctx.backend);
-    this.#plan = compareCursors(cursor, target) >= 0 ? [] : planChanges(ctx.db, cursor, target);
+    this.#plan = compareCursors(cursor, target) >= 0 ? [] : planChanges(ctx.db, cursor, target, [], ctx.backend);
   }
 
   /** Up to `max` entries, each with the plan position just after it (to rewind to). */
@@ -135,7 +135,7 @@ async function pushStep(
   const { batch, ends } = plan.take(maxEntries);
   if (batch.length === 0 && plan.drained && cursor.rev === 0) {
     // Nothing was ever sent and nothing is due: no RPC, and no cursor the peer has not seen.
-    return done(0, 0, cursor);
+    return { ...done(0, 0, cursor), status: "complete" };
   }
 
   // Objects first: only those the remote lacks, within the byte budget.

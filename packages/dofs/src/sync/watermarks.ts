@@ -1,6 +1,7 @@
 import type { Database } from "../database.js";
 import { currentRev } from "../schema.js";
 import { compareCursors } from "./cursor.js";
+import { pruneEchoRevs } from "./echo.js";
 import type { Cursor } from "./types.js";
 
 /**
@@ -18,11 +19,18 @@ export function getFetchCursor(db: Database, backend = "default"): Cursor {
 }
 
 export function setPushCursor(db: Database, cursor: Cursor, backend = "default"): void {
-  write(db, "pushRev", "_vfs_push_cursor", backend, cursor);
+  db.transaction(() => {
+    write(db, "pushRev", "_vfs_push_cursor", backend, cursor);
+    pruneEchoRevs(db, backend, cursor.rev);
+  });
 }
 
 export function setFetchCursor(db: Database, cursor: Cursor, backend = "default"): void {
-  write(db, "fetchRev", "_vfs_fetch_cursor", backend, cursor);
+  db.transaction(() => {
+    write(db, "fetchRev", "_vfs_fetch_cursor", backend, cursor);
+    // Back to 0 means the peer's stream restarted: a new replica, which holds none of what the old one sent.
+    if (cursor.rev === 0) pruneEchoRevs(db, backend, 0);
+  });
 }
 
 /** Moves the fetch cursor up to `cursor`, never back. Returns the cursor now stored. */
