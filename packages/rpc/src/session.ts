@@ -1,18 +1,30 @@
 /**
  * One capnweb session over one WebSocket, shared by the server and the
  * clients. capnweb's own `WebSocketTransport` reads the global `WebSocket`
- * (absent on Node 20 even for a `ws` server socket) and reports every close
- * as a plain Error; this transport works with any socket of the standard
- * event shape (`ws`, undici, workerd), fails pending calls with `ESHUTDOWN`,
- * and closes with 1000 when the close was ours.
+ * (absent on Node 20 even for a `ws` server socket), base64-encodes bytes
+ * inside JSON text and reports every close as a plain Error; this transport
+ * works with any socket of the standard event shape (`ws`, undici, workerd),
+ * sends bytes raw in binary frames (see frames.ts), fails pending calls with
+ * `ESHUTDOWN`, and closes with 1000 when the close was ours.
  */
-import { RpcSession, type RpcTransport } from "capnweb";
-import { encodeWireError, rpcError } from "./errors.js";
+import { DEFAULT_LIMITS, RpcSession, type RpcTransportWithCustomEncoding } from "capnweb";
+import { encodeWireError, isRpcError, rpcError } from "./errors.js";
+import { decodeFrame, FrameEncoder } from "./frames.js";
 
 /** The part of a WebSocket a session uses: `ws`'s WebSocket, undici's and workerd's all fit. */
 export interface WebSocketLike {
   readonly readyState: number;
-  send(data: string): void;
+  /**
+   * Set to "arraybuffer" by the session where the socket has it (`ws`, undici,
+   * browsers); workerd always delivers `ArrayBuffer`s and has no such field.
+   */
+  binaryType?: string;
+  /**
+   * A string for a JSON-only message; for a message with bytes, an
+   * `ArrayBuffer` holding exactly the frame, which the session never touches
+   * again (so the socket may keep it until written).
+   */
+  send(data: string | ArrayBuffer): void;
   close(code?: number, reason?: string): void;
   addEventListener(type: "message", listener: (event: { data: unknown }) => void): void;
   addEventListener(type: "close", listener: (event: { code: number; reason: string }) => void): void;
@@ -44,6 +56,8 @@ const CLOSED = 3;
 const ABORT_CLOSE_CODE = 3000;
 /** WebSocket close reasons are limited to 123 bytes of UTF-8. */
 const MAX_REASON_BYTES = 123;
+/** capnweb's receive limit (32 Mi): UTF-16 units of a text frame, bytes of a binary one. */
+const MAX_MESSAGE_SIZE = DEFAULT_LIMITS.maxMessageSize;
 
 export function startSession<Remote>(socket: WebSocketLike, main: object | undefined): Session<Remote> {
   const transport = new SocketTransport(socket);
@@ -74,15 +88,19 @@ export function startSession<Remote>(socket: WebSocketLike, main: object | undef
   };
 }
 
-class SocketTransport implements RpcTransport {
+class SocketTransport implements RpcTransportWithCustomEncoding {
+  /** capnweb leaves `Uint8Array`s raw in the value trees it sends and expects back. */
+  readonly encodingLevel = "jsonCompatibleWithBytes";
   readonly closed: Promise<SessionClosed>;
   /** Set by `close()` so capnweb's abort closes with 1000 rather than 3000. */
   closingNormally = false;
   readonly #socket: WebSocketLike;
-  /** Messages sent before the socket opened. */
-  #outbox: string[] | undefined;
-  readonly #inbox: string[] = [];
-  #waiter: { resolve(message: string): void; reject(error: unknown): void } | undefined;
+  readonly #encoder = new FrameEncoder();
+  /** Frames sent before the socket opened. */
+  #outbox: (string | ArrayBuffer)[] | undefined;
+  /** Decoded messages capnweb has not asked for yet. */
+  readonly #inbox: unknown[] = [];
+  #waiter: { resolve(message: unknown): void; reject(error: unknown): void } | undefined;
   #error: unknown;
   #failed = false;
   #closeRequested = false;
@@ -98,21 +116,17 @@ class SocketTransport implements RpcTransport {
       settleClosed({ code: 1006, reason: "" });
       return;
     }
+    // A Blob (undici's and browsers' default) could only be read asynchronously, out of order.
+    if ("binaryType" in socket && socket.binaryType !== "arraybuffer") socket.binaryType = "arraybuffer";
     if (socket.readyState === CONNECTING) {
       this.#outbox = [];
       socket.addEventListener("open", () => {
         const outbox = this.#outbox ?? [];
         this.#outbox = undefined;
-        for (const message of outbox) this.send(message);
+        for (const frame of outbox) this.#sendFrame(frame);
       });
     }
-    socket.addEventListener("message", (event) => {
-      if (typeof event.data === "string") this.#deliver(event.data);
-      else {
-        this.#fail(rpcError("EPROTOCOL", "session", undefined, "a binary frame on a capnweb text socket"));
-        this.closeSocket(1003, "binary frame");
-      }
-    });
+    socket.addEventListener("message", (event) => this.#receiveFrame(event.data));
     socket.addEventListener("close", (event) => {
       // Complete the closing handshake: workerd does not answer a peer's close by itself.
       this.closeSocket(1000, "");
@@ -129,22 +143,18 @@ class SocketTransport implements RpcTransport {
     return this.#failed;
   }
 
-  send(message: string): void {
-    if (this.#failed) return;
-    if (this.#outbox) {
-      this.#outbox.push(message);
-      return;
-    }
-    try {
-      this.#socket.send(message);
-    } catch (error) {
-      this.#fail(rpcError("ESHUTDOWN", "session", undefined, `send failed: ${String(error)}`));
-    }
+  /** The frame's size, for capnweb's stream flow control: UTF-16 units of text (as capnweb counts), bytes of binary. */
+  send(message: unknown): number {
+    if (this.#failed) return 0;
+    const frame = this.#encoder.encode(message);
+    const size = typeof frame === "string" ? frame.length : frame.byteLength;
+    if (this.#outbox) this.#outbox.push(frame);
+    else this.#sendFrame(frame);
+    return size;
   }
 
-  receive(): Promise<string> {
-    const next = this.#inbox.shift();
-    if (next !== undefined) return Promise.resolve(next);
+  receive(): Promise<unknown> {
+    if (this.#inbox.length > 0) return Promise.resolve(this.#inbox.shift());
     if (this.#failed) return Promise.reject(this.#error);
     return new Promise((resolve, reject) => {
       this.#waiter = { resolve, reject };
@@ -168,12 +178,54 @@ class SocketTransport implements RpcTransport {
     }
   }
 
-  #deliver(message: string): void {
+  #sendFrame(frame: string | ArrayBuffer): void {
+    try {
+      this.#socket.send(frame);
+    } catch (error) {
+      this.#fail(rpcError("ESHUTDOWN", "session", undefined, `send failed: ${String(error)}`));
+    }
+  }
+
+  /**
+   * capnweb checks its message size limit only at the "string" level, so it
+   * is applied here to both kinds of frame: in UTF-16 units for text, as
+   * capnweb counts, and in bytes for binary frames, which are smaller than the
+   * base64 text the same message used to be.
+   */
+  #receiveFrame(data: unknown): void {
+    if (this.#failed) return;
+    const isText = typeof data === "string";
+    if (!isText && !(data instanceof ArrayBuffer) && !ArrayBuffer.isView(data)) {
+      this.#protocolFailure(
+        1003,
+        rpcError("EPROTOCOL", "session", undefined, "a frame that is neither text nor bytes"),
+      );
+      return;
+    }
+    const size = isText ? data.length : data.byteLength;
+    if (size > MAX_MESSAGE_SIZE) {
+      const detail = `a frame of ${size} exceeds the message size limit (${MAX_MESSAGE_SIZE})`;
+      this.#protocolFailure(1009, rpcError("EPROTOCOL", "session", undefined, detail));
+      return;
+    }
+    let message: unknown;
+    try {
+      message = isText ? JSON.parse(data) : decodeFrame(ownedBytes(data));
+    } catch (error) {
+      const detail = `bad JSON in a text frame (${String(error)})`;
+      this.#protocolFailure(1007, isRpcError(error) ? error : rpcError("EPROTOCOL", "session", undefined, detail));
+      return;
+    }
     const waiter = this.#waiter;
     if (waiter) {
       this.#waiter = undefined;
       waiter.resolve(message);
     } else this.#inbox.push(message);
+  }
+
+  #protocolFailure(closeCode: number, error: Error): void {
+    this.#fail(error);
+    this.closeSocket(closeCode, error.message);
   }
 
   #fail(error: unknown): void {
@@ -195,6 +247,22 @@ class SocketTransport implements RpcTransport {
 function disposeStub(stub: unknown): void {
   const dispose = (Symbol as unknown as { dispose: symbol }).dispose;
   (stub as Record<symbol, () => void>)[dispose]?.();
+}
+
+/**
+ * The frame's bytes as memory this message owns alone, since the decoded
+ * `Uint8Array`s are views into it and reach capnweb and the application.
+ * workerd, and `ws` with binaryType "arraybuffer", hand over an `ArrayBuffer`
+ * of exactly the frame. A view (a `ws` Buffer, should binaryType not be
+ * honoured) is used in place only when it spans its whole `ArrayBuffer`;
+ * otherwise it may share Node's Buffer pool or a socket read, and is copied.
+ */
+function ownedBytes(data: ArrayBuffer | ArrayBufferView): Uint8Array {
+  if (data instanceof ArrayBuffer) return new Uint8Array(data);
+  if (data.buffer instanceof ArrayBuffer && data.byteOffset === 0 && data.byteLength === data.buffer.byteLength) {
+    return new Uint8Array(data.buffer);
+  }
+  return new Uint8Array(data.buffer, data.byteOffset, data.byteLength).slice();
 }
 
 function truncateReason(reason: string): string {

@@ -7,7 +7,7 @@
 import { runInDurableObject, SELF } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { openDurableObjectDatabase, WorkspaceFsError } from "@cloudflare/dofs";
-import { type ChangeEntry, SyncPeer } from "@cloudflare/dofs/sync";
+import { type ChangeEntry, type ObjectFrame, SyncPeer } from "@cloudflare/dofs/sync";
 import { expect, test } from "vitest";
 import { TEST_BEARER } from "../test/peer-object.worker.js";
 import { createWorkspaceClient, type WorkspaceClient } from "./client/index.js";
@@ -60,6 +60,37 @@ test("calls, streams both ways and error codes work over a WebSocketPair in work
     expect(error).toBeInstanceOf(WorkspaceFsError);
     expect(error).toMatchObject({ code: "EUNKNOWN_HASH" });
     await expect(client.shell.exec({ source: "true" })).rejects.toMatchObject({ code: "EPROTOCOL" });
+  });
+});
+
+test("objects of 0 B to 512 KiB cross the WebSocketPair as binary frames, both ways, byte-exact", async () => {
+  const sizes = [0, 1, 100 * 1024, 512 * 1024];
+  const objects: ObjectFrame[] = await Promise.all(
+    sizes.map(async (size, seed) => {
+      const bytes = new Uint8Array(size).map((_, i) => (i * 31 + seed) & 0xff);
+      return { hash: new Uint8Array(await crypto.subtle.digest("SHA-256", bytes)), bytes };
+    }),
+  );
+  await withClient(async (client) => {
+    let next = 0;
+    const frames = new ReadableStream<ObjectFrame>({
+      pull(controller) {
+        const object = objects[next++];
+        if (object === undefined) controller.close();
+        else controller.enqueue(object);
+      },
+    });
+    await client.sync.pushObjects(frames);
+    const hashes = objects.map((object) => object.hash);
+    expect(await client.sync.hasObjects(hashes)).toEqual(hashes);
+    const received: ObjectFrame[] = [];
+    for await (const frame of await client.sync.fetchObjects(hashes)) received.push(frame);
+    expect(received.map((frame) => frame.bytes.byteLength)).toEqual(sizes);
+    for (const frame of received) {
+      expect(Object.getPrototypeOf(frame.bytes)).toBe(Uint8Array.prototype);
+      expect(new Uint8Array(await crypto.subtle.digest("SHA-256", frame.bytes))).toEqual(frame.hash);
+    }
+    expect(received.map((frame) => frame.hash)).toEqual(hashes);
   });
 });
 
