@@ -34,11 +34,11 @@ export function openDurableObjectDatabase(storage: DurableObjectSqlStorage): Dat
       return next.done || next.value === undefined ? undefined : (withBytes(next.value) as T);
     },
     run(query, ...params) {
-      // Drain so the statement has run to completion before the count is read.
+      // Drain so the statement runs to completion.
       for (const _ of sql.exec(query, ...params));
-      // `rowsWritten` also counts index rows; `changes()` is the rows the statement changed.
-      return Number(sql.exec("SELECT changes() AS n").next().value?.n ?? 0);
     },
+    // Not the cursor's `rowsWritten`: that also counts index rows.
+    changes: () => Number(sql.exec("SELECT changes() AS n").next().value?.n ?? 0),
     script(query) {
       sql.exec(query);
     },

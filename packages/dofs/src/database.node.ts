@@ -30,6 +30,7 @@ export function openNodeDatabase(path = ":memory:"): Database & { close(): void 
   // Hand-rolled rather than db.transaction(fn)(), which builds a new wrapper per call
   // (measurable on small writes). The outermost level is BEGIN, nested levels savepoints.
   let depth = 0;
+  let changed = 0;
   const transaction = <T>(body: () => T): T => {
     const savepoint = `dofs_${depth}`;
     prepare(depth === 0 ? "BEGIN" : `SAVEPOINT ${savepoint}`).run();
@@ -53,7 +54,10 @@ export function openNodeDatabase(path = ":memory:"): Database & { close(): void 
   return {
     all: <T>(query: string, ...params: SqlValue[]) => prepare(query).all(...bind(params)) as T[],
     one: <T>(query: string, ...params: SqlValue[]) => prepare(query).get(...bind(params)) as T | undefined,
-    run: (query, ...params) => prepare(query).run(...bind(params)).changes,
+    run: (query, ...params) => {
+      changed = prepare(query).run(...bind(params)).changes;
+    },
+    changes: () => changed,
     script: (query) => {
       db.exec(query);
     },

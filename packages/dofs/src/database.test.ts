@@ -21,9 +21,12 @@ describe("Database", () => {
   it("runs a multi-statement script, then statements with parameters", () =>
     withDb(({ db }) => {
       createNotes(db);
-      expect(db.run("INSERT INTO notes (body) VALUES (?), (?)", "a", "b")).toBe(2);
-      expect(db.run("UPDATE notes SET body = body || ? WHERE id > ?", "!", 0)).toBe(2);
-      expect(db.run("DELETE FROM notes WHERE body = ?", "nope")).toBe(0);
+      db.run("INSERT INTO notes (body) VALUES (?), (?)", "a", "b");
+      expect(db.changes()).toBe(2);
+      db.run("UPDATE notes SET body = body || ? WHERE id > ?", "!", 0);
+      expect(db.changes()).toBe(2);
+      db.run("DELETE FROM notes WHERE body = ?", "nope");
+      expect(db.changes()).toBe(0);
       expect(db.all("SELECT id, body FROM notes ORDER BY id")).toEqual([
         { id: 1, body: "a!" },
         { id: 2, body: "b!" },

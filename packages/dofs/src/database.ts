@@ -15,8 +15,14 @@ export interface Database {
   all<T = Row>(sql: string, ...params: SqlValue[]): T[];
   /** The first row, or undefined. */
   one<T = Row>(sql: string, ...params: SqlValue[]): T | undefined;
-  /** Runs a statement; returns the number of rows it changed. */
-  run(sql: string, ...params: SqlValue[]): number;
+  /** Runs a statement. */
+  run(sql: string, ...params: SqlValue[]): void;
+  /**
+   * Rows changed by the last `run` (SQLite's `changes()`). Separate from
+   * `run` because on a Durable Object it costs a statement of its own, and
+   * almost no caller needs it.
+   */
+  changes(): number;
   /** Runs a script of several `;`-separated statements without parameters. */
   script(sql: string): void;
   /**

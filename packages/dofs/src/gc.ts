@@ -14,12 +14,13 @@ export function gc(db: Database, options: { now: number; safetyWindowMs?: number
     const orphan = `SELECT hash FROM vfs_blobs b WHERE b.last_seen <= ?
       AND NOT EXISTS (SELECT 1 FROM vfs_chunks c WHERE c.hash = b.hash)`;
     db.run(`DELETE FROM vfs_blob_bytes WHERE hash IN (${orphan})`, cutoff);
-    const blobsFreed = db.run(`DELETE FROM vfs_blobs WHERE hash IN (${orphan})`, cutoff);
-    const manifestsFreed = db.run(
+    db.run(`DELETE FROM vfs_blobs WHERE hash IN (${orphan})`, cutoff);
+    const blobsFreed = db.changes();
+    db.run(
       `DELETE FROM vfs_manifests WHERE last_seen <= ?
         AND NOT EXISTS (SELECT 1 FROM vfs_nodes n WHERE n.manifest_hash = vfs_manifests.hash)`,
       cutoff,
     );
-    return { blobsFreed, manifestsFreed };
+    return { blobsFreed, manifestsFreed: db.changes() };
   });
 }

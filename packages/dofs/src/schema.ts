@@ -54,6 +54,7 @@ CREATE INDEX IF NOT EXISTS vfs_changes_path ON vfs_changes (path, id DESC);
 CREATE TABLE IF NOT EXISTS _vfs_watermark (k TEXT NOT NULL, backend TEXT NOT NULL DEFAULT 'default', v INTEGER NOT NULL, PRIMARY KEY (k, backend)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS _vfs_fetch_cursor (backend TEXT PRIMARY KEY, path TEXT) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS _vfs_push_cursor (backend TEXT PRIMARY KEY, path TEXT) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS _vfs_peer_replica (backend TEXT PRIMARY KEY, replica TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS _vfs_echo_revs (backend TEXT NOT NULL, rev INTEGER NOT NULL, PRIMARY KEY (backend, rev)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS _vfs_mounts (
   root TEXT PRIMARY KEY,
@@ -93,6 +94,8 @@ export function ensureSchema(db: Database, now: number): void {
           `on-disk schema version ${version} is newer than this dofs (${SCHEMA_VERSION})`,
         );
       }
+      // Stores made before replica ids existed get one now.
+      db.run("INSERT OR IGNORE INTO vfs_meta (k, v) VALUES ('replica', ?)", crypto.randomUUID());
       while (version < SCHEMA_VERSION) {
         const step = MIGRATIONS[version];
         if (!step) throw fsError("EIO", "open", undefined, `no migration from schema version ${version}`);
@@ -106,7 +109,12 @@ export function ensureSchema(db: Database, now: number): void {
 }
 
 function seed(db: Database, now: number): void {
-  db.run("INSERT INTO vfs_meta (k, v) VALUES ('schema_version', ?), ('rev', 1)", SCHEMA_VERSION);
+  // `replica` names this copy of the store: a peer that restarts empty has a new one (see reconcileWatermarks).
+  db.run(
+    "INSERT INTO vfs_meta (k, v) VALUES ('schema_version', ?), ('rev', 1), ('replica', ?)",
+    SCHEMA_VERSION,
+    crypto.randomUUID(),
+  );
   db.run(
     "INSERT INTO vfs_nodes (inode, type, mode, mtime, rev, size) VALUES (?, 'dir', ?, ?, 0, 0)",
     ROOT_INODE,
@@ -122,6 +130,11 @@ function seed(db: Database, now: number): void {
 export function bumpRev(db: Database): number {
   const row = db.one<{ v: number }>("UPDATE vfs_meta SET v = v + 1 WHERE k = 'rev' RETURNING v");
   return Number(row?.v);
+}
+
+/** This store's replica id: random, fixed for the life of the database. */
+export function replicaId(db: Database): string {
+  return String(db.one<{ v: string }>("SELECT v FROM vfs_meta WHERE k = 'replica'")?.v ?? "");
 }
 
 export function currentRev(db: Database): number {

@@ -128,12 +128,13 @@ function applyLive(
     db.run("UPDATE vfs_nodes SET mode = ?, mtime = ?, rev = ? WHERE inode = ?", mode, entry.mtime, rev, existing.inode);
     return;
   }
-  if (entry.kind === "file" && existing?.type === "file" && existing.manifest_hash === manifest) {
-    // Same content, new mode (a chmod): no chunk work, and hardlinks rightly see the new mode.
+  const sole = existing?.type === "file" && linkCount(db, Number(existing.inode)) === 1;
+  if (entry.kind === "file" && sole && existing?.manifest_hash === manifest) {
+    // Same content, new mode (a chmod): no chunk work.
     db.run("UPDATE vfs_nodes SET mode = ?, mtime = ?, rev = ? WHERE inode = ?", mode, entry.mtime, rev, existing.inode);
     return;
   }
-  if (entry.kind === "file" && existing?.type === "file" && linkCount(db, Number(existing.inode)) === 1) {
+  if (entry.kind === "file" && sole && existing !== undefined) {
     const inode = Number(existing.inode);
     dropChunks(db, inode, now);
     saveManifest(db, manifest as string, entry.chunks, now);

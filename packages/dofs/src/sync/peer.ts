@@ -4,7 +4,7 @@ import { fsError } from "../errors.js";
 import { sha256Hex } from "../hash.js";
 import { fromHex, toHex } from "../hex.js";
 import { normalizePath } from "../path.js";
-import { currentRev, ensureSchema } from "../schema.js";
+import { currentRev, ensureSchema, replicaId } from "../schema.js";
 import { type ApplyResult, applyChanges, prepareEntries } from "./apply.js";
 import { planChanges, readChange, readEntry } from "./coalesce.js";
 import { checkCursor, minCursor, ZERO_CURSOR } from "./cursor.js";
@@ -140,6 +140,7 @@ export class SyncPeer implements SyncRPC {
       currentRev: currentRev(db),
       pushRev: getPushCursor(db, this.#backend).rev,
       fetchCursor: getFetchCursor(db, this.#backend),
+      replica: replicaId(db),
     };
   }
 

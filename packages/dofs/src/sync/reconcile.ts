@@ -18,10 +18,23 @@ export async function reconcileWatermarks(
 ): Promise<{ fetchReset: boolean; pushReset: boolean }> {
   const { db, backend } = resolveLocal(local);
   const remoteMarks = await remote.watermarks();
-  const fetchReset = remoteMarks.currentRev < getFetchCursor(db, backend).rev;
+  // A different replica id is a new store, whatever its revs say: one that
+  // restarted empty and wrote past our fetch rev before we reconnected would
+  // otherwise keep our old fetch cursor and never be pulled below it.
+  const known = db.one<{ replica: string }>("SELECT replica FROM _vfs_peer_replica WHERE backend = ?", backend);
+  const replaced = remoteMarks.replica !== undefined && known !== undefined && known.replica !== remoteMarks.replica;
+  const fetchReset = replaced || remoteMarks.currentRev < getFetchCursor(db, backend).rev;
   if (fetchReset) setFetchCursor(db, ZERO_CURSOR, backend);
-  const pushReset = compareCursors(remoteMarks.fetchCursor, getPushCursor(db, backend)) < 0;
+  const pushReset = replaced || compareCursors(remoteMarks.fetchCursor, getPushCursor(db, backend)) < 0;
   if (pushReset) setPushCursor(db, ZERO_CURSOR, backend);
+  if (remoteMarks.replica !== undefined) {
+    db.run(
+      `INSERT INTO _vfs_peer_replica (backend, replica) VALUES (?, ?)
+       ON CONFLICT (backend) DO UPDATE SET replica = excluded.replica`,
+      backend,
+      remoteMarks.replica,
+    );
+  }
   return { fetchReset, pushReset };
 }
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { openNodeDatabase } from "../database.node.js";
 import { pairOf, snapshotTree } from "../../test/peers.js";
 import { patternBytes } from "../../test/util.js";
 import { CHUNK_SIZE } from "../constants.js";
+import { openNodeDatabase } from "../database.node.js";
 import { pullOnce } from "./pull.js";
 import { pushOnce } from "./push.js";
 import { tick } from "./reconcile.js";

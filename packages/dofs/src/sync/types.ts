@@ -94,6 +94,11 @@ export interface Watermarks {
   currentRev: number;
   pushRev: number;
   fetchCursor: Cursor;
+  /**
+   * The peer's replica id, new whenever its store is (a restarted container).
+   * Optional on the wire: a peer without it is judged by its revs alone.
+   */
+  replica?: string;
 }
 
 export interface ObjectFrame {
