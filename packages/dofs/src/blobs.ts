@@ -8,21 +8,30 @@ import { fsError } from "./errors.js";
  * blobs, which `gc` collects.
  */
 export function stageBlob(db: Database, hash: string, bytes: Uint8Array, now: number): void {
+  db.transaction(() => putBlob(db, hash, bytes, now));
+}
+
+/** Stages many chunks in one transaction: a commit per 1 KiB object dominated small-file sync. */
+export function stageBlobs(db: Database, blobs: readonly { hash: string; bytes: Uint8Array }[], now: number): void {
   db.transaction(() => {
-    db.run(
-      `INSERT INTO vfs_blobs (hash, size, last_seen) VALUES (?, ?, ?)
-       ON CONFLICT (hash) DO UPDATE SET size = excluded.size, last_seen = excluded.last_seen`,
-      hash,
-      bytes.byteLength,
-      now,
-    );
-    db.run(
-      `INSERT INTO vfs_blob_bytes (hash, bytes) VALUES (?, ?)
-       ON CONFLICT (hash) DO UPDATE SET bytes = excluded.bytes WHERE length(bytes) <> length(excluded.bytes)`,
-      hash,
-      bytes,
-    );
+    for (const { hash, bytes } of blobs) putBlob(db, hash, bytes, now);
   });
+}
+
+function putBlob(db: Database, hash: string, bytes: Uint8Array, now: number): void {
+  db.run(
+    `INSERT INTO vfs_blobs (hash, size, last_seen) VALUES (?, ?, ?)
+     ON CONFLICT (hash) DO UPDATE SET size = excluded.size, last_seen = excluded.last_seen`,
+    hash,
+    bytes.byteLength,
+    now,
+  );
+  db.run(
+    `INSERT INTO vfs_blob_bytes (hash, bytes) VALUES (?, ?)
+     ON CONFLICT (hash) DO UPDATE SET bytes = excluded.bytes WHERE length(bytes) <> length(excluded.bytes)`,
+    hash,
+    bytes,
+  );
 }
 
 /** A chunk's bytes; EIO when the row is missing or shorter than recorded. */
@@ -44,3 +53,36 @@ export function hasBlob(db: Database, hash: string): boolean {
     ) !== undefined
   );
 }
+
+/**
+ * Collects arriving chunks and stages them in batches (one transaction per
+ * ~4 MiB or 256 chunks), so memory stays bounded and small objects do not
+ * pay a commit each.
+ */
+export class BlobBatch {
+  readonly #db: Database;
+  readonly #now: () => number;
+  #pending: { hash: string; bytes: Uint8Array }[] = [];
+  #bytes = 0;
+
+  constructor(db: Database, now: () => number) {
+    this.#db = db;
+    this.#now = now;
+  }
+
+  add(hash: string, bytes: Uint8Array): void {
+    this.#pending.push({ hash, bytes });
+    this.#bytes += bytes.byteLength;
+    if (this.#bytes >= BATCH_BYTES || this.#pending.length >= BATCH_COUNT) this.flush();
+  }
+
+  flush(): void {
+    if (this.#pending.length === 0) return;
+    stageBlobs(this.#db, this.#pending, this.#now());
+    this.#pending = [];
+    this.#bytes = 0;
+  }
+}
+
+const BATCH_BYTES = 4 * 1024 * 1024;
+const BATCH_COUNT = 256;

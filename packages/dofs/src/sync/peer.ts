@@ -1,4 +1,4 @@
-import { hasBlob, readBlob, stageBlob } from "../blobs.js";
+import { BlobBatch, hasBlob, readBlob } from "../blobs.js";
 import type { Database } from "../database.js";
 import { fsError } from "../errors.js";
 import { sha256Hex } from "../hash.js";
@@ -184,6 +184,7 @@ export class SyncPeer implements SyncRPC {
   /** Stages each object after checking its bytes hash to its name (a mismatch is EUNKNOWN_HASH). */
   async pushObjects(objects: ReadableStream<ObjectFrame>): Promise<void> {
     const db = this.#ready();
+    const batch = new BlobBatch(db, this.#now);
     for await (const frame of objects as unknown as AsyncIterable<ObjectFrame>) {
       if (!(frame?.hash instanceof Uint8Array) || !(frame.bytes instanceof Uint8Array)) {
         throw new TypeError("pushObjects frames must be {hash: Uint8Array, bytes: Uint8Array}");
@@ -191,8 +192,9 @@ export class SyncPeer implements SyncRPC {
       const hex = toHex(frame.hash);
       if ((await sha256Hex(frame.bytes, db)) !== hex)
         throw fsError("EUNKNOWN_HASH", "pushObjects", hex, "bytes do not match their hash");
-      stageBlob(db, hex, frame.bytes, this.#now());
+      batch.add(hex, frame.bytes);
     }
+    batch.flush();
   }
 
   #ready(): Database {

@@ -1,4 +1,4 @@
-import { hasBlob, stageBlob } from "../blobs.js";
+import { BlobBatch, hasBlob } from "../blobs.js";
 import { fsError } from "../errors.js";
 import { sha256Hex } from "../hash.js";
 import { fromHex, toHex } from "../hex.js";
@@ -171,14 +171,16 @@ async function fetchMissing(ctx: ResolvedLocal, remote: SyncRPC, batch: ChangeEn
   }
   if (wanted.length === 0) return 0;
   let bytes = 0;
+  const staged = new BlobBatch(ctx.db, ctx.now);
   const frames = await remote.fetchObjects(wanted);
   for await (const frame of frames as unknown as AsyncIterable<{ hash: Uint8Array; bytes: Uint8Array }>) {
     const hex = toHex(frame.hash);
     if (!lacking.has(hex) || (await sha256Hex(frame.bytes, ctx.db)) !== hex) {
       throw fsError("EUNKNOWN_HASH", "fetchObjects", hex, "the remote sent an object that does not match its hash");
     }
-    stageBlob(ctx.db, hex, frame.bytes, ctx.now());
+    staged.add(hex, frame.bytes);
     bytes += frame.bytes.byteLength;
   }
+  staged.flush();
   return bytes;
 }

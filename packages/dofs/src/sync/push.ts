@@ -74,6 +74,11 @@ export async function pushBatch(local: SyncLocal, remote: SyncRPC, budget: SyncB
  */
 class PushPlan {
   readonly target: Cursor;
+  /**
+   * Chunks the remote is known to hold (probed, or pushed by this plan), so
+   * a big file's chunk list is probed once, not once per 4 MiB step.
+   */
+  readonly held = new Set<string>();
   readonly #ctx: ResolvedLocal;
   readonly #plan: PlannedChange[];
   #next = 0;
@@ -139,8 +144,11 @@ async function pushStep(
   }
 
   // Objects first: only those the remote lacks, within the byte budget.
-  const { fits, frames, bytes } = await chooseObjects(remote, batch, maxBytes);
-  if (frames.length > 0) await remote.pushObjects(streamFrames(ctx, frames));
+  const { fits, frames, bytes } = await chooseObjects(remote, batch, maxBytes, plan.held);
+  if (frames.length > 0) {
+    await remote.pushObjects(streamFrames(ctx, frames));
+    for (const frame of frames) plan.held.add(frame.hash);
+  }
   if (fits < batch.length) plan.rewind(fits === 0 ? (ends[0] as number) - 1 : (ends[fits - 1] as number));
   const entries = batch.slice(0, fits);
   if (entries.length === 0 && batch.length > 0) return done(0, bytes, cursor);
@@ -167,14 +175,20 @@ async function chooseObjects(
   remote: SyncRPC,
   batch: ChangeEntry[],
   maxBytes: number,
+  held: Set<string>,
 ): Promise<{ fits: number; frames: { hash: string; size: number }[]; bytes: number }> {
-  const sizes = new Map<string, number>();
-  for (const entry of batch) if (entry.kind === "file") for (const c of entry.chunks) sizes.set(c.hash, c.size);
-  const missing = new Set(sizes.keys());
-  const all = [...sizes.keys()];
-  for (let i = 0; i < all.length; i += HAS_OBJECTS_LIMIT) {
-    const held = await remote.hasObjects(all.slice(i, i + HAS_OBJECTS_LIMIT).map(fromHex));
-    for (const hash of held) missing.delete(toHex(hash));
+  const missing = new Set<string>();
+  for (const entry of batch) {
+    if (entry.kind === "file") for (const c of entry.chunks) if (!held.has(c.hash)) missing.add(c.hash);
+  }
+  const unknown = [...missing];
+  for (let i = 0; i < unknown.length; i += HAS_OBJECTS_LIMIT) {
+    const found = await remote.hasObjects(unknown.slice(i, i + HAS_OBJECTS_LIMIT).map(fromHex));
+    for (const hash of found) {
+      const hex = toHex(hash);
+      missing.delete(hex);
+      held.add(hex);
+    }
   }
   const frames: { hash: string; size: number }[] = [];
   const chosen = new Set<string>();
