@@ -63,4 +63,21 @@ export const projects: TestProjectConfiguration[] = [
       exclude: ["**/node_modules/**", "**/dist/**"],
     },
   },
+  {
+    // The runtime core of @cloudflare/computer: shared tests run here and in workerd below.
+    test: {
+      name: "computer:node",
+      environment: "node",
+      include: ["packages/computer/src/**/*.test.ts"],
+      exclude: ["**/node_modules/**", "**/dist/**", "**/*.worker.test.ts"],
+    },
+  },
+  {
+    plugins: [cloudflareTest({ wrangler: { configPath: here("./packages/computer/test/wrangler.jsonc") } })],
+    test: {
+      name: "computer:workerd",
+      include: ["packages/computer/src/**/*.test.ts"],
+      exclude: ["**/node_modules/**", "**/dist/**", "**/*.node.test.ts"],
+    },
+  },
 ];

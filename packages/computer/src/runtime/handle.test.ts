@@ -1,0 +1,146 @@
+import { describe, expect, it } from "vitest";
+import { byteByByte, bytes, err, exit, out, readAll, sourceOf } from "../../test/events.js";
+import { ExecHandle, type ExecHandleOptions } from "./handle.js";
+import type { ExecEvent, ExecExitEvent, KillSignal } from "./types.js";
+
+function handleOf(events: ExecEvent[], options: Partial<ExecHandleOptions> = {}) {
+  const source = sourceOf(events);
+  const handle = new ExecHandle(source.stream, {
+    id: "x",
+    backend: "test-backend",
+    kill: async () => {},
+    ...options,
+  });
+  return { handle, source };
+}
+
+describe("ExecHandle", () => {
+  it("is a ReadableStream of the events, with id and backend", async () => {
+    const { handle } = handleOf([out(1, "hi"), exit(2, 0)]);
+    expect(handle).toBeInstanceOf(ReadableStream);
+    expect(handle.id).toBe("x");
+    expect(handle.backend).toBe("test-backend");
+    expect(await readAll(handle)).toEqual([out(1, "hi"), exit(2, 0)]);
+  });
+
+  it("reads nothing from the source until asked (highWaterMark 0)", async () => {
+    const { handle, source } = handleOf([out(1, "a"), out(2, "b"), exit(3, 0)]);
+    await Promise.resolve();
+    expect(source.pulled()).toBe(0);
+    const reader = handle.getReader();
+    await reader.read();
+    expect(source.pulled()).toBe(1);
+  });
+
+  it("collects utf8 output as strings, split characters intact, stdout and stderr apart", async () => {
+    const { handle } = handleOf(
+      [
+        ...byteByByte("é").flatMap((chunk, i) => [
+          out(2 * i + 1, chunk),
+          err(2 * i + 2, byteByByte("😀")[i] as Uint8Array),
+        ]),
+        err(5, byteByByte("😀")[2] as Uint8Array),
+        err(6, byteByByte("😀")[3] as Uint8Array),
+        out(20, bytes("é")),
+        err(21, bytes("😀")),
+        exit(22, 0),
+      ],
+      { encoding: "utf8" },
+    );
+    const result = await handle.result();
+    expect(result.stdout).toBe("éé");
+    expect(result.stderr).toBe("😀😀");
+    expect(result).toMatchObject({ status: "completed", exitCode: 0 });
+  });
+
+  it("concatenates bytes when no encoding is given", async () => {
+    const { handle } = handleOf([out(1, bytes("ab")), err(2, bytes("e")), out(3, bytes("c")), exit(4, 1)]);
+    const result = await handle.result();
+    expect(result.stdout).toEqual(bytes("abc"));
+    expect(result.stderr).toEqual(bytes("e"));
+    expect(result).toMatchObject({ status: "failed", exitCode: 1 });
+  });
+
+  it("reports exitCode −1 and failed when the stream ends without an exit event", async () => {
+    const { handle } = handleOf([out(1, "partial")], { encoding: "utf8" });
+    expect(await handle.result()).toMatchObject({ status: "failed", exitCode: -1, stdout: "partial" });
+  });
+
+  it("reads a kill signal exit as cancelled, and takes value from the exit event's result", async () => {
+    expect(await handleOf([exit(1, 143)]).handle.result()).toMatchObject({ status: "cancelled", exitCode: 143 });
+    const callable = await handleOf([exit(1, 0, { answer: 42 })]).handle.result();
+    expect(callable.value).toEqual({ answer: 42 });
+    const command = await handleOf([exit(1, 0)]).handle.result();
+    expect("value" in command).toBe(false);
+  });
+
+  it("takes the sync fields from finish, called once with the exit event", async () => {
+    const seen: Array<ExecExitEvent | undefined> = [];
+    const { handle } = handleOf([out(1, "a"), exit(2, 0)], {
+      finish: async (exitEvent) => {
+        seen.push(exitEvent);
+        return { pushed: 3, pulled: 2, skipped: [], sync: { status: "pending", applied: 0, skipped: [], error: "x" } };
+      },
+    });
+    const result = await handle.result();
+    expect(seen).toEqual([exit(2, 0)]);
+    expect(result).toMatchObject({ pushed: 3, pulled: 2, sync: { status: "pending", error: "x" } });
+    await handle.result();
+    expect(seen).toHaveLength(1);
+  });
+
+  it("defaults the sync fields to an empty, complete sync", async () => {
+    const result = await handleOf([exit(1, 0)]).handle.result();
+    expect(result).toMatchObject({
+      pushed: 0,
+      pulled: 0,
+      skipped: [],
+      sync: { status: "complete", applied: 0, skipped: [] },
+    });
+  });
+
+  it("memoises result()", async () => {
+    const { handle, source } = handleOf([out(1, "a"), exit(2, 0)]);
+    const first = handle.result();
+    expect(handle.result()).toBe(first);
+    await first;
+    expect(handle.result()).toBe(first);
+    expect(source.pulled()).toBe(3);
+  });
+
+  it("throws from result() once reading the stream started", async () => {
+    const { handle } = handleOf([out(1, "a"), exit(2, 0)]);
+    await handle.getReader().read();
+    expect(() => handle.result()).toThrow(/result\(\) cannot be called after reading the stream started/);
+  });
+
+  it("errors the stream when it is read after result()", async () => {
+    const { handle } = handleOf([out(1, "a"), exit(2, 0)]);
+    const result = handle.result();
+    await expect(handle.getReader().read()).rejects.toThrow(/cannot be read after result\(\) was called/);
+    expect((await result).stdout).toEqual(bytes("a"));
+  });
+
+  it("forwards kill with its signal", async () => {
+    const signals: Array<KillSignal | undefined> = [];
+    const { handle } = handleOf([], { kill: async (signal) => void signals.push(signal) });
+    await handle.kill("SIGINT");
+    await handle.kill();
+    expect(signals).toEqual(["SIGINT", undefined]);
+  });
+
+  it("cancels the source on dispose, whether or not the stream is locked", async () => {
+    const idle = handleOf([out(1, "a"), exit(2, 0)]);
+    idle.handle[Symbol.dispose]();
+    await Promise.resolve();
+    expect(idle.source.cancelled()).toBeUndefined();
+
+    const reading = handleOf([out(1, "a"), exit(2, 0)], { encoding: "utf8" });
+    const reader = reading.handle.getReader();
+    await reader.read();
+    reading.handle[Symbol.dispose]();
+    await Promise.resolve();
+    expect(reading.source.cancelled()).toBeUndefined();
+    expect(await reader.read()).toEqual({ done: true, value: undefined });
+  });
+});

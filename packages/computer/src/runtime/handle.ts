@@ -1,0 +1,154 @@
+/**
+ * `ExecHandle`: one execution's event stream plus `result()`, `kill()` and
+ * dispose. The stream has highWaterMark 0 and a single consumer, and it and
+ * `result()` are two ways to consume the same events, so they exclude each
+ * other: reading after `result()` errors the stream, and `result()` after
+ * reading started throws. Backends supply the source stream and a kill
+ * function; the sync bracket plugs in through `finish`.
+ */
+import { decodeUtf8Events } from "./decode.js";
+import { MISSING_EXIT_CODE, statusForExitCode } from "./status.js";
+import type { ExecEncoding, ExecEvent, ExecExitEvent, ExecResult, ExecSyncSummary, KillSignal } from "./types.js";
+
+export interface ExecHandleOptions {
+  id: string;
+  backend: string;
+  /** `"utf8"` decodes byte events to strings; otherwise values pass through as the source sent them. */
+  encoding?: ExecEncoding;
+  kill(signal?: KillSignal): Promise<void>;
+  /** Runs once the source has drained, with the exit event if there was one. Defaults to an empty, complete sync. */
+  finish?(exit: ExecExitEvent | undefined): Promise<ExecSyncSummary>;
+}
+
+/** The summary reported when no sync bracket is plugged in. */
+export function emptySyncSummary(): ExecSyncSummary {
+  return { pushed: 0, pulled: 0, skipped: [], sync: { status: "complete", applied: 0, skipped: [] } };
+}
+
+/** State shared with the underlying source, which is built before `this` exists. */
+class HandleSource {
+  mode: "idle" | "stream" | "result" = "idle";
+  #reader: ReadableStreamDefaultReader<ExecEvent> | undefined;
+
+  constructor(
+    readonly id: string,
+    readonly events: ReadableStream<ExecEvent>,
+  ) {}
+
+  get reader(): ReadableStreamDefaultReader<ExecEvent> {
+    this.#reader ??= this.events.getReader();
+    return this.#reader;
+  }
+
+  async pull(controller: ReadableStreamDefaultController<ExecEvent>): Promise<void> {
+    if (this.mode === "result") {
+      controller.error(
+        new TypeError(
+          `Execution "${this.id}": the stream cannot be read after result() was called; use one or the other`,
+        ),
+      );
+      return;
+    }
+    this.mode = "stream";
+    const next = await this.reader.read();
+    if (next.done) controller.close();
+    else controller.enqueue(next.value);
+  }
+
+  cancel(reason?: unknown): Promise<void> {
+    return this.reader.cancel(reason);
+  }
+}
+
+export class ExecHandle extends ReadableStream<ExecEvent> {
+  readonly id: string;
+  readonly backend: string;
+  readonly #source: HandleSource;
+  readonly #encoding: ExecEncoding | undefined;
+  readonly #kill: ExecHandleOptions["kill"];
+  readonly #finish: NonNullable<ExecHandleOptions["finish"]>;
+  #result: Promise<ExecResult> | undefined;
+
+  constructor(source: ReadableStream<ExecEvent>, options: ExecHandleOptions) {
+    const events = options.encoding === "utf8" ? decodeUtf8Events(source) : source;
+    const state = new HandleSource(options.id, events);
+    super(
+      { pull: (controller) => state.pull(controller), cancel: (reason) => state.cancel(reason) },
+      { highWaterMark: 0 },
+    );
+    this.id = options.id;
+    this.backend = options.backend;
+    this.#source = state;
+    this.#encoding = options.encoding;
+    this.#kill = options.kill;
+    this.#finish = options.finish ?? (async () => emptySyncSummary());
+  }
+
+  /**
+   * Drains the execution and settles it. Memoised. Throws synchronously (not a
+   * rejected promise) when the stream is already being read, since that is a
+   * programming error rather than an outcome of the execution.
+   */
+  result(): Promise<ExecResult> {
+    if (this.#result) return this.#result;
+    if (this.#source.mode === "stream") {
+      throw new TypeError(
+        `Execution "${this.id}": result() cannot be called after reading the stream started; use one or the other`,
+      );
+    }
+    this.#source.mode = "result";
+    this.#result = this.#collect();
+    return this.#result;
+  }
+
+  kill(signal?: KillSignal): Promise<void> {
+    return this.#kill(signal);
+  }
+
+  /** Cancels the stream and with it the source; the execution itself keeps running (use `kill`). */
+  [Symbol.dispose](): void {
+    // A locked stream refuses cancel(), so go to the source directly; either way the rejection is nobody's to handle.
+    const cancelled = this.locked ? this.#source.cancel() : this.cancel();
+    cancelled.catch(() => {});
+  }
+
+  async #collect(): Promise<ExecResult> {
+    const reader = this.#source.reader;
+    const stdout: Array<string | Uint8Array> = [];
+    const stderr: Array<string | Uint8Array> = [];
+    let exit: ExecExitEvent | undefined;
+    for (;;) {
+      const next = await reader.read();
+      if (next.done) break;
+      const event = next.value;
+      if (event.name === "exit") exit ??= event;
+      else (event.name === "stdout" ? stdout : stderr).push(event.value);
+    }
+    const exitCode = exit?.code ?? MISSING_EXIT_CODE;
+    const summary = await this.#finish(exit);
+    const result: ExecResult = {
+      status: statusForExitCode(exitCode),
+      exitCode,
+      stdout: this.#join(stdout),
+      stderr: this.#join(stderr),
+      ...summary,
+    };
+    if (exit?.result !== undefined) result.value = exit.result;
+    return result;
+  }
+
+  #join(parts: Array<string | Uint8Array>): string | Uint8Array {
+    if (this.#encoding === "utf8") return parts.map((part) => (typeof part === "string" ? part : "")).join("");
+    return concatBytes(parts.map((part) => (typeof part === "string" ? new TextEncoder().encode(part) : part)));
+  }
+}
+
+function concatBytes(parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((size, part) => size + part.byteLength, 0));
+  let offset = 0;
+  for (const part of parts) {
+    out.set(part, offset);
+    offset += part.byteLength;
+  }
+  return out;
+}
