@@ -20,6 +20,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { openNodeDatabase } from "../src/database.node.js";
 import { WorkspaceFilesystem } from "../src/filesystem.js";
+import { patternBytes } from "../test/bytes.js";
 import { type BenchReport, type DriverResult, type MemoryResult, printReport } from "./report.node.js";
 import { procMemory, resetPeak, startWorkerd } from "./workerd.node.js";
 import {
@@ -32,7 +33,6 @@ import {
   grep,
   MB,
   MiB,
-  patternBytes,
   SIZES,
   type SmallFilesResult,
   type StreamResult,

@@ -11,6 +11,7 @@ import { CHUNK_SIZE } from "../src/constants.js";
 import type { Database } from "../src/database.js";
 import type { WorkspaceFilesystem } from "../src/filesystem.js";
 import { sha256Hex } from "../src/hash.js";
+import { patternBytes } from "../test/bytes.js";
 
 /** Decimal megabytes: throughput is reported in MB/s (10^6 bytes per second). */
 export const MB = 1e6;
@@ -68,19 +69,6 @@ export interface ComponentsResult {
   readBlobMs: number;
   /** One `crypto.subtle.digest` of 1 KiB, awaited: a small write does two (blob and manifest). */
   sha256SmallUs: number;
-}
-
-/** Deterministic pseudo-random bytes (xorshift32). */
-export function patternBytes(length: number, seed = 1): Uint8Array {
-  const out = new Uint8Array(length);
-  let x = seed >>> 0 || 1;
-  for (let i = 0; i < length; i++) {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    out[i] = x & 0xff;
-  }
-  return out;
 }
 
 /**

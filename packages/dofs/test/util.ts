@@ -1,6 +1,8 @@
 /** Small helpers shared by the dofs test files (runtime-neutral). */
 import { expect } from "vitest";
 
+export { patternBytes } from "./bytes.js";
+
 export async function bytesOf(stream: ReadableStream<Uint8Array>): Promise<Uint8Array> {
   const parts: Uint8Array[] = [];
   for await (const part of stream as unknown as AsyncIterable<Uint8Array>) parts.push(part);
@@ -22,19 +24,6 @@ export async function piecesOf(stream: ReadableStream<Uint8Array>): Promise<numb
 /** Asserts that `promise` rejects with a WorkspaceFsError carrying `code`. */
 export async function expectCode(promise: Promise<unknown>, code: string): Promise<void> {
   await expect(promise).rejects.toMatchObject({ name: "WorkspaceFsError", code });
-}
-
-/** Deterministic pseudo-random bytes (xorshift), so chunk tests need no crypto. */
-export function patternBytes(length: number, seed = 1): Uint8Array {
-  const out = new Uint8Array(length);
-  let x = seed >>> 0 || 1;
-  for (let i = 0; i < length; i++) {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    out[i] = x & 0xff;
-  }
-  return out;
 }
 
 /** A stream that yields `data` in the given ragged piece sizes (cycled). */
