@@ -80,4 +80,8 @@ export const projects: TestProjectConfiguration[] = [
       exclude: ["**/node_modules/**", "**/dist/**", "**/*.node.test.ts"],
     },
   },
+  {
+    // Repository-wide checks (docs that name paths which must exist).
+    test: { name: "repo", environment: "node", include: ["scripts/**/*.test.ts"] },
+  },
 ];
