@@ -19,6 +19,15 @@ export const FS_ERROR_CODES = {
 export type FsErrorCode = keyof typeof FS_ERROR_CODES;
 
 /**
+ * The message shape every error class of this project uses, after Node's:
+ * `CODE: description, syscall: path` (just-bash matches on message text).
+ */
+export function errorMessage(code: string, description: string, syscall?: string, path?: string): string {
+  const head = syscall ? `${code}: ${description}, ${syscall}` : `${code}: ${description}`;
+  return path === undefined ? head : `${head}: ${path}`;
+}
+
+/**
  * Every filesystem failure. The message keeps Node's shape
  * (`ENOENT: no such file or directory, open: /a`) because just-bash matches on
  * message text while isomorphic-git matches on `code`.
@@ -31,10 +40,8 @@ export class WorkspaceFsError extends Error {
   readonly syscall: string | undefined;
 
   constructor(code: FsErrorCode, syscall?: string, path?: string, options?: { cause?: unknown; detail?: string }) {
-    const what = options?.detail ?? FS_ERROR_CODES[code];
-    const head = syscall ? `${code}: ${what}, ${syscall}` : `${code}: ${what}`;
     super(
-      path === undefined ? head : `${head}: ${path}`,
+      errorMessage(code, options?.detail ?? FS_ERROR_CODES[code], syscall, path),
       options?.cause === undefined ? undefined : { cause: options.cause },
     );
     this.code = code;

@@ -7,7 +7,7 @@
  * call) turns the plain Error back into a `WorkspaceRpcError` or dofs'
  * `WorkspaceFsError`, with the message unchanged.
  */
-import { FS_ERROR_CODES, type FsErrorCode, WorkspaceFsError } from "@cloudflare/dofs";
+import { errorMessage, FS_ERROR_CODES, type FsErrorCode, WorkspaceFsError } from "@cloudflare/dofs";
 
 /** Every code a `WorkspaceRpcError` can carry. The last three are reserved for the transport. */
 export const WIRE_ERROR_CODES = {
@@ -32,10 +32,8 @@ export class WorkspaceRpcError extends Error {
   readonly syscall: string | undefined;
 
   constructor(code: WireErrorCode, syscall?: string, path?: string, options?: { cause?: unknown; detail?: string }) {
-    const what = options?.detail ?? WIRE_ERROR_CODES[code];
-    const head = syscall ? `${code}: ${what}, ${syscall}` : `${code}: ${what}`;
     super(
-      path === undefined ? head : `${head}: ${path}`,
+      errorMessage(code, options?.detail ?? WIRE_ERROR_CODES[code], syscall, path),
       options?.cause === undefined ? undefined : { cause: options.cause },
     );
     this.code = code;
