@@ -1,6 +1,53 @@
+/**
+ * `@cloudflare/computer`: the Workspace, its runtime and the seams backends
+ * plug into. This entry runs in workerd (it builds Workers RPC stubs); the
+ * runtime core under `src/runtime/` is runtime-neutral.
+ */
+
+export {
+  TestBackend,
+  type TestBackendFault,
+  type TestBackendOp,
+  type TestBackendOptions,
+} from "./backends/test/backend.js";
+export type {
+  BackendContext,
+  BackendExec,
+  BackendHandle,
+  CommandBackend,
+  DirectBackend,
+  DirectExec,
+  DirectExecRequest,
+  ShellExecRequest,
+  ShellRPCLike,
+  WireExecEvent,
+  WorkspaceBackend,
+} from "./runtime/backend.js";
 export { decodeUtf8Events, Utf8EventDecoder } from "./runtime/decode.js";
+export {
+  isExecutionLost,
+  WORKSPACE_ERROR_CODES,
+  WorkspaceError,
+  type WorkspaceErrorCode,
+  WorkspaceExecutionLostError,
+  WorkspacePreDispatchTransportError,
+  WorkspaceTransportError,
+} from "./runtime/errors.js";
+export { executionKey, FENCE_CACHE_ENTRIES } from "./runtime/fence.js";
 export { ExecHandle, type ExecHandleOptions, emptySyncSummary } from "./runtime/handle.js";
+export {
+  DEFAULT_SYNC_RETRY,
+  type RetryPendingSyncResult,
+  retryNotBefore,
+  type SqlSyncRetrySchedulerOptions,
+  type SyncRetryIntent,
+  type SyncRetryOptions,
+  type SyncRetryScheduler,
+  sqlSyncRetryScheduler,
+} from "./runtime/retry.js";
+export { type ExecTemplateArgs, WorkspaceRuntime } from "./runtime/runtime.js";
 export { MISSING_EXIT_CODE, statusForExitCode } from "./runtime/status.js";
+export { isTransportError, SAFE_MESSAGE_MAX_CHARS, safeErrorMessage } from "./runtime/transport.js";
 export type {
   ExecEncoding,
   ExecEvent,
@@ -15,4 +62,46 @@ export type {
   KillSignal,
 } from "./runtime/types.js";
 export { MAX_EXEC_ID_BYTES, validateCwd, validateExecId, validateInput } from "./runtime/validate.js";
+export type {
+  ArtifactsCliRequest,
+  CapabilityOption,
+  GitCliRequest,
+  GitCliResult,
+  GitIdentity,
+  PublishedAsset,
+  PublishOptions,
+  WorkspaceArtifacts,
+  WorkspaceAssets,
+  WorkspaceGit,
+  WorkspaceGitProvider,
+} from "./workspace/capabilities.js";
+// The Workers RPC surface of a Workspace: stubs, the client, the Durable Object mixin, the service proxy, and Think.
+export {
+  getWorkspace,
+  type WorkspaceClient,
+  type WorkspaceClientRuntime,
+  type WorkspaceHandle,
+} from "./workspace/client.js";
+export type { WorkspaceClientFilesystem } from "./workspace/fs-client.js";
+export { decodeExecEvents, encodeExecEvents, type NdjsonExecLine } from "./workspace/ndjson.js";
+export type { WorkspaceExecHandle } from "./workspace/remote-handle.js";
+export { WorkspaceServiceProxy, type WorkspaceServiceProxyProps } from "./workspace/service-proxy.worker.js";
 export { type ShellValue, sh, shellQuote } from "./workspace/sh.js";
+export {
+  WorkspaceArtifactsStub,
+  WorkspaceAssetsStub,
+  WorkspaceFilesystemStub,
+  WorkspaceGitStub,
+  WorkspaceRuntimeExecHandleStub,
+  WorkspaceRuntimeStub,
+  WorkspaceStub,
+} from "./workspace/stub.worker.js";
+export { isThinkWorkspace, type ThinkFileInfo, type ThinkWorkspaceCompatibility } from "./workspace/think.js";
+export { type WorkspaceHost, withWorkspace } from "./workspace/with-workspace.worker.js";
+export {
+  type PullOptions,
+  Workspace,
+  type WorkspaceMount,
+  type WorkspaceOptions,
+  type WorkspaceStorage,
+} from "./workspace/workspace.js";

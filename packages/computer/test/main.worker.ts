@@ -1,7 +1,58 @@
 /**
- * The main module of the `computer:workerd` test project. The shared tests run
- * in this isolate and need nothing from it; workerd just requires a handler.
+ * The main module of the `computer:workerd` test project. `ScratchObject` is
+ * a bare Durable Object with SQLite storage: tests build a `Workspace` over
+ * its `ctx.storage` inside `runInDurableObject`, so each test chooses its own
+ * backends and options.
  */
+import { DurableObject } from "cloudflare:workers";
+import { TestBackend } from "../src/backends/test/backend.js";
+import type { PublishOptions } from "../src/workspace/capabilities.js";
+import type { WorkspaceStub } from "../src/workspace/stub.worker.js";
+import { withWorkspace } from "../src/workspace/with-workspace.worker.js";
+import { ScriptedBackend } from "./scripted-backend.js";
+
+export { WorkspaceServiceProxy } from "../src/workspace/service-proxy.worker.js";
+
+export class ScratchObject extends DurableObject<Cloudflare.Env> {
+  /** Differs between two incarnations of the same object, so a test can prove a restart happened. */
+  readonly incarnation: string = crypto.randomUUID();
+
+  // Explicit return types: inferred ones through DurableObjectStub trip TS2589.
+  getIncarnation(): string {
+    return this.incarnation;
+  }
+}
+
+/**
+ * A `withWorkspace` object as a user would write it: TestBackend first (the
+ * default), a scripted direct backend for exact event shapes, the Think
+ * methods, and an assets client that echoes its arguments in the URL.
+ */
+export class WorkspaceObject extends withWorkspace(DurableObject<Cloudflare.Env>, (self) => ({
+  storage: self.ctx.storage,
+  backends: [new TestBackend(), new ScriptedBackend()],
+  useThink: true,
+  assets: {
+    publish: async (path: string, options: PublishOptions) => ({
+      url: `https://assets.test${path}?expiresAfter=${options.expiresAfter}`,
+    }),
+  },
+})) {
+  /** Every stub handed out, so a test can check from inside the object that a client released it. */
+  readonly stubs: WorkspaceStub[] = [];
+
+  override async __getWorkspaceStub(): Promise<WorkspaceStub> {
+    const stub = await super.__getWorkspaceStub();
+    this.stubs.push(stub);
+    return stub;
+  }
+}
+
+/** The same without Think, assets or backends: a filesystem-only workspace. */
+export class PlainWorkspaceObject extends withWorkspace(DurableObject<Cloudflare.Env>, (self) => ({
+  storage: self.ctx.storage,
+})) {}
+
 export default {
   fetch(): Response {
     return new Response("computer test worker");

@@ -143,4 +143,69 @@ describe("ExecHandle", () => {
     expect(reading.source.cancelled()).toBeUndefined();
     expect(await reader.read()).toEqual({ done: true, value: undefined });
   });
+
+  it("runs finish once the stream drained, before it closes", async () => {
+    const order: string[] = [];
+    const { handle } = handleOf([out(1, "a"), exit(2, 0)], {
+      finish: async () => {
+        order.push("finish");
+        return {
+          pushed: 0,
+          pulled: 1,
+          skipped: [],
+          sync: { status: "complete", applied: 1, skipped: [] },
+        };
+      },
+    });
+    const reader = handle.getReader();
+    for (;;) {
+      const next = await reader.read();
+      order.push(next.done ? "closed" : next.value.name);
+      if (next.done) break;
+    }
+    expect(order).toEqual(["stdout", "exit", "finish", "closed"]);
+  });
+
+  it("keeps draining after a cancel when asked to, so finish still sees the exit", async () => {
+    let seen: ExecExitEvent | undefined;
+    let finished!: () => void;
+    const done = new Promise<void>((resolve) => {
+      finished = resolve;
+    });
+    const { handle, source } = handleOf([out(1, "a"), out(2, "b"), exit(3, 7)], {
+      onCancel: "drain",
+      finish: async (exitEvent) => {
+        seen = exitEvent;
+        finished();
+        return { pushed: 0, pulled: 0, skipped: [], sync: { status: "complete", applied: 0, skipped: [] } };
+      },
+    });
+    const reader = handle.getReader();
+    await reader.read();
+    await reader.cancel();
+    await done;
+    expect(seen).toEqual(exit(3, 7));
+    expect(source.cancelled()).toBe("not cancelled");
+  });
+
+  it("detaches on cancel by default and reports it", async () => {
+    let cancelled = 0;
+    const { handle, source } = handleOf([out(1, "a"), exit(2, 0)], { cancelled: () => void cancelled++ });
+    const reader = handle.getReader();
+    await reader.read();
+    await reader.cancel("bye");
+    expect(source.cancelled()).toBe("bye");
+    expect(cancelled).toBe(1);
+  });
+
+  it("collects a full replay for result() when the stream was resumed mid-way", async () => {
+    const full = sourceOf([out(1, "a"), out(2, "b"), exit(3, 0)]);
+    const { handle, source } = handleOf([out(2, "b"), exit(3, 0)], {
+      encoding: "utf8",
+      replay: async () => full.stream,
+    });
+    const result = await handle.result();
+    expect(result.stdout).toBe("ab");
+    expect(source.cancelled()).toBeUndefined();
+  });
 });

@@ -4,7 +4,8 @@
  * `result()` are two ways to consume the same events, so they exclude each
  * other: reading after `result()` errors the stream, and `result()` after
  * reading started throws. Backends supply the source stream and a kill
- * function; the sync bracket plugs in through `finish`.
+ * function; the sync bracket plugs in through `finish`, which runs once the
+ * source has drained — before the stream closes, whichever way it is read.
  */
 import { decodeUtf8Events } from "./decode.js";
 import { MISSING_EXIT_CODE, statusForExitCode } from "./status.js";
@@ -16,8 +17,26 @@ export interface ExecHandleOptions {
   /** `"utf8"` decodes byte events to strings; otherwise values pass through as the source sent them. */
   encoding?: ExecEncoding;
   kill(signal?: KillSignal): Promise<void>;
-  /** Runs once the source has drained, with the exit event if there was one. Defaults to an empty, complete sync. */
+  /**
+   * Runs once, after the source drained and before the stream closes, with
+   * the exit event if there was one. Must not throw: a failed sync is an
+   * outcome (`sync.status: "pending"`). Defaults to an empty, complete sync.
+   */
   finish?(exit: ExecExitEvent | undefined): Promise<ExecSyncSummary>;
+  /**
+   * The consumer cancelled the stream before it drained. `"drain"` keeps
+   * reading the source in the background so `finish` still runs (a deferred
+   * sync must see the whole execution); `"detach"` cancels the source and
+   * calls `cancelled` instead. Default `"detach"`.
+   */
+  onCancel?: "drain" | "detach";
+  cancelled?(): void;
+  /**
+   * Set when the stream starts mid-execution (a resumed `getExec`): `result()`
+   * then cancels it and collects this full replay instead, since a result
+   * made of a suffix would be wrong.
+   */
+  replay?(): Promise<ReadableStream<ExecEvent>>;
 }
 
 /** The summary reported when no sync bracket is plugged in. */
@@ -28,16 +47,33 @@ export function emptySyncSummary(): ExecSyncSummary {
 /** State shared with the underlying source, which is built before `this` exists. */
 class HandleSource {
   mode: "idle" | "stream" | "result" = "idle";
+  exit: ExecExitEvent | undefined;
   #reader: ReadableStreamDefaultReader<ExecEvent> | undefined;
+  #settled: Promise<ExecSyncSummary> | undefined;
 
   constructor(
     readonly id: string,
     readonly events: ReadableStream<ExecEvent>,
+    readonly options: ExecHandleOptions,
   ) {}
 
   get reader(): ReadableStreamDefaultReader<ExecEvent> {
     this.#reader ??= this.events.getReader();
     return this.#reader;
+  }
+
+  /** Reads one event, remembering the exit. */
+  async next(): Promise<{ done: true } | { done: false; value: ExecEvent }> {
+    const next = await this.reader.read();
+    if (next.done) return { done: true };
+    if (next.value.name === "exit") this.exit ??= next.value;
+    return { done: false, value: next.value };
+  }
+
+  /** The finish hook, run at most once. */
+  settle(): Promise<ExecSyncSummary> {
+    this.#settled ??= (this.options.finish ?? (async () => emptySyncSummary()))(this.exit);
+    return this.#settled;
   }
 
   async pull(controller: ReadableStreamDefaultController<ExecEvent>): Promise<void> {
@@ -50,13 +86,34 @@ class HandleSource {
       return;
     }
     this.mode = "stream";
-    const next = await this.reader.read();
-    if (next.done) controller.close();
-    else controller.enqueue(next.value);
+    const next = await this.next();
+    if (!next.done) {
+      controller.enqueue(next.value);
+      return;
+    }
+    await this.settle();
+    controller.close();
   }
 
-  cancel(reason?: unknown): Promise<void> {
-    return this.reader.cancel(reason);
+  async cancel(reason?: unknown): Promise<void> {
+    if (this.options.onCancel === "drain") {
+      void this.#drainInBackground();
+      return;
+    }
+    await this.reader.cancel(reason);
+    this.options.cancelled?.();
+  }
+
+  async #drainInBackground(): Promise<void> {
+    try {
+      for (;;) {
+        const next = await this.next();
+        if (next.done) break;
+      }
+      await this.settle();
+    } catch {
+      // Nobody is listening any more; the finish hook records failures itself.
+    }
   }
 }
 
@@ -65,13 +122,12 @@ export class ExecHandle extends ReadableStream<ExecEvent> {
   readonly backend: string;
   readonly #source: HandleSource;
   readonly #encoding: ExecEncoding | undefined;
-  readonly #kill: ExecHandleOptions["kill"];
-  readonly #finish: NonNullable<ExecHandleOptions["finish"]>;
+  readonly #options: ExecHandleOptions;
   #result: Promise<ExecResult> | undefined;
 
   constructor(source: ReadableStream<ExecEvent>, options: ExecHandleOptions) {
     const events = options.encoding === "utf8" ? decodeUtf8Events(source) : source;
-    const state = new HandleSource(options.id, events);
+    const state = new HandleSource(options.id, events, options);
     super(
       { pull: (controller) => state.pull(controller), cancel: (reason) => state.cancel(reason) },
       { highWaterMark: 0 },
@@ -80,8 +136,7 @@ export class ExecHandle extends ReadableStream<ExecEvent> {
     this.backend = options.backend;
     this.#source = state;
     this.#encoding = options.encoding;
-    this.#kill = options.kill;
-    this.#finish = options.finish ?? (async () => emptySyncSummary());
+    this.#options = options;
   }
 
   /**
@@ -102,7 +157,7 @@ export class ExecHandle extends ReadableStream<ExecEvent> {
   }
 
   kill(signal?: KillSignal): Promise<void> {
-    return this.#kill(signal);
+    return this.#options.kill(signal);
   }
 
   /** Cancels the stream and with it the source; the execution itself keeps running (use `kill`). */
@@ -113,19 +168,23 @@ export class ExecHandle extends ReadableStream<ExecEvent> {
   }
 
   async #collect(): Promise<ExecResult> {
-    const reader = this.#source.reader;
+    let source = this.#source;
+    if (this.#options.replay) {
+      await source.reader.cancel().catch(() => {});
+      const full = await this.#options.replay();
+      source = new HandleSource(this.id, this.#encoding === "utf8" ? decodeUtf8Events(full) : full, this.#options);
+    }
     const stdout: Array<string | Uint8Array> = [];
     const stderr: Array<string | Uint8Array> = [];
-    let exit: ExecExitEvent | undefined;
     for (;;) {
-      const next = await reader.read();
+      const next = await source.next();
       if (next.done) break;
       const event = next.value;
-      if (event.name === "exit") exit ??= event;
-      else (event.name === "stdout" ? stdout : stderr).push(event.value);
+      if (event.name !== "exit") (event.name === "stdout" ? stdout : stderr).push(event.value);
     }
+    const exit = source.exit;
     const exitCode = exit?.code ?? MISSING_EXIT_CODE;
-    const summary = await this.#finish(exit);
+    const summary = await source.settle();
     const result: ExecResult = {
       status: statusForExitCode(exitCode),
       exitCode,

@@ -31,3 +31,53 @@ export function validateCwd(cwd: string | undefined): void {
     throw new TypeError(`cwd must be an absolute path; got ${JSON.stringify(cwd)}`);
   }
 }
+
+const SYNC_MODES = new Set(["wait", "defer"]);
+
+/** The rest of `exec`'s options: each wrong type would otherwise surface as a confusing backend error. */
+export function validateExecOptions(options: {
+  encoding?: unknown;
+  env?: unknown;
+  stdin?: unknown;
+  timeoutMs?: unknown;
+  sync?: unknown;
+}): void {
+  if (options.encoding !== undefined && options.encoding !== "utf8") {
+    throw new TypeError(`encoding must be "utf8" or omitted; got ${JSON.stringify(options.encoding)}`);
+  }
+  if (options.env !== undefined) {
+    if (typeof options.env !== "object" || options.env === null || Array.isArray(options.env)) {
+      throw new TypeError("env must be an object of strings");
+    }
+    for (const [key, value] of Object.entries(options.env)) {
+      if (typeof value !== "string") throw new TypeError(`env.${key} must be a string; got ${typeof value}`);
+    }
+  }
+  if (options.stdin !== undefined && typeof options.stdin !== "string" && !(options.stdin instanceof Uint8Array)) {
+    throw new TypeError("stdin must be a string or a Uint8Array");
+  }
+  if (options.timeoutMs !== undefined) {
+    const ms = options.timeoutMs;
+    if (typeof ms !== "number" || !Number.isSafeInteger(ms) || ms < 0) {
+      throw new TypeError(`timeoutMs must be a non-negative integer (0 disables the timeout); got ${String(ms)}`);
+    }
+  }
+  if (options.sync !== undefined && !SYNC_MODES.has(options.sync as string)) {
+    throw new TypeError(`sync must be "wait" or "defer"; got ${JSON.stringify(options.sync)}`);
+  }
+}
+
+const RESUME_MODES = new Set(["tail", "full"]);
+
+export function validateResume(resume: unknown): void {
+  if (resume === undefined || RESUME_MODES.has(resume as string)) return;
+  if (typeof resume === "number" && Number.isSafeInteger(resume) && resume >= 0) return;
+  throw new TypeError(`resume must be "tail", "full" or a seq number; got ${JSON.stringify(resume)}`);
+}
+
+const SIGNALS = new Set(["SIGTERM", "SIGKILL", "SIGINT", "SIGHUP"]);
+
+export function validateSignal(signal: unknown): void {
+  if (signal === undefined || SIGNALS.has(signal as string)) return;
+  throw new TypeError(`signal must be one of SIGTERM, SIGKILL, SIGINT, SIGHUP; got ${JSON.stringify(signal)}`);
+}

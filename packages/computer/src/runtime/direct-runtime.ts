@@ -1,0 +1,71 @@
+/**
+ * A direct backend behind the runtime's interface: it runs executions
+ * itself on the workspace's own storage, so there is no bracket, no fencing
+ * and no connection to manage — only handles to build.
+ */
+import type { DirectBackend, DirectExecRequest } from "./backend.js";
+import { ExecHandle } from "./handle.js";
+import type { ExecEncoding, KillSignal } from "./types.js";
+
+export class DirectRuntime {
+  readonly kind = "direct";
+  readonly #backend: DirectBackend;
+
+  constructor(backend: DirectBackend) {
+    this.#backend = backend;
+  }
+
+  get id(): string {
+    return this.#backend.id;
+  }
+
+  get type(): string {
+    return this.#backend.type;
+  }
+
+  get callable(): boolean {
+    return this.#backend.callable;
+  }
+
+  async exec(source: string, request: DirectExecRequest & { encoding?: ExecEncoding }): Promise<ExecHandle> {
+    const { encoding, ...rest } = request;
+    const exec = await this.#backend.exec(source, rest);
+    return new ExecHandle(exec.events, {
+      id: exec.id,
+      backend: this.id,
+      ...(encoding === undefined ? {} : { encoding }),
+      kill: (signal) => this.killExec(exec.id, signal),
+    });
+  }
+
+  async getExec(
+    id: string,
+    options: { encoding?: ExecEncoding; resume?: "tail" | "full" | number },
+  ): Promise<ExecHandle> {
+    const after = options.resume === undefined || options.resume === "full" ? 0 : options.resume;
+    const exec = await this.#backend.getExec(id, { after });
+    return new ExecHandle(exec.events, {
+      id,
+      backend: this.id,
+      ...(options.encoding === undefined ? {} : { encoding: options.encoding }),
+      kill: (signal) => this.killExec(id, signal),
+      ...(after === 0 ? {} : { replay: async () => (await this.#backend.getExec(id, { after: 0 })).events }),
+    });
+  }
+
+  killExec(id: string, signal?: KillSignal): Promise<void> {
+    return this.#backend.killExec(id, signal);
+  }
+
+  disposeExec(id: string): Promise<void> {
+    return this.#backend.disposeExec(id);
+  }
+
+  async ready(): Promise<void> {
+    await this.#backend.ready?.();
+  }
+
+  async close(): Promise<void> {
+    await this.#backend.close?.();
+  }
+}

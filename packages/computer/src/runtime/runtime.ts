@@ -1,0 +1,137 @@
+/**
+ * `workspace.runtime`: validates a call, picks the backend (the first one
+ * when none is named) and hands over. Choosing a backend is routing, not
+ * authorization: every backend sees the same workspace.
+ */
+import type { SyncBudget } from "@cloudflare/dofs/sync";
+import { type ShellValue, sh } from "../workspace/sh.js";
+import type { CommandRuntime } from "./command-runtime.js";
+import type { DirectRuntime } from "./direct-runtime.js";
+import { closedError, noBackendsError, unknownBackendError, WorkspaceError } from "./errors.js";
+import type { ExecHandle } from "./handle.js";
+import type { RetryPendingSyncResult } from "./retry.js";
+import type { ExecOptions, GetExecOptions, KillSignal } from "./types.js";
+import {
+  validateCwd,
+  validateExecId,
+  validateExecOptions,
+  validateInput,
+  validateResume,
+  validateSignal,
+} from "./validate.js";
+
+export type BackendRuntime = CommandRuntime | DirectRuntime;
+
+/** What `exec` accepts besides `(source, options)`: a tagged template whose values are shell-quoted. */
+export type ExecTemplateArgs = [strings: TemplateStringsArray, ...values: ShellValue[]];
+
+export class WorkspaceRuntime {
+  readonly #backends: ReadonlyMap<string, BackendRuntime>;
+  readonly #deferReady: () => boolean;
+  #closed = false;
+
+  /** `deferReady` says whether `sync: "defer"` can be honoured (a retry scheduler is configured). */
+  constructor(backends: readonly BackendRuntime[], deferReady: () => boolean) {
+    const byId = new Map<string, BackendRuntime>();
+    for (const backend of backends) {
+      if (byId.has(backend.id))
+        throw new TypeError(`Duplicate backend id "${backend.id}": each backend needs its own id`);
+      byId.set(backend.id, backend);
+    }
+    this.#backends = byId;
+    this.#deferReady = deferReady;
+  }
+
+  /** Configured backend ids, the default first. */
+  get backends(): string[] {
+    return [...this.#backends.keys()];
+  }
+
+  exec(source: string, options?: ExecOptions): Promise<ExecHandle>;
+  exec(...template: ExecTemplateArgs): Promise<ExecHandle>;
+  async exec(first: string | TemplateStringsArray, ...rest: unknown[]): Promise<ExecHandle> {
+    const isTemplate = typeof first !== "string";
+    const source = isTemplate ? sh(first, ...(rest as ShellValue[])) : first;
+    const options: ExecOptions = isTemplate ? { encoding: "utf8" } : ((rest[0] as ExecOptions | undefined) ?? {});
+    if (typeof source !== "string") throw new TypeError("exec source must be a string");
+    if (typeof options !== "object" || options === null) throw new TypeError("exec options must be an object");
+    const backend = this.#route(options.backend, "exec");
+    const id = options.id === undefined ? crypto.randomUUID() : validateExecId(options.id);
+    validateInput(backend, options.input);
+    validateCwd(options.cwd);
+    validateExecOptions(options);
+    if (options.sync === "defer" && !this.#deferReady()) {
+      throw new WorkspaceError(
+        "ENOTCONFIGURED",
+        'sync: "defer" needs a retryScheduler: pass one to new Workspace({ retryScheduler }) so the deferred pull is retried',
+        { backend: backend.id },
+      );
+    }
+    const { backend: _backend, id: _id, sync, input, ...common } = options;
+    if (backend.kind === "command") {
+      return backend.exec(source, { ...common, id, ...(sync === undefined ? {} : { sync }) });
+    }
+    return backend.exec(source, { ...common, id, ...(input === undefined ? {} : { input }) });
+  }
+
+  async getExec(id: string, options: GetExecOptions = {}): Promise<ExecHandle> {
+    const backend = this.#route(options.backend, "getExec");
+    validateExecId(id);
+    validateResume(options.resume);
+    validateExecOptions({ encoding: options.encoding });
+    const { backend: _backend, ...rest } = options;
+    return backend.getExec(id, rest);
+  }
+
+  async killExec(id: string, options: { backend?: string; signal?: KillSignal } = {}): Promise<void> {
+    const backend = this.#route(options.backend, "killExec");
+    validateExecId(id);
+    validateSignal(options.signal);
+    await backend.killExec(id, options.signal);
+  }
+
+  async disposeExec(id: string, options: { backend?: string } = {}): Promise<void> {
+    const backend = this.#route(options.backend, "disposeExec");
+    validateExecId(id);
+    await backend.disposeExec(id);
+  }
+
+  /** Whether `exec` on this backend takes `input` (false for unknown ids). */
+  isCallable(id: string): boolean {
+    return this.#backends.get(id)?.callable ?? false;
+  }
+
+  /** @internal The backend runtime for workspace-level sync calls. */
+  backend(id: string | undefined, syscall: string): BackendRuntime {
+    return this.#route(id, syscall);
+  }
+
+  /** @internal Workspace-level sync helpers route through here so errors match `exec`'s. */
+  commandBackend(id: string | undefined, syscall: string): CommandRuntime | undefined {
+    const backend = this.#route(id, syscall);
+    return backend.kind === "command" ? backend : undefined;
+  }
+
+  /** @internal */
+  async retryPendingSync(id: string | undefined, budget: SyncBudget): Promise<RetryPendingSyncResult> {
+    const backend = this.commandBackend(id, "retryPendingSync");
+    if (!backend) return { status: "idle", backend: id ?? this.backends[0] ?? "" };
+    return backend.retryPendingSync(budget);
+  }
+
+  /** @internal */
+  async close(): Promise<void> {
+    this.#closed = true;
+    await Promise.allSettled([...this.#backends.values()].map((backend) => backend.close()));
+  }
+
+  #route(id: string | undefined, syscall: string): BackendRuntime {
+    if (this.#closed) throw closedError(`runtime.${syscall}`);
+    if (this.#backends.size === 0) throw noBackendsError();
+    if (id === undefined) return this.#backends.values().next().value as BackendRuntime;
+    if (typeof id !== "string") throw new TypeError("backend must be a string id");
+    const backend = this.#backends.get(id);
+    if (!backend) throw unknownBackendError(id, this.backends);
+    return backend;
+  }
+}

@@ -1,0 +1,62 @@
+/**
+ * The seams of a Workspace's optional capabilities. Each is configured by
+ * the host and reached through `workspace.git` / `.assets` / `.artifacts`
+ * (and the same names on a `WorkspaceStub`). The implementations live in
+ * their own subpath exports (`@cloudflare/computer/git`, `/assets`,
+ * `/artifacts`), so a Worker that does not use one does not bundle it.
+ */
+import type { WorkspaceFilesystem } from "@cloudflare/dofs";
+
+export interface GitIdentity {
+  name: string;
+  email: string;
+}
+
+export interface GitCliRequest {
+  argv: string[];
+  cwd?: string;
+  env?: Record<string, string>;
+  stdin?: string;
+}
+
+export interface GitCliResult {
+  stdout: string;
+  stderr: string;
+  exitCode: number;
+}
+
+/** What the shell's `git` and `ws:git` need; the full client adds the typed methods (clone, commit, …). */
+export interface WorkspaceGit {
+  cli(request: GitCliRequest): Promise<GitCliResult>;
+}
+
+/** What `createGitClient()` returns: bound to a workspace's filesystem when the Workspace is built. */
+export interface WorkspaceGitProvider<Git extends WorkspaceGit = WorkspaceGit> {
+  open(context: { fs: WorkspaceFilesystem; defaultIdentity?: GitIdentity }): Git;
+}
+
+export interface PublishOptions {
+  /** Lifetime of the URL, ms (rounded up to seconds, at most 7 days). */
+  expiresAfter: number;
+}
+
+export interface PublishedAsset {
+  url: string;
+}
+
+export interface WorkspaceAssets {
+  /** Uploads the file and returns a presigned URL for it. */
+  publish(path: string, options: PublishOptions): Promise<PublishedAsset>;
+}
+
+export interface ArtifactsCliRequest {
+  argv: string[];
+  env?: Record<string, string>;
+}
+
+export interface WorkspaceArtifacts {
+  cli(request: ArtifactsCliRequest): Promise<GitCliResult>;
+}
+
+/** A capability given directly, or built from the Workspace once it exists. */
+export type CapabilityOption<T, W> = T | ((workspace: W) => T);

@@ -1,0 +1,279 @@
+/**
+ * `getWorkspace(handle)`: one client shape for a Workspace wherever it lives.
+ *
+ * - In the same isolate (a `withWorkspace` Durable Object passing itself, or
+ *   `runInDurableObject`'s instance) the client calls the Workspace directly
+ *   and disposing it does nothing.
+ * - Anywhere else (a DO stub, a `WorkspaceServiceProxy` in a Dynamic Worker)
+ *   it asks for a `WorkspaceStub` over Workers RPC and wraps it: the child
+ *   stubs are fetched once, fs errors get their class back, and execution
+ *   handles are rebuilt as `ExecHandle`-like streams (remote-handle.ts).
+ *   Disposing the client releases every stub it holds.
+ *
+ * This file is runtime-neutral: it knows the Workspace and its stubs only by
+ * shape, so it type-checks without `cloudflare:workers`.
+ */
+import type { WorkspaceFilesystem } from "@cloudflare/dofs";
+import type { ExecTemplateArgs, WorkspaceRuntime } from "../runtime/runtime.js";
+import type { ExecOptions, GetExecOptions, KillSignal } from "../runtime/types.js";
+import type { WorkspaceArtifacts, WorkspaceAssets, WorkspaceGit } from "./capabilities.js";
+import {
+  localFilesystem,
+  type RemoteFilesystem,
+  rebuildFsError,
+  remoteFilesystem,
+  type WorkspaceClientFilesystem,
+} from "./fs-client.js";
+import { RemoteExecHandle, type RemoteExecHandleStub, type WorkspaceExecHandle } from "./remote-handle.js";
+import { type ShellValue, sh } from "./sh.js";
+import { type ThinkWorkspaceCompatibility, thinkMethods } from "./think.js";
+
+/**
+ * Where `withWorkspace` keeps a Durable Object's Workspace. Module-private in
+ * spirit: exported only so with-workspace can set it. Symbols do not cross
+ * RPC, so finding one proves the Workspace is in this isolate.
+ */
+export const WORKSPACE_INSTANCE: unique symbol = Symbol("@cloudflare/computer.workspace");
+
+/** What the in-isolate client needs of a Workspace. */
+export interface LocalWorkspace {
+  readonly fs: WorkspaceFilesystem;
+  readonly runtime: WorkspaceRuntime;
+  readonly git: WorkspaceGit;
+  readonly assets: WorkspaceAssets | undefined;
+  readonly artifacts: WorkspaceArtifacts;
+  readonly useThink: boolean;
+  ready(): Promise<void>;
+}
+
+/** Anything `getWorkspace` accepts: a `withWorkspace` DO (local or a stub), a `WorkspaceServiceProxy` stub, … */
+export interface WorkspaceHandle {
+  __getWorkspaceStub(): unknown;
+}
+
+export interface WorkspaceClientRuntime {
+  /** A UUID id is assigned when none is given. */
+  exec(source: string, options?: ExecOptions): Promise<WorkspaceExecHandle>;
+  /** Values are shell-quoted here, before anything is sent; output is utf8. */
+  exec(...template: ExecTemplateArgs): Promise<WorkspaceExecHandle>;
+  getExec(id: string, options?: GetExecOptions): Promise<WorkspaceExecHandle>;
+  killExec(id: string, options?: { backend?: string; signal?: KillSignal }): Promise<void>;
+  disposeExec(id: string, options?: { backend?: string }): Promise<void>;
+}
+
+interface WorkspaceClientBase {
+  readonly fs: WorkspaceClientFilesystem;
+  readonly runtime: WorkspaceClientRuntime;
+  /** The git CLI; calls fail with the not-configured error when the workspace has no git. */
+  readonly git: WorkspaceGit;
+  /** Undefined when the workspace has no assets client. */
+  readonly assets: WorkspaceAssets | undefined;
+  readonly artifacts: WorkspaceArtifacts;
+  /** Releases the RPC stubs (a no-op for an in-isolate client). */
+  [Symbol.dispose](): void;
+}
+
+/** With `useThink` the Think file methods are there too; check `client.useThink` to narrow. */
+export type WorkspaceClient =
+  | (WorkspaceClientBase & { readonly useThink: true } & ThinkWorkspaceCompatibility)
+  | (WorkspaceClientBase & { readonly useThink: false });
+
+export async function getWorkspace(handle: WorkspaceHandle): Promise<WorkspaceClient> {
+  if (typeof handle !== "object" || handle === null) {
+    throw new TypeError("getWorkspace(handle) needs a withWorkspace Durable Object, its stub, or a workspace proxy");
+  }
+  const local = (handle as { [WORKSPACE_INSTANCE]?: unknown })[WORKSPACE_INSTANCE];
+  if (typeof local === "object" && local !== null) {
+    const workspace = local as LocalWorkspace;
+    await workspace.ready();
+    return localClient(workspace);
+  }
+  if (typeof handle.__getWorkspaceStub !== "function") {
+    throw new TypeError(
+      "getWorkspace(handle): the handle has no __getWorkspaceStub(); wrap the class in withWorkspace",
+    );
+  }
+  return remoteClient((await handle.__getWorkspaceStub()) as RemoteWorkspaceStub);
+}
+
+function localClient(workspace: LocalWorkspace): WorkspaceClient {
+  const { runtime } = workspace;
+  const base: WorkspaceClientBase = {
+    fs: localFilesystem(workspace.fs),
+    runtime: {
+      exec: (first: string | TemplateStringsArray, ...rest: unknown[]) => {
+        const { source, options } = execArguments(first, rest);
+        return runtime.exec(source, options);
+      },
+      getExec: (id, options) => runtime.getExec(id, options),
+      killExec: (id, options) => runtime.killExec(id, options),
+      disposeExec: (id, options) => runtime.disposeExec(id, options),
+    },
+    // The Workspace getters throw when unconfigured: read them per call, in an async function, so the
+    // client always builds and the failure is a rejection of the call, as it is over RPC.
+    git: { cli: async (request) => workspace.git.cli(request) },
+    assets: workspace.assets,
+    artifacts: { cli: async (request) => workspace.artifacts.cli(request) },
+    [Symbol.dispose]: () => {},
+  };
+  if (workspace.useThink) return { ...base, useThink: true, ...thinkMethods(workspace.fs) };
+  return { ...base, useThink: false };
+}
+
+/**
+ * A thenable for a property read over RPC, or the value itself. Calls on a
+ * stub return such thenables too; the client always awaits them inside its
+ * own async functions; handing one straight back leaves a second, internal
+ * rejection that workerd reports as unhandled when the call fails.
+ */
+type Remote<T> = T | PromiseLike<T>;
+
+interface RemoteRuntimeStub {
+  exec(source: string, options: ExecOptions): Promise<RemoteHandleStub>;
+  getExec(id: string, options?: GetExecOptions): Promise<RemoteHandleStub>;
+  killExec(id: string, options?: { backend?: string; signal?: KillSignal }): Promise<void>;
+  disposeExec(id: string, options?: { backend?: string }): Promise<void>;
+  [Symbol.dispose](): void;
+}
+
+interface RemoteHandleStub extends RemoteExecHandleStub {
+  readonly backend: Remote<string>;
+}
+
+interface RemoteCliStub<T> {
+  cli(request: T): ReturnType<WorkspaceGit["cli"]>;
+  [Symbol.dispose](): void;
+}
+
+interface RemoteAssetsStub extends WorkspaceAssets {
+  [Symbol.dispose](): void;
+}
+
+/** A `WorkspaceStub` as this side of RPC sees it: getters are read by awaiting them. */
+interface RemoteWorkspaceStub extends ThinkWorkspaceCompatibility {
+  readonly fs: Remote<RemoteFilesystem & { [Symbol.dispose](): void }>;
+  readonly runtime: Remote<RemoteRuntimeStub>;
+  readonly git: Remote<RemoteCliStub<Parameters<WorkspaceGit["cli"]>[0]>>;
+  /** Null, not undefined, when unset (see `WorkspaceStub.assets`). */
+  readonly assets: Remote<RemoteAssetsStub | null>;
+  readonly artifacts: Remote<RemoteCliStub<Parameters<WorkspaceArtifacts["cli"]>[0]>>;
+  readonly useThink: Remote<boolean>;
+  [Symbol.dispose](): void;
+}
+
+async function remoteClient(stub: RemoteWorkspaceStub): Promise<WorkspaceClient> {
+  const held: Array<{ [Symbol.dispose](): void } | undefined> = [];
+  let released = false;
+  const release = (): void => {
+    if (released) return;
+    released = true;
+    for (const child of [...held, stub]) {
+      try {
+        child?.[Symbol.dispose]();
+      } catch {
+        // A stub already gone (its session ended) needs no releasing.
+      }
+    }
+  };
+  let children: [
+    Awaited<RemoteWorkspaceStub["fs"]>,
+    Awaited<RemoteWorkspaceStub["runtime"]>,
+    Awaited<RemoteWorkspaceStub["git"]>,
+    Awaited<RemoteWorkspaceStub["assets"]>,
+    Awaited<RemoteWorkspaceStub["artifacts"]>,
+    boolean,
+  ];
+  try {
+    // Each read settles on its own so a failure still leaves every stub that did arrive in `held`.
+    const reads = [stub.fs, stub.runtime, stub.git, stub.assets, stub.artifacts, stub.useThink].map(async (read) => {
+      const value = await read;
+      if (typeof value === "object" && value !== null) held.push(value as { [Symbol.dispose](): void });
+      return value;
+    });
+    const settled = await Promise.allSettled(reads);
+    const failed = settled.find((outcome) => outcome.status === "rejected");
+    if (failed) throw failed.reason;
+    children = settled.map((outcome) => (outcome as PromiseFulfilledResult<unknown>).value) as typeof children;
+  } catch (error) {
+    release();
+    throw error;
+  }
+  const [fs, runtime, git, assets, artifacts, useThink] = children;
+
+  const handle = (remote: RemoteHandleStub, id: string, backend: string): WorkspaceExecHandle =>
+    new RemoteExecHandle(remote, {
+      id,
+      backend,
+      kill: async (signal) => {
+        await runtime.killExec(id, { backend, ...(signal === undefined ? {} : { signal }) });
+      },
+    });
+  // The backend is known up front when the caller named it; otherwise it is one more read from the handle stub.
+  const backendOf = async (remote: RemoteHandleStub, requested: string | undefined): Promise<string> => {
+    try {
+      return requested ?? (await remote.backend);
+    } catch (error) {
+      remote[Symbol.dispose]();
+      throw error;
+    }
+  };
+
+  const base: WorkspaceClientBase = {
+    fs: remoteFilesystem(fs),
+    runtime: {
+      exec: async (first: string | TemplateStringsArray, ...rest: unknown[]) => {
+        const { source, options } = execArguments(first, rest);
+        const remote = await runtime.exec(source, options);
+        return handle(remote, options.id, await backendOf(remote, options.backend));
+      },
+      getExec: async (id, options = {}) => {
+        const remote = await runtime.getExec(id, options);
+        return handle(remote, id, await backendOf(remote, options.backend));
+      },
+      killExec: async (id, options) => {
+        await runtime.killExec(id, options);
+      },
+      disposeExec: async (id, options) => {
+        await runtime.disposeExec(id, options);
+      },
+    },
+    git: { cli: async (request) => await git.cli(request) },
+    assets: assets === null ? undefined : { publish: async (path, options) => await assets.publish(path, options) },
+    artifacts: { cli: async (request) => await artifacts.cli(request) },
+    [Symbol.dispose]: release,
+  };
+  if (!useThink) return { ...base, useThink: false };
+  const think: ThinkWorkspaceCompatibility = {
+    readFile: (path) => rethrow(stub.readFile(path)),
+    readFileBytes: (path) => rethrow(stub.readFileBytes(path)),
+    writeFile: (path, content, mimeType) => rethrow(stub.writeFile(path, content, mimeType)),
+    readDir: (dir, options) => rethrow(stub.readDir(dir, options)),
+    rm: (path, options) => rethrow(stub.rm(path, options)),
+    glob: (pattern) => rethrow(stub.glob(pattern)),
+    mkdir: (path, options) => rethrow(stub.mkdir(path, options)),
+    stat: (path) => rethrow(stub.stat(path)),
+  };
+  return { ...base, useThink: true, ...think };
+}
+
+async function rethrow<T>(call: Promise<T>): Promise<T> {
+  try {
+    return await call;
+  } catch (error) {
+    throw rebuildFsError(error);
+  }
+}
+
+/** `exec`'s two call shapes as `(source, options)`, with the id always set. */
+function execArguments(
+  first: string | TemplateStringsArray,
+  rest: unknown[],
+): { source: string; options: ExecOptions & { id: string } } {
+  const isTemplate = typeof first === "object" && first !== null && Array.isArray((first as TemplateStringsArray).raw);
+  const source = isTemplate ? sh(first as TemplateStringsArray, ...(rest as ShellValue[])) : first;
+  if (typeof source !== "string") throw new TypeError("exec source must be a string or a tagged template");
+  const options: unknown = isTemplate ? { encoding: "utf8" } : (rest[0] ?? {});
+  if (typeof options !== "object" || options === null) throw new TypeError("exec options must be an object");
+  const given = options as ExecOptions;
+  return { source, options: { ...given, id: given.id ?? crypto.randomUUID() } };
+}

@@ -1,0 +1,141 @@
+/**
+ * An execution handle rebuilt on the client side of Workers RPC, with the
+ * same contract as `ExecHandle`: a highWaterMark-0, single-consumer
+ * `ReadableStream<ExecEvent>` plus `id`, `backend`, `result()`, `kill()` and
+ * dispose. The remote `WorkspaceRuntimeExecHandleStub` offers `stream()`
+ * (NDJSON bytes) and `result()`, each once and never both; this class maps
+ * its two ways of consuming onto them lazily, so nothing crosses the wire
+ * until the caller reads or asks for the result.
+ *
+ * The remote stub is released once the execution has been consumed (the
+ * stream closed or errored, the result settled) or on dispose.
+ */
+import type { ExecEvent, ExecResult, KillSignal } from "../runtime/types.js";
+import { decodeExecEvents } from "./ndjson.js";
+
+/** What the client needs of a `WorkspaceRuntimeExecHandleStub` across RPC. */
+export interface RemoteExecHandleStub {
+  result(): Promise<ExecResult>;
+  stream(): Promise<ReadableStream<Uint8Array>>;
+  [Symbol.dispose](): void;
+}
+
+/** The handle shape both clients hand out: `ExecHandle` in-isolate, `RemoteExecHandle` over RPC. */
+export interface WorkspaceExecHandle extends ReadableStream<ExecEvent> {
+  readonly id: string;
+  readonly backend: string;
+  result(): Promise<ExecResult>;
+  kill(signal?: KillSignal): Promise<void>;
+  [Symbol.dispose](): void;
+}
+
+class RemoteSource {
+  mode: "idle" | "stream" | "result" = "idle";
+  #reader: ReadableStreamDefaultReader<ExecEvent> | undefined;
+  #released = false;
+
+  constructor(
+    readonly id: string,
+    readonly remote: RemoteExecHandleStub,
+  ) {}
+
+  async pull(controller: ReadableStreamDefaultController<ExecEvent>): Promise<void> {
+    if (this.mode === "result") {
+      controller.error(
+        new TypeError(
+          `Execution "${this.id}": the stream cannot be read after result() was called; use one or the other`,
+        ),
+      );
+      return;
+    }
+    this.mode = "stream";
+    try {
+      this.#reader ??= decodeExecEvents(await this.remote.stream()).getReader();
+      const next = await this.#reader.read();
+      if (!next.done) {
+        controller.enqueue(next.value);
+        return;
+      }
+      controller.close();
+    } catch (error) {
+      this.release();
+      throw error;
+    }
+    this.release();
+  }
+
+  async cancel(reason?: unknown): Promise<void> {
+    try {
+      await this.#reader?.cancel(reason);
+    } finally {
+      this.release();
+    }
+  }
+
+  /** Drops the remote stub; the execution itself keeps running. */
+  release(): void {
+    if (this.#released) return;
+    this.#released = true;
+    try {
+      this.remote[Symbol.dispose]();
+    } catch {
+      // Already disposed with its parent stub; nothing left to release.
+    }
+  }
+}
+
+export class RemoteExecHandle extends ReadableStream<ExecEvent> implements WorkspaceExecHandle {
+  readonly id: string;
+  readonly backend: string;
+  readonly #source: RemoteSource;
+  readonly #kill: (signal?: KillSignal) => Promise<void>;
+  #result: Promise<ExecResult> | undefined;
+
+  constructor(
+    remote: RemoteExecHandleStub,
+    options: { id: string; backend: string; kill(signal?: KillSignal): Promise<void> },
+  ) {
+    const source = new RemoteSource(options.id, remote);
+    super(
+      { pull: (controller) => source.pull(controller), cancel: (reason) => source.cancel(reason) },
+      { highWaterMark: 0 },
+    );
+    this.id = options.id;
+    this.backend = options.backend;
+    this.#source = source;
+    this.#kill = options.kill;
+  }
+
+  /** Memoised. Throws synchronously once reading the stream has started, as `ExecHandle.result()` does. */
+  result(): Promise<ExecResult> {
+    if (this.#result) return this.#result;
+    if (this.#source.mode === "stream") {
+      throw new TypeError(
+        `Execution "${this.id}": result() cannot be called after reading the stream started; use one or the other`,
+      );
+    }
+    this.#source.mode = "result";
+    this.#result = this.#collect();
+    return this.#result;
+  }
+
+  kill(signal?: KillSignal): Promise<void> {
+    return this.#kill(signal);
+  }
+
+  /** Awaited here, not chained: `.finally` on an RPC promise would be read as a remote method. */
+  async #collect(): Promise<ExecResult> {
+    try {
+      return await this.#source.remote.result();
+    } finally {
+      this.#source.release();
+    }
+  }
+
+  /** Cancels the stream and releases the remote handle; the execution keeps running (use `kill`). */
+  [Symbol.dispose](): void {
+    if (this.#result) return;
+    const cancelled = this.locked ? this.#source.cancel() : this.cancel();
+    cancelled.catch(() => {});
+  }
+}

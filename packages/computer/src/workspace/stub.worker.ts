@@ -1,0 +1,437 @@
+/**
+ * The Workers RPC surface of a Workspace. `workspace.stub()` (and a
+ * `withWorkspace` DO's `__getWorkspaceStub()`) hands a `WorkspaceStub` to
+ * another isolate; its getters hand out one child stub per capability.
+ *
+ * Workers RPC exposes only prototype methods and getters of an `RpcTarget`
+ * (never own properties), so everything here is a method or a getter.
+ * Disposing a stub disposes the stubs it handed out (see DisposableStub).
+ * Methods are async so that every failure is a rejection: workerd reports a
+ * synchronous throw out of an RPC method as an uncaught exception.
+ * Byte streams are the only streams RPC carries: execution events go out as
+ * NDJSON (ndjson.ts) and are rebuilt into an `ExecHandle`-like stream by the
+ * client (client.ts).
+ */
+
+import { RpcTarget } from "cloudflare:workers";
+import type {
+  DirEntry,
+  FindEntry,
+  GrepMatch,
+  GrepOptions,
+  MkdirOptions,
+  PageOptions,
+  ReadFileOptions,
+  RmOptions,
+  Stat,
+  WorkspaceFilesystem,
+  WriteData,
+  WriteFileOptions,
+} from "@cloudflare/dofs";
+import { WorkspaceError } from "../runtime/errors.js";
+import type { ExecHandle } from "../runtime/handle.js";
+import type { WorkspaceRuntime } from "../runtime/runtime.js";
+import type { ExecOptions, ExecResult, GetExecOptions, KillSignal } from "../runtime/types.js";
+import type {
+  ArtifactsCliRequest,
+  GitCliRequest,
+  GitCliResult,
+  PublishedAsset,
+  PublishOptions,
+  WorkspaceArtifacts,
+  WorkspaceAssets,
+  WorkspaceGit,
+} from "./capabilities.js";
+import { exists, statOrNull } from "./fs-client.js";
+import { encodeExecEvents } from "./ndjson.js";
+import { type ThinkFileInfo, type ThinkWorkspaceCompatibility, thinkMethods } from "./think.js";
+import type { Workspace } from "./workspace.js";
+
+/**
+ * Shared by every stub. Once disposed — by its RPC client, or with its parent —
+ * calls fail instead of reaching the workspace, and its children go with it.
+ * Each getter access creates a fresh child: workerd disposes a target each
+ * time one of its stubs is disposed, so a shared child would die with the
+ * first client that let go of it.
+ */
+abstract class DisposableStub extends RpcTarget {
+  #disposed = false;
+  readonly #children = new Set<DisposableStub>();
+  #parent: DisposableStub | undefined;
+
+  /** Whether this stub was disposed. For diagnostics and tests. */
+  get disposed(): boolean {
+    return this.#disposed;
+  }
+
+  [Symbol.dispose](): void {
+    if (this.#disposed) return;
+    this.#disposed = true;
+    if (this.#parent) this.#parent.#children.delete(this);
+    for (const child of [...this.#children]) child[Symbol.dispose]();
+    this.#children.clear();
+    this.released();
+  }
+
+  /** Runs once, when the stub is disposed. */
+  protected released(): void {}
+
+  protected live(what: string): void {
+    if (this.#disposed) throw new TypeError(`${what}: this stub was disposed`);
+  }
+
+  /** Registers a child so disposing this stub disposes it too. */
+  protected adopt<T extends DisposableStub>(child: T): T {
+    child.#parent = this;
+    this.#children.add(child);
+    return child;
+  }
+}
+
+export class WorkspaceFilesystemStub extends DisposableStub {
+  readonly #fs: WorkspaceFilesystem;
+
+  constructor(fs: WorkspaceFilesystem) {
+    super();
+    this.#fs = fs;
+  }
+
+  async readFile(path: string, options?: "utf8" | ReadFileOptions): Promise<ReadableStream<Uint8Array> | string> {
+    this.live("fs.readFile");
+    // One overload per option shape on WorkspaceFilesystem; at run time it takes either.
+    return this.#fs.readFile(path, options as ReadFileOptions);
+  }
+
+  async writeFile(path: string, data: WriteData, options?: WriteFileOptions): Promise<void> {
+    this.live("fs.writeFile");
+    return this.#fs.writeFile(path, data, options);
+  }
+
+  async mkdir(path: string, options?: MkdirOptions): Promise<void> {
+    this.live("fs.mkdir");
+    return this.#fs.mkdir(path, options);
+  }
+
+  async rm(path: string, options?: RmOptions): Promise<void> {
+    this.live("fs.rm");
+    return this.#fs.rm(path, options);
+  }
+
+  async readdir(path: string, options?: PageOptions): Promise<DirEntry[]> {
+    this.live("fs.readdir");
+    return this.#fs.readdir(path, options);
+  }
+
+  async stat(path: string): Promise<Stat> {
+    this.live("fs.stat");
+    return this.#fs.stat(path);
+  }
+
+  async lstat(path: string): Promise<Stat> {
+    this.live("fs.lstat");
+    return this.#fs.lstat(path);
+  }
+
+  async readlink(path: string): Promise<string> {
+    this.live("fs.readlink");
+    return this.#fs.readlink(path);
+  }
+
+  async chmod(path: string, mode: number): Promise<void> {
+    this.live("fs.chmod");
+    return this.#fs.chmod(path, mode);
+  }
+
+  async symlink(target: string, path: string): Promise<void> {
+    this.live("fs.symlink");
+    return this.#fs.symlink(target, path);
+  }
+
+  async find(dir: string, pattern?: string, options?: PageOptions): Promise<FindEntry[]> {
+    this.live("fs.find");
+    return this.#fs.find(dir, pattern, options);
+  }
+
+  async ls(prefix: string): Promise<string[]> {
+    this.live("fs.ls");
+    return this.#fs.ls(prefix);
+  }
+
+  async grep(pattern: string, path: string, options?: GrepOptions): Promise<GrepMatch[]> {
+    this.live("fs.grep");
+    return this.#fs.grep(pattern, path, options);
+  }
+
+  async exists(path: string): Promise<boolean> {
+    this.live("fs.exists");
+    return exists(this.#fs, path);
+  }
+
+  async statOrNull(path: string): Promise<Stat | null> {
+    this.live("fs.statOrNull");
+    return statOrNull(this.#fs, path);
+  }
+}
+
+/**
+ * One execution over RPC. `result()` and `stream()` are two ways to consume
+ * the same events, so each may be called once and only one of them.
+ */
+export class WorkspaceRuntimeExecHandleStub extends DisposableStub {
+  readonly #handle: ExecHandle;
+  #consumed: "result" | "stream" | undefined;
+
+  /** Throws when the runtime answered for another execution or backend than the one requested. */
+  constructor(handle: ExecHandle, requested: { id?: string; backend?: string } = {}) {
+    super();
+    if (requested.id !== undefined && handle.id !== requested.id) {
+      throw new TypeError(`Asked for execution "${requested.id}" but the runtime returned "${handle.id}"`);
+    }
+    if (requested.backend !== undefined && handle.backend !== requested.backend) {
+      throw new TypeError(
+        `Execution "${handle.id}": asked for backend "${requested.backend}" but it runs on "${handle.backend}"`,
+      );
+    }
+    this.#handle = handle;
+  }
+
+  get id(): string {
+    return this.#handle.id;
+  }
+
+  get backend(): string {
+    return this.#handle.backend;
+  }
+
+  async result(): Promise<ExecResult> {
+    this.#consume("result");
+    return this.#handle.result();
+  }
+
+  /** The events as NDJSON bytes (see ndjson.ts), one line per event. */
+  async stream(): Promise<ReadableStream<Uint8Array>> {
+    this.#consume("stream");
+    return encodeExecEvents(this.#handle);
+  }
+
+  async kill(signal?: KillSignal): Promise<void> {
+    this.live("exec.kill");
+    return this.#handle.kill(signal);
+  }
+
+  /** Detaches from the events when nothing consumed them; the execution keeps running. */
+  protected override released(): void {
+    if (this.#consumed === undefined) this.#handle[Symbol.dispose]();
+  }
+
+  #consume(way: "result" | "stream"): void {
+    this.live(`exec.${way}`);
+    if (this.#consumed !== undefined) {
+      throw new TypeError(
+        `Execution "${this.#handle.id}": ${way}() cannot be called after ${this.#consumed}() over RPC; each handle is consumed once`,
+      );
+    }
+    this.#consumed = way;
+  }
+}
+
+export class WorkspaceRuntimeStub extends DisposableStub {
+  readonly #runtime: WorkspaceRuntime;
+
+  constructor(runtime: WorkspaceRuntime) {
+    super();
+    this.#runtime = runtime;
+  }
+
+  /** Backend ids, the default first. */
+  get backends(): string[] {
+    return this.#runtime.backends;
+  }
+
+  async exec(source: string, options: ExecOptions = {}): Promise<WorkspaceRuntimeExecHandleStub> {
+    this.live("runtime.exec");
+    // The id is fixed here so the handle can be checked against it (the runtime would mint one as well).
+    const id = options.id ?? crypto.randomUUID();
+    const handle = await this.#runtime.exec(source, { ...options, id });
+    return this.adopt(handleStub(handle, { id, backend: options.backend }));
+  }
+
+  async getExec(id: string, options: GetExecOptions = {}): Promise<WorkspaceRuntimeExecHandleStub> {
+    this.live("runtime.getExec");
+    return this.adopt(handleStub(await this.#runtime.getExec(id, options), { id, backend: options.backend }));
+  }
+
+  async killExec(id: string, options?: { backend?: string; signal?: KillSignal }): Promise<void> {
+    this.live("runtime.killExec");
+    return this.#runtime.killExec(id, options);
+  }
+
+  async disposeExec(id: string, options?: { backend?: string }): Promise<void> {
+    this.live("runtime.disposeExec");
+    return this.#runtime.disposeExec(id, options);
+  }
+
+  async isCallable(backend: string): Promise<boolean> {
+    this.live("runtime.isCallable");
+    return this.#runtime.isCallable(backend);
+  }
+}
+
+/** A mismatched handle is detached before the error goes back, so its events are not left pending. */
+function handleStub(
+  handle: ExecHandle,
+  requested: { id: string; backend: string | undefined },
+): WorkspaceRuntimeExecHandleStub {
+  try {
+    return new WorkspaceRuntimeExecHandleStub(
+      handle,
+      requested.backend === undefined ? { id: requested.id } : requested,
+    );
+  } catch (error) {
+    handle[Symbol.dispose]();
+    throw error;
+  }
+}
+
+/** `git` over RPC: the CLI only. Calls fail with the not-configured error when the workspace has no git. */
+export class WorkspaceGitStub extends DisposableStub {
+  readonly #git: () => WorkspaceGit;
+
+  constructor(git: () => WorkspaceGit) {
+    super();
+    this.#git = git;
+  }
+
+  async cli(request: GitCliRequest): Promise<GitCliResult> {
+    this.live("git.cli");
+    return this.#git().cli(request);
+  }
+}
+
+export class WorkspaceAssetsStub extends DisposableStub {
+  readonly #assets: WorkspaceAssets;
+
+  constructor(assets: WorkspaceAssets) {
+    super();
+    this.#assets = assets;
+  }
+
+  async publish(path: string, options: PublishOptions): Promise<PublishedAsset> {
+    this.live("assets.publish");
+    return this.#assets.publish(path, options);
+  }
+}
+
+/** Calls fail with the not-configured error when the workspace has no Artifacts binding. */
+export class WorkspaceArtifactsStub extends DisposableStub {
+  readonly #artifacts: () => WorkspaceArtifacts;
+
+  constructor(artifacts: () => WorkspaceArtifacts) {
+    super();
+    this.#artifacts = artifacts;
+  }
+
+  async cli(request: ArtifactsCliRequest): Promise<GitCliResult> {
+    this.live("artifacts.cli");
+    return this.#artifacts().cli(request);
+  }
+}
+
+/**
+ * A Workspace as another isolate sees it. The Think methods are always on the
+ * prototype (RPC cannot add methods per instance) and fail unless the
+ * workspace was built with `useThink: true`; clients mirror them only then.
+ */
+export class WorkspaceStub extends DisposableStub implements ThinkWorkspaceCompatibility {
+  readonly #workspace: Workspace;
+  #think: ThinkWorkspaceCompatibility | undefined;
+
+  constructor(workspace: Workspace) {
+    super();
+    this.#workspace = workspace;
+  }
+
+  get fs(): WorkspaceFilesystemStub {
+    return this.#child("fs", () => new WorkspaceFilesystemStub(this.#workspace.fs));
+  }
+
+  get runtime(): WorkspaceRuntimeStub {
+    return this.#child("runtime", () => new WorkspaceRuntimeStub(this.#workspace.runtime));
+  }
+
+  get git(): WorkspaceGitStub {
+    return this.#child("git", () => new WorkspaceGitStub(() => this.#workspace.git));
+  }
+
+  /**
+   * Null when the workspace has no assets client (the client turns it into
+   * undefined): reading a property that is undefined over RPC fails as
+   * "does not implement", so an absent capability must be a value.
+   */
+  get assets(): WorkspaceAssetsStub | null {
+    const assets = this.#workspace.assets;
+    return assets === undefined ? null : this.#child("assets", () => new WorkspaceAssetsStub(assets));
+  }
+
+  get artifacts(): WorkspaceArtifactsStub {
+    return this.#child("artifacts", () => new WorkspaceArtifactsStub(() => this.#workspace.artifacts));
+  }
+
+  get useThink(): boolean {
+    return this.#workspace.useThink;
+  }
+
+  /** Null when unset, for the same reason as `assets`. */
+  get sessionId(): string | null {
+    return this.#workspace.sessionId ?? null;
+  }
+
+  async readFile(path: string): Promise<string | null> {
+    return this.#thinkMethods("readFile").readFile(path);
+  }
+
+  async readFileBytes(path: string): Promise<Uint8Array | null> {
+    return this.#thinkMethods("readFileBytes").readFileBytes(path);
+  }
+
+  async writeFile(path: string, content: string | Uint8Array, mimeType?: string): Promise<void> {
+    return this.#thinkMethods("writeFile").writeFile(path, content, mimeType);
+  }
+
+  async readDir(dir?: string, options?: { limit?: number; offset?: number }): Promise<ThinkFileInfo[]> {
+    return this.#thinkMethods("readDir").readDir(dir, options);
+  }
+
+  async rm(path: string, options?: { recursive?: boolean; force?: boolean }): Promise<void> {
+    return this.#thinkMethods("rm").rm(path, options);
+  }
+
+  async glob(pattern: string): Promise<ThinkFileInfo[]> {
+    return this.#thinkMethods("glob").glob(pattern);
+  }
+
+  async mkdir(path: string, options?: { recursive?: boolean }): Promise<void> {
+    return this.#thinkMethods("mkdir").mkdir(path, options);
+  }
+
+  async stat(path: string): Promise<ThinkFileInfo | null> {
+    return this.#thinkMethods("stat").stat(path);
+  }
+
+  #child<T extends DisposableStub>(name: string, create: () => T): T {
+    this.live(`workspace.${name}`);
+    return this.adopt(create());
+  }
+
+  #thinkMethods(method: string): ThinkWorkspaceCompatibility {
+    this.live(`workspace.${method}`);
+    if (!this.#workspace.useThink) {
+      throw new WorkspaceError(
+        "ENOTCONFIGURED",
+        `workspace.${method}: the Think methods need new Workspace({ useThink: true })`,
+      );
+    }
+    this.#think ??= thinkMethods(this.#workspace.fs);
+    return this.#think;
+  }
+}

@@ -1,0 +1,480 @@
+/**
+ * The runtime through a real Workspace in a Durable Object, with TestBackend
+ * as the command backend: routing, statuses, the sync bracket and its
+ * failures. Numbers refer to the acceptance behaviours of spec 02 §8.
+ */
+import { describe, expect, it } from "vitest";
+import { inWorkspace } from "../../test/workspace-harness.worker.js";
+import { TestBackend } from "../backends/test/backend.js";
+import { Workspace } from "./workspace.js";
+
+const utf8 = { encoding: "utf8" } as const;
+
+describe("routing and validation", () => {
+  it("(1) runs on the first backend when none is named", async () => {
+    await inWorkspace(async ({ workspace }) => {
+      const handle = await workspace.runtime.exec("echo hi", utf8);
+      expect(handle.backend).toBe("test-shell");
+      const result = await handle.result();
+      expect(result).toMatchObject({ status: "completed", exitCode: 0, stdout: "hi\n", stderr: "" });
+      expect("value" in result).toBe(false);
+    });
+  });
+
+  it("(2) maps exit codes to statuses", async () => {
+    await inWorkspace(async ({ workspace }) => {
+      expect(await (await workspace.runtime.exec("exit 3")).result()).toMatchObject({
+        status: "failed",
+        exitCode: 3,
+      });
+      for (const code of [143, 137, 130, 129]) {
+        const result = await (await workspace.runtime.exec(`exit ${code}`)).result();
+        expect(result).toMatchObject({ status: "cancelled", exitCode: code });
+      }
+    });
+  });
+
+  it("(11) rejects bad calls before anything reaches the backend", async () => {
+    await inWorkspace(async ({ workspace, backend }) => {
+      await expect(workspace.runtime.exec("echo", { input: { n: 1 } })).rejects.toThrow(
+        /Backend "test-shell" is not callable/,
+      );
+      await expect(workspace.runtime.exec("echo", { id: "" })).rejects.toThrow(/non-empty/);
+      await expect(workspace.runtime.exec("echo", { id: "é".repeat(129) })).rejects.toThrow(/at most 256 UTF-8 bytes/);
+      await expect(workspace.runtime.exec("echo", { backend: "nope" })).rejects.toMatchObject({
+        code: "ENOBACKEND",
+        message: 'Unknown backend "nope"; configured backends: "test-shell"',
+      });
+      await expect(workspace.runtime.exec("echo", { cwd: "workspace" })).rejects.toThrow(/absolute/);
+      await expect(workspace.runtime.exec("echo", { timeoutMs: -1 })).rejects.toThrow(/timeoutMs/);
+      await expect(workspace.runtime.getExec("x", { resume: "middle" as "tail" })).rejects.toThrow(/resume/);
+      expect(backend.calls["connect"]).toBe(0);
+      expect(backend.calls["shell.exec"]).toBe(0);
+      // An id of exactly 256 bytes is fine.
+      const ok = await workspace.runtime.exec("true", { id: "é".repeat(128) });
+      expect((await ok.result()).exitCode).toBe(0);
+    });
+  });
+
+  it("(11) refuses duplicate backend ids and explains a filesystem-only Workspace", async () => {
+    await inWorkspace(async ({ storage }) => {
+      expect(() => new Workspace({ storage, backends: [new TestBackend(), new TestBackend()] })).toThrow(
+        /Duplicate backend id "test-shell"/,
+      );
+      const filesOnly = new Workspace({ storage });
+      await expect(filesOnly.runtime.exec("echo hi")).rejects.toMatchObject({ code: "ENOBACKEND" });
+      await expect(filesOnly.runtime.exec("echo hi")).rejects.toThrow(/filesystem-only/);
+      expect(filesOnly.runtime.isCallable("test-shell")).toBe(false);
+      await filesOnly.fs.writeFile("/still-works.txt", "yes");
+      expect(await filesOnly.fs.readFile("/still-works.txt", "utf8")).toBe("yes");
+    });
+  });
+
+  it("routes by id between two backends", async () => {
+    await inWorkspace(async ({ storage }) => {
+      const second = new TestBackend({ id: "other-shell" });
+      const workspace = new Workspace({ storage, backends: [new TestBackend(), second] });
+      const handle = await workspace.runtime.exec("echo there", { backend: "other-shell", encoding: "utf8" });
+      expect(handle.backend).toBe("other-shell");
+      expect((await handle.result()).stdout).toBe("there\n");
+      expect(second.calls["shell.exec"]).toBe(1);
+      await workspace.close();
+      await expect(workspace.runtime.exec("echo")).rejects.toMatchObject({ code: "ECLOSED" });
+    });
+  });
+});
+
+describe("the handle", () => {
+  it("(12) result() after reading started throws, and reading after result() errors", async () => {
+    await inWorkspace(async ({ workspace }) => {
+      const streamed = await workspace.runtime.exec("echo a; echo b", utf8);
+      const reader = streamed.getReader();
+      expect((await reader.read()).value).toMatchObject({ name: "stdout", value: "a\n", seq: 1 });
+      expect(() => streamed.result()).toThrow(/result\(\) cannot be called after reading the stream started/);
+      await reader.cancel();
+
+      const collected = await workspace.runtime.exec("echo a", utf8);
+      const result = collected.result();
+      await expect(collected.getReader().read()).rejects.toThrow(/cannot be read after result\(\)/);
+      expect((await result).stdout).toBe("a\n");
+    });
+  });
+
+  it("(13) decodes UTF-8 split across events, stdout and stderr independently", async () => {
+    await inWorkspace(async ({ workspace }) => {
+      const handle = await workspace.runtime.exec(
+        "printf '\\xe2\\x82'; printf '\\xe2' >&2; printf '\\xac'; printf '\\x82\\xac' >&2",
+        utf8,
+      );
+      const result = await handle.result();
+      expect(result.stdout).toBe("€");
+      expect(result.stderr).toBe("€");
+    });
+  });
+
+  it("streams events in seq order ending with exit", async () => {
+    await inWorkspace(async ({ workspace }) => {
+      const handle = await workspace.runtime.exec("echo out; echo err >&2; exit 4", utf8);
+      const events = [];
+      for await (const event of handle) events.push(event);
+      expect(events.map((event) => event.name)).toEqual(["stdout", "stderr", "exit"]);
+      expect(events.map((event) => event.seq)).toEqual([1, 2, 3]);
+      expect(events[2]).toMatchObject({ code: 4 });
+    });
+  });
+
+  it("kills a running command (SIGTERM → 143, cancelled) and reattaches with getExec", async () => {
+    await inWorkspace(async ({ workspace }) => {
+      const handle = await workspace.runtime.exec("echo started; sleep 30", { id: "long", encoding: "utf8" });
+      const reader = handle.getReader();
+      expect((await reader.read()).value).toMatchObject({ value: "started\n" });
+      await workspace.runtime.killExec("long");
+      const rest = [];
+      for (;;) {
+        const next = await reader.read();
+        if (next.done) break;
+        rest.push(next.value);
+      }
+      expect(rest.at(-1)).toMatchObject({ name: "exit", code: 143 });
+
+      const replay = await workspace.runtime.getExec("long", utf8);
+      expect(await replay.result()).toMatchObject({ status: "cancelled", exitCode: 143, stdout: "started\n" });
+      const tail = await workspace.runtime.getExec("long", { resume: "tail" });
+      const tailEvents = [];
+      for await (const event of tail) tailEvents.push(event);
+      expect(tailEvents).toEqual([]);
+    });
+  });
+
+  it("result() of a resumed handle replays the whole execution", async () => {
+    await inWorkspace(async ({ workspace }) => {
+      await (await workspace.runtime.exec("echo one; echo two", { id: "r" })).result();
+      const resumed = await workspace.runtime.getExec("r", { resume: 1, encoding: "utf8" });
+      expect((await resumed.result()).stdout).toBe("one\ntwo\n");
+      const suffix = await workspace.runtime.getExec("r", { resume: 1, encoding: "utf8" });
+      const events = [];
+      for await (const event of suffix) events.push(event);
+      expect(events.map((event) => event.seq)).toEqual([2, 3]);
+    });
+  });
+
+  it("reuses an id after its exit, disposes, and answers ENOENT afterwards", async () => {
+    await inWorkspace(async ({ workspace }) => {
+      await (await workspace.runtime.exec("echo 1", { id: "same" })).result();
+      const again = await (await workspace.runtime.exec("echo 2", { id: "same", encoding: "utf8" })).result();
+      expect(again.stdout).toBe("2\n");
+      await workspace.runtime.disposeExec("same");
+      await expect(workspace.runtime.getExec("same")).rejects.toMatchObject({ code: "ENOENT" });
+    });
+  });
+});
+
+describe("the sync bracket", () => {
+  it("(3) a host write is visible to the command, and its writes are in ws.fs once result() resolves", async () => {
+    await inWorkspace(async ({ workspace }) => {
+      await workspace.fs.mkdir("/workspace", { recursive: true });
+      await workspace.fs.writeFile("/workspace/a.txt", "from host");
+      const handle = await workspace.runtime.exec("cat a.txt; echo from command > b.txt", {
+        cwd: "/workspace",
+        encoding: "utf8",
+      });
+      const result = await handle.result();
+      expect(result).toMatchObject({ status: "completed", stdout: "from host" });
+      expect(result.pushed).toBeGreaterThan(0);
+      expect(result.pulled).toBeGreaterThan(0);
+      expect(result.sync).toEqual({ status: "complete", applied: result.pulled, skipped: [] });
+      expect(await workspace.fs.readFile("/workspace/b.txt", "utf8")).toBe("from command\n");
+
+      // Nothing changed since: the next run pushes and pulls nothing.
+      const idle = await (await workspace.runtime.exec("true")).result();
+      expect(idle).toMatchObject({ pushed: 0, pulled: 0 });
+    });
+  });
+
+  it("pulls before the stream closes when the handle is streamed", async () => {
+    await inWorkspace(async ({ workspace }) => {
+      const handle = await workspace.runtime.exec("echo x > /workspace/streamed.txt");
+      for await (const _event of handle);
+      expect(await workspace.fs.readFile("/workspace/streamed.txt", "utf8")).toBe("x\n");
+    });
+  });
+
+  it("(4) a pre-exec push that still fails after its retry rejects, and spawn is never called", async () => {
+    await inWorkspace(async ({ workspace, backend }) => {
+      await workspace.fs.writeFile("/note.txt", "n");
+      backend.failNext("sync.push", "transport", 2);
+      await expect(workspace.runtime.exec("echo hi")).rejects.toThrow(/failed after 1 reconnect retry/);
+      expect(backend.calls["shell.exec"]).toBe(0);
+      expect(backend.calls["connect"]).toBe(2);
+    });
+  });
+
+  it("(4) one pre-exec push failure is retried on a new connection: push and spawn both repeat there", async () => {
+    await inWorkspace(async ({ workspace, backend }) => {
+      await workspace.fs.writeFile("/note.txt", "n");
+      backend.failNext("sync.push", "transport");
+      const result = await (await workspace.runtime.exec("cat /note.txt", utf8)).result();
+      expect(result).toMatchObject({ status: "completed", stdout: "n" });
+      expect(backend.calls["shell.exec"]).toBe(1);
+      expect(backend.calls["connect"]).toBe(2);
+    });
+  });
+
+  it("(19) a disposed-stub spawn is replayed once; an ambiguous spawn failure is not", async () => {
+    await inWorkspace(async ({ workspace, backend }) => {
+      backend.failNext("shell.exec", "disposed");
+      expect((await (await workspace.runtime.exec("echo once", utf8)).result()).stdout).toBe("once\n");
+      expect(backend.calls["shell.exec"]).toBe(2);
+
+      backend.failNext("shell.exec", "transport");
+      await expect(workspace.runtime.exec("echo maybe")).rejects.toThrow(
+        /shell\.exec transport failed; the command may have started and was not replayed/,
+      );
+      expect(backend.calls["shell.exec"]).toBe(3);
+    });
+  });
+
+  it("(5) a failed post-pull keeps the exit, reports pending and stores one intent", async () => {
+    await inWorkspace(async ({ workspace, backend, scheduler }) => {
+      await (await workspace.runtime.exec("true")).result();
+      backend.failNext("sync.fetchChanges", new Error("disk on fire; token=abc"));
+      const result = await (await workspace.runtime.exec("echo data > /workspace/late.txt; exit 2")).result();
+      expect(result).toMatchObject({ status: "failed", exitCode: 2, pulled: 0 });
+      expect(result.sync).toMatchObject({ status: "pending", applied: 0, backend: "test-shell" });
+      if (result.sync.status !== "pending") throw new Error("expected pending");
+      expect(result.sync.error).toContain("disk on fire");
+      expect(result.sync.error).not.toContain("abc");
+      expect(result.sync.runtimeId).toBe(backend.runtimeId);
+      const intent = await scheduler.get("test-shell");
+      expect(intent).toMatchObject({ backend: "test-shell", attempt: 1, runtimeId: backend.runtimeId });
+      await expect(workspace.fs.stat("/workspace/late.txt")).rejects.toMatchObject({ code: "ENOENT" });
+
+      // The retry brings the file.
+      expect(await workspace.retryPendingSync()).toMatchObject({ status: "complete", backend: "test-shell" });
+      expect(await workspace.fs.readFile("/workspace/late.txt", "utf8")).toBe("data\n");
+      expect(await scheduler.get("test-shell")).toBeUndefined();
+    });
+  });
+
+  it("(5) without a scheduler a failed post-pull is still reported, not thrown", async () => {
+    await inWorkspace(
+      async ({ workspace, backend }) => {
+        backend.failNext("sync.fetchChanges", new Error("nope"));
+        const result = await (await workspace.runtime.exec("echo ok", utf8)).result();
+        expect(result).toMatchObject({ status: "completed", stdout: "ok\n", sync: { status: "pending" } });
+        await expect(workspace.retryPendingSync()).rejects.toMatchObject({ code: "ENOTCONFIGURED" });
+      },
+      { withScheduler: false },
+    );
+  });
+
+  it("(20) a transport failure on push or pull reconnects once within the same call", async () => {
+    await inWorkspace(async ({ workspace, backend }) => {
+      await workspace.pull(); // the mount point computerd-like backends create at boot
+      await workspace.fs.writeFile("/p.txt", "p");
+      backend.failNext("sync.push", "transport");
+      expect(await workspace.push()).toEqual({ pushed: 1 });
+      expect(backend.calls["connect"]).toBe(2);
+      expect(await backend.peer.readFile("/p.txt", "utf8")).toBe("p");
+
+      await backend.peer.writeFile("/q.txt", "q");
+      backend.failNext("sync.fetchChanges", "transport");
+      expect(await workspace.pull()).toMatchObject({ status: "complete", applied: 1 });
+      expect(backend.calls["connect"]).toBe(3);
+      expect(await workspace.fs.readFile("/q.txt", "utf8")).toBe("q");
+    });
+  });
+
+  it("(20) a non-transport error is thrown as is and keeps the connection", async () => {
+    await inWorkspace(async ({ workspace, backend }) => {
+      await workspace.pull();
+      backend.failNext("sync.fetchChanges", new Error("EUNKNOWN_HASH: unknown object hash"));
+      await expect(workspace.pull()).rejects.toThrow(/EUNKNOWN_HASH/);
+      await workspace.pull();
+      expect(backend.calls["connect"]).toBe(1);
+    });
+  });
+
+  it("pulls in bounded batches", async () => {
+    await inWorkspace(async ({ workspace, backend }) => {
+      await workspace.pull();
+      for (let i = 0; i < 5; i++) await backend.peer.writeFile(`/f${i}`, `${i}`);
+      const first = await workspace.pull({ batch: { maxEntries: 2, maxBytes: 1 << 20 } });
+      expect(first).toMatchObject({ status: "pending", applied: 2 });
+      expect(await workspace.pull({ batch: true })).toMatchObject({ status: "complete", applied: 3 });
+    });
+  });
+});
+
+describe("pending sync retries (21, 22)", () => {
+  it("(21) idle without an intent; pending with backoff on failure; exhausted keeps the intent", async () => {
+    let now = 1_000_000;
+    await inWorkspace(
+      async ({ workspace, backend, scheduler }) => {
+        expect(await workspace.retryPendingSync()).toEqual({ status: "idle", backend: "test-shell" });
+        await scheduler.schedule({ backend: "test-shell", attempt: 1, notBefore: now });
+        backend.failAll("sync.fetchChanges", new Error("still broken"));
+        const second = await workspace.retryPendingSync();
+        expect(second).toMatchObject({ status: "pending", attempt: 2, notBefore: now + 2000 });
+        for (const attempt of [3, 4, 5]) {
+          expect(await workspace.retryPendingSync()).toMatchObject({ status: "pending", attempt });
+        }
+        expect(await workspace.retryPendingSync()).toMatchObject({ status: "exhausted", attempt: 5 });
+        expect(await scheduler.get("test-shell")).toMatchObject({ attempt: 5 });
+
+        // A stored attempt beyond the maximum is exhausted without calling the backend.
+        await scheduler.schedule({ backend: "test-shell", attempt: 6, notBefore: now });
+        const before = backend.calls["sync.fetchChanges"];
+        expect(await workspace.retryPendingSync()).toMatchObject({ status: "exhausted", attempt: 6 });
+        expect(backend.calls["sync.fetchChanges"]).toBe(before);
+        backend.clearFaults();
+        now += 1;
+      },
+      { now: () => now },
+    );
+  });
+
+  it("(21) lost when the runtime named by the intent was replaced; the intent is cleared", async () => {
+    await inWorkspace(async ({ workspace, backend, scheduler }) => {
+      backend.failNext("sync.fetchChanges", new Error("later"));
+      await (await workspace.runtime.exec("echo x > /workspace/x")).result();
+      const runtimeId = backend.runtimeId;
+      await backend.replaceRuntime();
+      expect(await workspace.retryPendingSync()).toMatchObject({ status: "lost", runtimeId });
+      expect(await scheduler.get("test-shell")).toBeUndefined();
+    });
+  });
+
+  it("(21) a spent budget is progress: pending with attempt 1, until complete", async () => {
+    await inWorkspace(async ({ workspace, backend, scheduler }) => {
+      await workspace.pull();
+      for (let i = 0; i < 5; i++) await backend.peer.writeFile(`/b${i}`, `${i}`);
+      await scheduler.schedule({ backend: "test-shell", attempt: 3, notBefore: 0 });
+      const budget = { maxEntries: 2, maxBytes: 1 << 20 };
+      expect(await workspace.retryPendingSync(undefined, budget)).toMatchObject({ status: "pending", attempt: 1 });
+      expect(await workspace.retryPendingSync(undefined, budget)).toMatchObject({ status: "pending", attempt: 1 });
+      expect(await workspace.retryPendingSync(undefined, budget)).toMatchObject({ status: "complete" });
+      for (let i = 0; i < 5; i++) expect(await workspace.fs.readFile(`/b${i}`, "utf8")).toBe(`${i}`);
+    });
+  });
+
+  it('(22) sync: "defer" without a scheduler throws before the spawn', async () => {
+    await inWorkspace(
+      async ({ workspace, backend }) => {
+        await expect(workspace.runtime.exec("echo", { sync: "defer" })).rejects.toMatchObject({
+          code: "ENOTCONFIGURED",
+        });
+        expect(backend.calls["shell.exec"]).toBe(0);
+        expect(backend.calls["connect"]).toBe(0);
+      },
+      { withScheduler: false },
+    );
+  });
+
+  it('(22) sync: "defer" returns pending with a settled target; the retry pulls up to it', async () => {
+    await inWorkspace(async ({ workspace, backend, scheduler }) => {
+      const handle = await workspace.runtime.exec("echo later > /workspace/deferred.txt", { sync: "defer" });
+      const result = await handle.result();
+      expect(result.sync).toMatchObject({
+        status: "pending",
+        applied: 0,
+        backend: "test-shell",
+        runtimeId: backend.runtimeId,
+        targetCursor: { rev: expect.any(Number), path: null },
+      });
+      await expect(workspace.fs.stat("/workspace/deferred.txt")).rejects.toMatchObject({ code: "ENOENT" });
+      const intent = await scheduler.get("test-shell");
+      if (result.sync.status !== "pending") throw new Error("expected pending");
+      expect(intent?.targetCursor).toEqual(result.sync.targetCursor);
+
+      // A later deferred run widens the target.
+      await (await workspace.runtime.exec("echo more > /workspace/more.txt", { sync: "defer" })).result();
+      const widened = await scheduler.get("test-shell");
+      expect(widened?.targetCursor?.rev).toBeGreaterThan(intent?.targetCursor?.rev ?? Number.POSITIVE_INFINITY);
+
+      expect(await workspace.retryPendingSync()).toMatchObject({ status: "complete" });
+      expect(await workspace.fs.readFile("/workspace/deferred.txt", "utf8")).toBe("later\n");
+      expect(await workspace.fs.readFile("/workspace/more.txt", "utf8")).toBe("more\n");
+    });
+  });
+});
+
+describe("runtime fencing (6, 23)", () => {
+  it("(23) after the runtime is replaced, old ids are EEXEC_LOST even from a new Workspace, and nothing is sent", async () => {
+    await inWorkspace(async ({ workspace, backend, reopen }) => {
+      await (await workspace.runtime.exec("echo old", { id: "old" })).result();
+      await backend.replaceRuntime();
+      const next = reopen();
+      const before = { ...backend.calls };
+      for (const call of [
+        () => next.runtime.getExec("old"),
+        () => next.runtime.killExec("old"),
+        () => next.runtime.disposeExec("old"),
+      ]) {
+        await expect(call()).rejects.toMatchObject({
+          name: "WorkspaceExecutionLostError",
+          code: "EEXEC_LOST",
+          message: 'Execution "old" was lost when its container runtime was replaced.',
+        });
+      }
+      expect(backend.calls["shell.getExec"]).toBe(before["shell.getExec"]);
+      expect(backend.calls["shell.killExec"]).toBe(before["shell.killExec"]);
+      expect(backend.calls["shell.disposeExec"]).toBe(before["shell.disposeExec"]);
+
+      // The id is free for a new run on the new runtime, which is then fenced to it.
+      const fresh = await (await next.runtime.exec("echo new", { id: "old", encoding: "utf8" })).result();
+      expect(fresh.stdout).toBe("new\n");
+      expect((await (await next.runtime.getExec("old", utf8)).result()).stdout).toBe("new\n");
+    });
+  });
+
+  it("a post-pull on a replaced runtime is pending, not applied", async () => {
+    await inWorkspace(async ({ workspace, backend }) => {
+      const handle = await workspace.runtime.exec("echo a > /workspace/a; sleep 30", { id: "gone" });
+      const reader = handle.getReader();
+      const replaced = backend.replaceRuntime();
+      for (;;) if ((await reader.read()).done) break;
+      await replaced;
+      await expect(workspace.runtime.getExec("gone")).rejects.toMatchObject({ code: "EEXEC_LOST" });
+    });
+  });
+});
+
+describe("ready and close", () => {
+  it("ready(id) connects ahead of the first call; ready() alone does not", async () => {
+    await inWorkspace(async ({ workspace, backend }) => {
+      await workspace.ready();
+      expect(backend.calls["connect"]).toBe(0);
+      await workspace.ready("test-shell");
+      expect(backend.calls["connect"]).toBe(1);
+      await workspace.ready({ all: true });
+      expect(backend.calls["connect"]).toBe(1);
+      await expect(workspace.ready("nope")).rejects.toMatchObject({ code: "ENOBACKEND" });
+    });
+  });
+
+  it("indexes mounts once and marks read-only roots", async () => {
+    await inWorkspace(async ({ storage }) => {
+      let indexed = 0;
+      const workspace = new Workspace({
+        storage,
+        mounts: [
+          {
+            root: "/workspace/docs",
+            kind: "test",
+            index: async (fs) => {
+              indexed++;
+              await fs.mkdir("/workspace/docs", { recursive: true });
+              await fs.writeFile("/workspace/docs/readme.md", "# hi");
+            },
+          },
+        ],
+      });
+      await workspace.ready();
+      await workspace.ready();
+      expect(indexed).toBe(1);
+      expect(await workspace.fs.readFile("/workspace/docs/readme.md", "utf8")).toBe("# hi");
+      await expect(workspace.fs.writeFile("/workspace/docs/new.md", "x")).rejects.toMatchObject({ code: "EROFS" });
+    });
+  });
+});

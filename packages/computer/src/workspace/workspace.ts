@@ -1,0 +1,241 @@
+/**
+ * `Workspace`: what a Durable Object holds and every backend plugs into. It
+ * owns the filesystem (dofs on the DO's SQLite), the runtime router, the
+ * per-backend sync, and the optional capabilities; it is a thin assembly of
+ * those parts, each of which lives in its own module.
+ */
+import { type Database, type MountMode, setMount, WorkspaceFilesystem } from "@cloudflare/dofs";
+import { DEFAULT_BATCH_BUDGET, type SyncBudget } from "@cloudflare/dofs/sync";
+import type { WorkspaceBackend } from "../runtime/backend.js";
+import { CommandRuntime, type RuntimeServices, type SyncPullResult } from "../runtime/command-runtime.js";
+import { DirectRuntime } from "../runtime/direct-runtime.js";
+import { closedError, WorkspaceError } from "../runtime/errors.js";
+import { RuntimeFence } from "../runtime/fence.js";
+import {
+  type RetryPendingSyncResult,
+  resolveSyncRetryOptions,
+  type SyncRetryOptions,
+  type SyncRetryScheduler,
+} from "../runtime/retry.js";
+import { type BackendRuntime, WorkspaceRuntime } from "../runtime/runtime.js";
+import { toDatabase, type WorkspaceStorage } from "../runtime/storage.js";
+import type {
+  CapabilityOption,
+  GitIdentity,
+  WorkspaceArtifacts,
+  WorkspaceAssets,
+  WorkspaceGit,
+  WorkspaceGitProvider,
+} from "./capabilities.js";
+import { WorkspaceStub } from "./stub.worker.js";
+import { type ThinkWorkspaceCompatibility, thinkMethods } from "./think.js";
+
+export type { WorkspaceStorage };
+
+/** A directory backed by something else (an R2 bucket, …), indexed into the filesystem by `ready()`. */
+export interface WorkspaceMount {
+  /** Absolute path of the mount root. */
+  root: string;
+  /** What backs it, e.g. `"r2"`. */
+  kind: string;
+  /** Default `"read-only"`: writes under the root fail with EROFS. */
+  mode?: MountMode;
+  /** Fills the root with the mount's entries. Runs once per Workspace, from `ready()`. */
+  index?(fs: WorkspaceFilesystem): Promise<void>;
+}
+
+export interface WorkspaceOptions {
+  storage: WorkspaceStorage;
+  /** Execution backends; the first is the default. None makes a filesystem-only Workspace. */
+  backends?: readonly WorkspaceBackend[];
+  /** Names this agent session for capabilities that scope by it (published asset prefixes, artifacts). */
+  sessionId?: string;
+  mounts?: readonly WorkspaceMount[];
+  git?: WorkspaceGitProvider;
+  defaultGitIdentity?: GitIdentity;
+  assets?: CapabilityOption<WorkspaceAssets, Workspace>;
+  artifacts?: CapabilityOption<WorkspaceArtifacts, Workspace>;
+  /** Adds the Think agent's file methods (`readFile` → null on ENOENT, …). See think.ts. */
+  useThink?: boolean;
+  /** Where pending-sync intents are kept; needed for `sync: "defer"` and `retryPendingSync`. */
+  retryScheduler?: SyncRetryScheduler;
+  syncRetry?: SyncRetryOptions;
+  /** Clock for revs and retry times; injectable for tests. */
+  now?: () => number;
+}
+
+export interface PullOptions {
+  backend?: string;
+  /** Pull one bounded batch instead of everything; `true` uses the retry budget (64 entries, 4 MiB). */
+  batch?: SyncBudget | true;
+}
+
+// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the Think members (interface below) are set per instance.
+export class Workspace {
+  readonly fs: WorkspaceFilesystem;
+  readonly runtime: WorkspaceRuntime;
+  readonly sessionId: string | undefined;
+  readonly useThink: boolean;
+  readonly #db: Database;
+  readonly #options: WorkspaceOptions;
+  readonly #scheduler: SyncRetryScheduler | undefined;
+  #git: WorkspaceGit | undefined;
+  #assets: WorkspaceAssets | undefined;
+  #artifacts: WorkspaceArtifacts | undefined;
+  #mounted: Promise<void> | undefined;
+  #closed = false;
+
+  constructor(options: WorkspaceOptions) {
+    if (typeof options !== "object" || options === null || !options.storage) {
+      throw new TypeError("new Workspace({ storage }) needs storage: the Durable Object's ctx.storage");
+    }
+    const now = options.now ?? Date.now;
+    this.#options = options;
+    this.#db = toDatabase(options.storage);
+    this.fs = new WorkspaceFilesystem(this.#db, { now });
+    this.sessionId = options.sessionId;
+    this.useThink = options.useThink === true;
+    // Own properties, not prototype methods: a Workspace without useThink must not look like a Think workspace.
+    if (this.useThink) Object.assign(this, thinkMethods(this.fs));
+    this.#scheduler = options.retryScheduler;
+    const services: RuntimeServices = {
+      db: this.#db,
+      fence: new RuntimeFence(this.#db),
+      now,
+      scheduler: options.retryScheduler,
+      retry: resolveSyncRetryOptions(options.syncRetry),
+    };
+    const backends = options.backends ?? [];
+    if (!Array.isArray(backends)) throw new TypeError("backends must be an array");
+    // The router rejects duplicate ids before any backend is attached to this storage.
+    this.runtime = new WorkspaceRuntime(
+      backends.map((backend): BackendRuntime => {
+        if (backend.kind === "command") return new CommandRuntime(backend, services);
+        if (backend.kind === "direct") return new DirectRuntime(backend);
+        throw new TypeError(`Backend ${JSON.stringify((backend as { id?: unknown }).id)} has an unknown kind`);
+      }),
+      () => this.#scheduler !== undefined,
+    );
+    const context = {
+      db: this.#db,
+      fs: this.fs,
+      now,
+      git: () => this.git,
+      artifacts: () => this.artifacts,
+    };
+    for (const backend of backends) backend.attach?.(context);
+  }
+
+  /** The database under `fs`; backends and capabilities keep their tables here too. */
+  get db(): Database {
+    return this.#db;
+  }
+
+  get git(): WorkspaceGit {
+    if (!this.#options.git) {
+      throw new WorkspaceError(
+        "ENOTCONFIGURED",
+        "Workspace git is not configured: pass git: createGitClient() to new Workspace(...)",
+      );
+    }
+    this.#git ??= this.#options.git.open({
+      fs: this.fs,
+      ...(this.#options.defaultGitIdentity ? { defaultIdentity: this.#options.defaultGitIdentity } : {}),
+    });
+    return this.#git;
+  }
+
+  /** Undefined when no assets client is configured. */
+  get assets(): WorkspaceAssets | undefined {
+    const option = this.#options.assets;
+    if (option === undefined) return undefined;
+    this.#assets ??= typeof option === "function" ? option(this) : option;
+    return this.#assets;
+  }
+
+  get artifacts(): WorkspaceArtifacts {
+    const option = this.#options.artifacts;
+    if (option === undefined) {
+      throw new WorkspaceError(
+        "ENOTCONFIGURED",
+        "Workspace Artifacts binding is not configured: pass artifacts to new Workspace(...)",
+      );
+    }
+    this.#artifacts ??= typeof option === "function" ? option(this) : option;
+    return this.#artifacts;
+  }
+
+  /**
+   * Indexes the mounts (once). With a backend id, or `{ all: true }`, also
+   * connects those backends now instead of on their first call.
+   */
+  async ready(target?: string | { all: true }): Promise<void> {
+    this.#assertOpen("ready");
+    this.#mounted ??= this.#indexMounts();
+    await this.#mounted;
+    if (target === undefined) return;
+    const ids = typeof target === "string" ? [target] : target.all === true ? this.runtime.backends : [];
+    await Promise.all(ids.map((id) => this.runtime.backend(id, "ready").ready()));
+  }
+
+  /** Pushes local changes to a backend (default: the first). Returns the entries sent. */
+  async push(options: { backend?: string } = {}): Promise<{ pushed: number }> {
+    this.#assertOpen("push");
+    const backend = this.runtime.commandBackend(options.backend, "push");
+    return { pushed: backend ? await backend.push() : 0 };
+  }
+
+  /** Pulls a backend's changes into the filesystem. */
+  async pull(options: PullOptions = {}): Promise<SyncPullResult> {
+    this.#assertOpen("pull");
+    const backend = this.runtime.commandBackend(options.backend, "pull");
+    if (!backend) return { status: "complete", applied: 0, skipped: [] };
+    const batch = options.batch === true ? DEFAULT_BATCH_BUDGET : options.batch;
+    return backend.pull(batch);
+  }
+
+  /**
+   * One step of the backend's pending sync (call it from the DO's alarm).
+   * Outcomes: `idle`, `complete`, `pending` (scheduled again), `exhausted`
+   * (intent kept), `lost` (the runtime holding the changes is gone).
+   */
+  async retryPendingSync(backend?: string, budget: SyncBudget = DEFAULT_BATCH_BUDGET): Promise<RetryPendingSyncResult> {
+    this.#assertOpen("retryPendingSync");
+    if (!this.#scheduler) {
+      throw new WorkspaceError(
+        "ENOTCONFIGURED",
+        "retryPendingSync needs a retryScheduler: pass one to new Workspace({ retryScheduler })",
+      );
+    }
+    return this.runtime.retryPendingSync(backend, budget);
+  }
+
+  /** Closes every backend connection. The filesystem stays usable; the runtime does not. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.runtime.close();
+  }
+
+  /** This workspace as a Workers RPC target for another isolate (see stub.worker.ts); the receiver disposes it. */
+  stub(): WorkspaceStub {
+    this.#assertOpen("stub");
+    return new WorkspaceStub(this);
+  }
+
+  async #indexMounts(): Promise<void> {
+    // Index first: once recorded read-only, the root refuses writes, the indexer's included.
+    for (const mount of this.#options.mounts ?? []) {
+      await mount.index?.(this.fs);
+      setMount(this.#db, mount.root, mount.kind, mount.mode ?? "read-only", mount.index !== undefined);
+    }
+  }
+
+  #assertOpen(syscall: string): void {
+    if (this.#closed) throw closedError(`workspace.${syscall}`);
+  }
+}
+
+// With `useThink: true` the constructor adds the Think file methods (think.ts); optional here because
+// only such workspaces have them. `isThinkWorkspace(workspace)` narrows to the full set.
+export interface Workspace extends Partial<ThinkWorkspaceCompatibility> {}
