@@ -69,7 +69,7 @@ describe("auth (behaviour 9)", () => {
       { authorization: "Basic x" },
     ]) {
       for (const [method, path] of routes) {
-        const response = await fetch(`${daemon.url}${path}`, { method, headers });
+        const response = await fetch(`${daemon.url}${path}`, { method, headers: headers as Record<string, string> });
         expect([method, path, response.status]).toEqual([method, path, 401]);
         expect(response.headers.get("www-authenticate")).toBe("Bearer");
       }
