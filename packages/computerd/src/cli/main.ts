@@ -30,19 +30,22 @@ async function main(): Promise<void> {
   }
   log = createLogger(config.logFile);
 
-  let daemon: Awaited<ReturnType<typeof startDaemon>>;
-  try {
-    daemon = await startDaemon(config, log);
-  } catch (error) {
-    log.error("computerd failed to start", error);
-    process.exit(2);
-  }
-
+  // Signals are handled from before the mount: one that arrives mid-boot shuts down once boot is done.
+  const booting = startDaemon(config, log);
   for (const signal of Object.keys(SIGNAL_EXIT) as (keyof typeof SIGNAL_EXIT)[]) {
     process.once(signal, () => {
       log.info(`${signal}: shutting down`);
-      daemon.close().finally(() => process.exit(SIGNAL_EXIT[signal]));
+      booting
+        .then((daemon) => daemon.close())
+        .catch(() => {})
+        .finally(() => process.exit(SIGNAL_EXIT[signal]));
     });
+  }
+  try {
+    await booting;
+  } catch (error) {
+    log.error("computerd failed to start", error);
+    process.exit(2);
   }
 }
 
