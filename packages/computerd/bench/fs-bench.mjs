@@ -15,7 +15,6 @@ import {
   mkdirSync,
   mkdtempSync,
   openSync,
-  readdirSync,
   readSync,
   rmSync,
   statSync,
@@ -55,18 +54,74 @@ function readAll(path) {
 
 /** Each scenario: optional untimed setup, then the timed body, both in `dir`. */
 const scenarios = [
-  ["create 1000 small files", null, (d) => { for (let i = 0; i < 1000; i++) writeFileSync(join(d, `f${i}`), "x\n"); }],
-  ["stat 1000 files", (d) => { for (let i = 0; i < 1000; i++) writeFileSync(join(d, `f${i}`), "x\n"); }, (d) => { for (let i = 0; i < 1000; i++) statSync(join(d, `f${i}`)); }],
-  ["rm 1000 files", (d) => { for (let i = 0; i < 1000; i++) writeFileSync(join(d, `f${i}`), "x\n"); }, (d) => { for (let i = 0; i < 1000; i++) unlinkSync(join(d, `f${i}`)); }],
-  ["mkdir tree 10x10x10", null, (d) => { for (let a = 0; a < 10; a++) for (let b = 0; b < 10; b++) for (let c = 0; c < 10; c++) mkdirSync(join(d, `${a}`, `${b}`, `${c}`), { recursive: true }); }],
-  ["find over that tree", (d) => { for (let a = 0; a < 10; a++) for (let b = 0; b < 10; b++) for (let c = 0; c < 10; c++) mkdirSync(join(d, `${a}`, `${b}`, `${c}`), { recursive: true }); }, (d) => sh(d, "find . > /dev/null")],
+  [
+    "create 1000 small files",
+    null,
+    (d) => {
+      for (let i = 0; i < 1000; i++) writeFileSync(join(d, `f${i}`), "x\n");
+    },
+  ],
+  [
+    "stat 1000 files",
+    (d) => {
+      for (let i = 0; i < 1000; i++) writeFileSync(join(d, `f${i}`), "x\n");
+    },
+    (d) => {
+      for (let i = 0; i < 1000; i++) statSync(join(d, `f${i}`));
+    },
+  ],
+  [
+    "rm 1000 files",
+    (d) => {
+      for (let i = 0; i < 1000; i++) writeFileSync(join(d, `f${i}`), "x\n");
+    },
+    (d) => {
+      for (let i = 0; i < 1000; i++) unlinkSync(join(d, `f${i}`));
+    },
+  ],
+  [
+    "mkdir tree 10x10x10",
+    null,
+    (d) => {
+      for (let a = 0; a < 10; a++)
+        for (let b = 0; b < 10; b++)
+          for (let c = 0; c < 10; c++) mkdirSync(join(d, `${a}`, `${b}`, `${c}`), { recursive: true });
+    },
+  ],
+  [
+    "find over that tree",
+    (d) => {
+      for (let a = 0; a < 10; a++)
+        for (let b = 0; b < 10; b++)
+          for (let c = 0; c < 10; c++) mkdirSync(join(d, `${a}`, `${b}`, `${c}`), { recursive: true });
+    },
+    (d) => sh(d, "find . > /dev/null"),
+  ],
   ["write 64 MiB", null, (d) => writeBig(join(d, "big"))],
   ["copy 64 MiB", (d) => writeBig(join(d, "big")), (d) => sh(d, "cp big big2")],
   ["read 64 MiB", (d) => writeBig(join(d, "big")), (d) => sh(d, "cat big > /dev/null")],
-  ["pure read 64 MiB (in-process, warm)", (d) => { writeBig(join(d, "big")); readAll(join(d, "big")); }, (d) => readAll(join(d, "big"))],
-  ["pure copy 64 MiB (copyFile)", (d) => writeBig(join(d, "big")), (d) => copyFileSync(join(d, "big"), join(d, "big2"))],
+  [
+    "pure read 64 MiB (in-process, warm)",
+    (d) => {
+      writeBig(join(d, "big"));
+      readAll(join(d, "big"));
+    },
+    (d) => readAll(join(d, "big")),
+  ],
+  [
+    "pure copy 64 MiB (copyFile)",
+    (d) => writeBig(join(d, "big")),
+    (d) => copyFileSync(join(d, "big"), join(d, "big2")),
+  ],
   ["overwrite 64 MiB", (d) => writeBig(join(d, "big")), (d) => writeBig(join(d, "big"))],
-  ["git init + commit 100 files", (d) => { mkdirSync(join(d, "r")); for (let i = 0; i < 100; i++) writeFileSync(join(d, "r", `f${i}.txt`), `file ${i}\n`.repeat(20)); }, (d) => sh(join(d, "r"), "git init -q && git add -A && git commit -qm c")],
+  [
+    "git init + commit 100 files",
+    (d) => {
+      mkdirSync(join(d, "r"));
+      for (let i = 0; i < 100; i++) writeFileSync(join(d, "r", `f${i}.txt`), `file ${i}\n`.repeat(20));
+    },
+    (d) => sh(join(d, "r"), "git init -q && git add -A && git commit -qm c"),
+  ],
   ["git clone, shallow, ~1 MB", null, (d, src) => sh(d, `git clone -q --depth 1 file://${src} c`)],
   ["npm init -y", null, (d) => sh(d, "npm init -y > /dev/null")],
 ];
@@ -103,7 +158,10 @@ const targets = {
 mkdirSync(targets.disk);
 const source = join(work, "clone-source");
 mkdirSync(source);
-sh(source, "git init -q && head -c 1000000 /dev/urandom | base64 > data.txt && for i in $(seq 1 50); do echo $i > s$i; done && git add -A && git commit -qm src");
+sh(
+  source,
+  "git init -q && head -c 1000000 /dev/urandom | base64 > data.txt && for i in $(seq 1 50); do echo $i > s$i; done && git add -A && git commit -qm src",
+);
 
 const daemon = await startComputerd(targets.fuse);
 const times = new Map(scenarios.map(([name]) => [name, { fuse: [], tmpfs: [], disk: [] }]));
@@ -136,8 +194,11 @@ for (const [name] of scenarios) {
   const [f, m, d] = [median(t.fuse), median(t.tmpfs), median(t.disk)];
   rows.push([name, f.toFixed(1), m.toFixed(1), d.toFixed(1), `${(f / m).toFixed(2)}x`, `${(f / d).toFixed(2)}x`]);
 }
-console.log(`\nfs-bench: ${reps} repetitions after 1 warm-up, interleaved; medians. disk = ${execFileSync("df", ["-T", "/var/tmp"], { encoding: "utf8" }).split("\n")[1]?.split(/\s+/)[1]} at /var/tmp, tmpfs = /dev/shm\n`);
+console.log(
+  `\nfs-bench: ${reps} repetitions after 1 warm-up, interleaved; medians. disk = ${execFileSync("df", ["-T", "/var/tmp"], { encoding: "utf8" }).split("\n")[1]?.split(/\s+/)[1]} at /var/tmp, tmpfs = /dev/shm\n`,
+);
 console.log(`| ${rows[0].join(" | ")} |\n|${rows[0].map((_, i) => (i === 0 ? "---" : "---:")).join("|")}|`);
 for (const row of rows.slice(1)) console.log(`| ${row.join(" | ")} |`);
-console.log("\nreproduce: npx -y pnpm@12.4.2 --filter @cloudflare/computerd run build && npx -y pnpm@12.4.2 --filter @cloudflare/computerd run bench");
-void readdirSync;
+console.log(
+  "\nreproduce: npx -y pnpm@12.4.2 --filter @cloudflare/computerd run build && npx -y pnpm@12.4.2 --filter @cloudflare/computerd run bench",
+);
