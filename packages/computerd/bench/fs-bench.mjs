@@ -25,7 +25,8 @@ import {
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
-const reps = Number(process.argv[process.argv.indexOf("--reps") + 1] || 3);
+const repsAt = process.argv.indexOf("--reps");
+const reps = repsAt === -1 ? 3 : Number(process.argv[repsAt + 1]);
 const main = fileURLToPath(new URL("../dist/cli/main.js", import.meta.url));
 const MiB = 1024 * 1024;
 const block = Buffer.alloc(MiB);
