@@ -81,6 +81,17 @@ export const projects: TestProjectConfiguration[] = [
     },
   },
   {
+    // computerd: real processes, real FUSE mounts and real sockets on 127.0.0.1.
+    test: {
+      name: "computerd:node",
+      environment: "node",
+      include: ["packages/computerd/src/**/*.test.ts"],
+      exclude: ["**/node_modules/**", "**/dist/**"],
+      testTimeout: 30_000,
+      hookTimeout: 30_000,
+    },
+  },
+  {
     // Repository-wide checks (docs that name paths which must exist).
     test: { name: "repo", environment: "node", include: ["scripts/**/*.test.ts"] },
   },

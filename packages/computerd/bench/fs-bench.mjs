@@ -1,0 +1,205 @@
+#!/usr/bin/env node
+/**
+ * fs-bench: the scenarios of the performance reference on computerd's FUSE
+ * mount, a tmpfs and the local disk, interleaved in one run (each repetition
+ * runs every target before the next), 1 warm-up + N repetitions, each in a
+ * fresh directory. Prints medians and the ratio table, plus the command that
+ * reproduces it. Needs root and /dev/fuse; builds nothing (run `npm run build` first).
+ *
+ *   npx -y pnpm@12.4.2 --filter @cloudflare/computerd run bench [-- --reps 3]
+ */
+import { execFileSync, spawn } from "node:child_process";
+import {
+  closeSync,
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readSync,
+  rmSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const repsAt = process.argv.indexOf("--reps");
+const reps = repsAt === -1 ? 3 : Number(process.argv[repsAt + 1]);
+const main = fileURLToPath(new URL("../dist/cli/main.js", import.meta.url));
+const MiB = 1024 * 1024;
+const block = Buffer.alloc(MiB);
+for (let i = 0; i < block.length; i++) block[i] = (i * 31) % 251;
+const gitEnv = {
+  ...process.env,
+  GIT_AUTHOR_NAME: "b",
+  GIT_AUTHOR_EMAIL: "b@example.invalid",
+  GIT_COMMITTER_NAME: "b",
+  GIT_COMMITTER_EMAIL: "b@example.invalid",
+  GIT_CONFIG_NOSYSTEM: "1",
+};
+const sh = (cwd, script) => execFileSync("bash", ["-c", script], { cwd, env: gitEnv, stdio: "ignore" });
+
+function writeBig(path, mib = 64) {
+  const fd = openSync(path, "w");
+  for (let i = 0; i < mib; i++) writeSync(fd, block, 0, MiB, i * MiB);
+  closeSync(fd);
+}
+function readAll(path) {
+  const fd = openSync(path, "r");
+  const buffer = Buffer.allocUnsafe(MiB);
+  while (readSync(fd, buffer, 0, MiB, null) > 0);
+  closeSync(fd);
+}
+
+/** Each scenario: optional untimed setup, then the timed body, both in `dir`. */
+const scenarios = [
+  [
+    "create 1000 small files",
+    null,
+    (d) => {
+      for (let i = 0; i < 1000; i++) writeFileSync(join(d, `f${i}`), "x\n");
+    },
+  ],
+  [
+    "stat 1000 files",
+    (d) => {
+      for (let i = 0; i < 1000; i++) writeFileSync(join(d, `f${i}`), "x\n");
+    },
+    (d) => {
+      for (let i = 0; i < 1000; i++) statSync(join(d, `f${i}`));
+    },
+  ],
+  [
+    "rm 1000 files",
+    (d) => {
+      for (let i = 0; i < 1000; i++) writeFileSync(join(d, `f${i}`), "x\n");
+    },
+    (d) => {
+      for (let i = 0; i < 1000; i++) unlinkSync(join(d, `f${i}`));
+    },
+  ],
+  [
+    "mkdir tree 10x10x10",
+    null,
+    (d) => {
+      for (let a = 0; a < 10; a++)
+        for (let b = 0; b < 10; b++)
+          for (let c = 0; c < 10; c++) mkdirSync(join(d, `${a}`, `${b}`, `${c}`), { recursive: true });
+    },
+  ],
+  [
+    "find over that tree",
+    (d) => {
+      for (let a = 0; a < 10; a++)
+        for (let b = 0; b < 10; b++)
+          for (let c = 0; c < 10; c++) mkdirSync(join(d, `${a}`, `${b}`, `${c}`), { recursive: true });
+    },
+    (d) => sh(d, "find . > /dev/null"),
+  ],
+  ["write 64 MiB", null, (d) => writeBig(join(d, "big"))],
+  ["copy 64 MiB", (d) => writeBig(join(d, "big")), (d) => sh(d, "cp big big2")],
+  ["read 64 MiB", (d) => writeBig(join(d, "big")), (d) => sh(d, "cat big > /dev/null")],
+  [
+    "pure read 64 MiB (in-process, warm)",
+    (d) => {
+      writeBig(join(d, "big"));
+      readAll(join(d, "big"));
+    },
+    (d) => readAll(join(d, "big")),
+  ],
+  [
+    "pure copy 64 MiB (copyFile)",
+    (d) => writeBig(join(d, "big")),
+    (d) => copyFileSync(join(d, "big"), join(d, "big2")),
+  ],
+  ["overwrite 64 MiB", (d) => writeBig(join(d, "big")), (d) => writeBig(join(d, "big"))],
+  [
+    "git init + commit 100 files",
+    (d) => {
+      mkdirSync(join(d, "r"));
+      for (let i = 0; i < 100; i++) writeFileSync(join(d, "r", `f${i}.txt`), `file ${i}\n`.repeat(20));
+    },
+    (d) => sh(join(d, "r"), "git init -q && git add -A && git commit -qm c"),
+  ],
+  ["git clone, shallow, ~1 MB", null, (d, src) => sh(d, `git clone -q --depth 1 file://${src} c`)],
+  ["npm init -y", null, (d) => sh(d, "npm init -y > /dev/null")],
+];
+
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
+async function startComputerd(mountPoint) {
+  const child = spawn(process.execPath, [main], {
+    env: { PATH: process.env.PATH, HOST: "127.0.0.1", PORT: "0", FUSE_MOUNT: "fuse", MOUNT_POINT: mountPoint },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  await new Promise((resolve, reject) => {
+    const onData = (data) => {
+      output += data;
+      if (/listening host=/.test(output)) resolve();
+    };
+    child.stdout.on("data", onData);
+    child.stderr.on("data", onData);
+    child.on("exit", (code) => reject(new Error(`computerd exited ${code}: ${output}`)));
+  });
+  return child;
+}
+
+const work = mkdtempSync("/var/tmp/computerd-bench-");
+const targets = {
+  fuse: join(work, "mnt"),
+  tmpfs: mkdtempSync("/dev/shm/computerd-bench-"),
+  disk: join(work, "disk"),
+};
+mkdirSync(targets.disk);
+const source = join(work, "clone-source");
+mkdirSync(source);
+sh(
+  source,
+  "git init -q && head -c 1000000 /dev/urandom | base64 > data.txt && for i in $(seq 1 50); do echo $i > s$i; done && git add -A && git commit -qm src",
+);
+
+const daemon = await startComputerd(targets.fuse);
+const times = new Map(scenarios.map(([name]) => [name, { fuse: [], tmpfs: [], disk: [] }]));
+let counter = 0;
+try {
+  for (let rep = 0; rep <= reps; rep++) {
+    for (const [name, setup, body] of scenarios) {
+      for (const [target, root] of Object.entries(targets)) {
+        const dir = join(root, `run-${counter++}-${Math.random().toString(36).slice(2, 8)}`);
+        mkdirSync(dir);
+        if (setup) setup(dir);
+        const started = performance.now();
+        body(dir, source);
+        const elapsed = performance.now() - started;
+        if (rep > 0) times.get(name)[target].push(elapsed);
+        rmSync(dir, { recursive: true, force: true });
+      }
+    }
+  }
+} finally {
+  daemon.kill("SIGTERM");
+  await new Promise((resolve) => daemon.on("exit", resolve));
+  rmSync(targets.tmpfs, { recursive: true, force: true });
+  rmSync(work, { recursive: true, force: true });
+}
+
+const rows = [["scenario", "fuse ms", "tmpfs ms", "disk ms", "fuse/tmpfs", "fuse/disk"]];
+for (const [name] of scenarios) {
+  const t = times.get(name);
+  const [f, m, d] = [median(t.fuse), median(t.tmpfs), median(t.disk)];
+  rows.push([name, f.toFixed(1), m.toFixed(1), d.toFixed(1), `${(f / m).toFixed(2)}x`, `${(f / d).toFixed(2)}x`]);
+}
+console.log(
+  `\nfs-bench: ${reps} repetitions after 1 warm-up, interleaved; medians. disk = ${execFileSync("df", ["-T", "/var/tmp"], { encoding: "utf8" }).split("\n")[1]?.split(/\s+/)[1]} at /var/tmp, tmpfs = /dev/shm\n`,
+);
+console.log(`| ${rows[0].join(" | ")} |\n|${rows[0].map((_, i) => (i === 0 ? "---" : "---:")).join("|")}|`);
+for (const row of rows.slice(1)) console.log(`| ${row.join(" | ")} |`);
+console.log(
+  "\nreproduce: npx -y pnpm@12.4.2 --filter @cloudflare/computerd run build && npx -y pnpm@12.4.2 --filter @cloudflare/computerd run bench",
+);

@@ -1,0 +1,113 @@
+/**
+ * Boot, in the specified order: config is already read (secret gone from
+ * the env); create the in-memory store; mount unless the mode is none;
+ * create the runner and the server; listen last, so a 200 from /health
+ * means the mount is up.
+ */
+import { mkdirSync } from "node:fs";
+import { stat } from "node:fs/promises";
+import type { AddressInfo } from "node:net";
+import { WorkspaceFilesystem } from "@cloudflare/dofs";
+import { openNodeDatabase } from "@cloudflare/dofs/node";
+import { SyncPeer } from "@cloudflare/dofs/sync";
+import { allowedEnv } from "../exec/env.js";
+import { Runner } from "../exec/runner.js";
+import type { MountDriver } from "../mount/driver.js";
+import { resolveMountKind } from "../mount/driver.js";
+import { FuseNativeDriver } from "../mount/fuse-native.js";
+import { ShimDriver } from "../mount/shim.js";
+import { createDaemonServer, type DaemonServer } from "../server/http.js";
+import type { Config, MountKind } from "./env.js";
+import type { Logger } from "./log.js";
+
+export interface Daemon {
+  readonly port: number;
+  readonly kind: MountKind;
+  /** Closes the servers, SIGKILLs every child and unmounts. Idempotent. */
+  close(): Promise<void>;
+}
+
+export async function startDaemon(config: Config, log: Logger): Promise<Daemon> {
+  const db = openNodeDatabase();
+  const fs = new WorkspaceFilesystem(db);
+  const kind = resolveMountKind(config.mount);
+  let driver: MountDriver | undefined;
+  if (kind !== "none") {
+    await fs.mkdir(config.mountPoint, { recursive: true });
+    if (kind === "fuse" || kind === "macfuse") {
+      driver = new FuseNativeDriver(db, config.mountPoint, config.fuse, log);
+    } else {
+      driver = new ShimDriver(db, config.mountPoint, log);
+    }
+    if (kind === "shim") mkdirSync(config.mountPoint, { recursive: true });
+    await driver.mount();
+  }
+  const mounted = driver !== undefined;
+
+  const runner = new Runner({
+    db,
+    logMaxBytes: config.execLogMaxBytes,
+    defaultCwd: mounted ? config.mountPoint : process.cwd(),
+    checkCwd: mounted ? (cwd) => checkVfsCwd(fs, cwd) : checkDiskCwd,
+    envLayers: [allowedEnv(process.env), config.computerVars],
+    beforeSpawn: driver?.beforeExec ? () => driver.beforeExec?.() : undefined,
+  });
+  const peer = new SyncPeer(db, {
+    ...(driver?.afterApply ? { afterApply: () => driver.afterApply?.() } : {}),
+    ...(driver?.beforeFetch ? { beforeFetch: () => driver.beforeFetch?.() } : {}),
+    log: (message, error) => log.error(message, error),
+  });
+
+  let port = config.port;
+  const server: DaemonServer = createDaemonServer({
+    secret: config.secret,
+    peer,
+    runner,
+    db,
+    info: () => ({ backend: { kind }, mountPoint: config.mountPoint, port }),
+    trackStubs: config.trackStubs,
+    log,
+    extraStats: () => ({ exec_live: runner.liveCount, ...runner.log.totals(), ...driver?.stats?.() }),
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.http.once("error", reject);
+    server.http.listen(config.port, config.host, () => {
+      server.http.off("error", reject);
+      resolve();
+    });
+  });
+  port = (server.http.address() as AddressInfo).port;
+  // One parseable line: tests and the local container host read the port from it.
+  log.info(`computerd listening host=${config.host} port=${port} mount=${kind} mountPoint=${config.mountPoint}`);
+
+  let closing: Promise<void> | undefined;
+  return {
+    port,
+    kind,
+    close() {
+      closing ??= (async () => {
+        runner.shutdown();
+        await server.close().catch((error) => log.error("closing the server failed", error));
+        await driver?.unmount().catch((error) => log.error("unmount failed", error));
+      })();
+      return closing;
+    },
+  };
+}
+
+async function checkVfsCwd(fs: WorkspaceFilesystem, cwd: string): Promise<string | undefined> {
+  try {
+    const info = await fs.stat(cwd);
+    return info.isDirectory ? undefined : `ENOTDIR: not a directory, chdir '${cwd}'`;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
+}
+
+async function checkDiskCwd(cwd: string): Promise<string | undefined> {
+  try {
+    return (await stat(cwd)).isDirectory() ? undefined : `ENOTDIR: not a directory, chdir '${cwd}'`;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
+}

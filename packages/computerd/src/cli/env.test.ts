@@ -1,0 +1,95 @@
+import { describe, expect, test } from "vitest";
+import { runToExit, startDaemon, stopAll } from "../../test/daemon.js";
+import { resolveMountKind } from "../mount/driver.js";
+import { fuseMountOptions, readConfig } from "./env.js";
+
+describe("readConfig", () => {
+  test("defaults, and RPC_CLIENT_SECRET trimmed then deleted from the env", () => {
+    const env: Record<string, string | undefined> = { RPC_CLIENT_SECRET: "  abc \n", COMPUTER_VAR_FOO: "1" };
+    const config = readConfig(env);
+    expect(config).toMatchObject({
+      port: 45_678,
+      host: "0.0.0.0",
+      mountPoint: "/workspace",
+      mount: "auto",
+      execLogMaxBytes: 16 * 1024 * 1024,
+      secret: "abc",
+      computerVars: { FOO: "1" },
+    });
+    expect("RPC_CLIENT_SECRET" in env).toBe(false);
+    expect(readConfig({ RPC_CLIENT_SECRET: "   " }).secret).toBeUndefined();
+    expect(readConfig({ COMPUTERD_DEFAULT_PORT: "8080" }).port).toBe(8080);
+  });
+
+  test("the default FUSE options are the reference's, and the knobs change them", () => {
+    expect(fuseMountOptions(readConfig({}).fuse).join(",")).toBe(
+      "big_writes,use_ino,max_write=524288,max_read=524288,auto_cache,attr_timeout=1,entry_timeout=1,negative_timeout=0,ac_attr_timeout=1",
+    );
+    const tuned = readConfig({
+      COMPUTERD_FUSE_AUTO_CACHE: "off",
+      COMPUTERD_FUSE_KERNEL_CACHE: "1",
+      COMPUTERD_FUSE_ATTR_TIMEOUT: "",
+      COMPUTERD_FUSE_ENTRY_TIMEOUT: "0.5",
+      COMPUTERD_FUSE_EXTRA_OPTS: "writeback_cache,noatime",
+    }).fuse;
+    expect(fuseMountOptions(tuned).join(",")).toBe(
+      "big_writes,use_ino,max_write=524288,max_read=524288,kernel_cache,entry_timeout=0.5,negative_timeout=0,ac_attr_timeout=1,noatime",
+    );
+    // auto_cache wins when both are on.
+    expect(readConfig({ COMPUTERD_FUSE_KERNEL_CACHE: "yes" }).fuse).toMatchObject({
+      autoCache: true,
+      kernelCache: false,
+    });
+  });
+
+  test.each([
+    [{ FUSE_MOUNT: "fuse2" }, /FUSE_MOUNT/],
+    [{ MOUNT_POINT: "workspace" }, /MOUNT_POINT must be an absolute path/],
+    [{ PORT: "65536" }, /PORT must be an integer/],
+    [{ PORT: "80a" }, /PORT must be an integer/],
+    [{ EXEC_LOG_MAX_BYTES: "0" }, /EXEC_LOG_MAX_BYTES must be a positive integer/],
+    [{ EXEC_LOG_MAX_BYTES: "1.5" }, /EXEC_LOG_MAX_BYTES/],
+    [{ DISABLE_FUSE: "1" }, /DISABLE_FUSE is no longer supported/],
+    [{ FUSE_SHIM: "1" }, /FUSE_SHIM/],
+    [{ WSD_FUSE_BACKEND: "x" }, /WSD_FUSE_BACKEND/],
+    [{ COMPUTERD_FUSE_ATTR_TIMEOUT: "soon" }, /COMPUTERD_FUSE_ATTR_TIMEOUT/],
+  ])("%o is refused", (env, message) => {
+    expect(() => readConfig(env)).toThrow(message);
+  });
+});
+
+describe("resolveMountKind", () => {
+  test("auto: /dev/fuse on Linux is fuse, without it shim (behaviour 32); explicit fuse without it throws", () => {
+    expect(resolveMountKind("auto", "linux", () => true)).toBe("fuse");
+    expect(resolveMountKind("auto", "linux", () => false)).toBe("shim");
+    expect(resolveMountKind("auto", "darwin", (path) => path.includes("macfuse"))).toBe("macfuse");
+    expect(() => resolveMountKind("fuse", "linux", () => false)).toThrow(/not available/);
+    expect(resolveMountKind("none", "linux", () => false)).toBe("none");
+  });
+});
+
+describe("the process (behaviour 31)", () => {
+  test.each([
+    { FUSE_MOUNT: "bogus" },
+    { MOUNT_POINT: "relative/path" },
+    { PORT: "-1" },
+    { EXEC_LOG_MAX_BYTES: "lots" },
+    { DISABLE_FUSE: "1" },
+  ])("%o exits non-zero with a message and never listens", async (env) => {
+    const { code, output } = await runToExit(env as unknown as Record<string, string>);
+    expect(code).toBe(2);
+    expect(output).toMatch(/\[error\] computerd: /);
+    expect(output).not.toMatch(/listening/);
+  });
+
+  test("auto on a machine without /dev/fuse answers /__computerd/info with kind shim", async () => {
+    // The test machine has /dev/fuse, so FUSE_MOUNT=shim stands in for `auto` here (resolveMountKind is tested above).
+    const daemon = await startDaemon({ FUSE_MOUNT: "shim" });
+    try {
+      const info = await (await fetch(`${daemon.url}/__computerd/info`)).json();
+      expect(info).toEqual({ backend: { kind: "shim" }, mountPoint: daemon.mountPoint, port: daemon.port });
+    } finally {
+      await stopAll();
+    }
+  });
+});

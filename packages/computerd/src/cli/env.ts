@@ -1,0 +1,180 @@
+/**
+ * The daemon's configuration, read once from the environment at boot. Every
+ * bad value is a `ConfigError` that `main` turns into a message and exit 2,
+ * before anything is mounted or bound.
+ */
+import { isAbsolute } from "node:path";
+
+export type MountKind = "fuse" | "macfuse" | "shim" | "none";
+export type MountSetting = MountKind | "auto";
+
+export interface FuseOptions {
+  maxRead: number;
+  maxWrite: number;
+  autoCache: boolean;
+  kernelCache: boolean;
+  /** Seconds, or undefined to leave the option out. */
+  attrTimeout: number | undefined;
+  entryTimeout: number | undefined;
+  acAttrTimeout: number | undefined;
+  negativeTimeout: number | undefined;
+  /** Extra `-o` options, `writeback_cache` removed. */
+  extra: string[];
+  trace: { file: string | undefined } | undefined;
+}
+
+export interface Config {
+  host: string;
+  port: number;
+  mountPoint: string;
+  mount: MountSetting;
+  execLogMaxBytes: number;
+  /** The bearer every route but /health requires; undefined leaves the daemon open. */
+  secret: string | undefined;
+  /** `COMPUTER_VAR_X=v` as `{ X: "v" }`. */
+  computerVars: Record<string, string>;
+  logFile: string | undefined;
+  trackStubs: boolean;
+  fuse: FuseOptions;
+}
+
+export const DEFAULT_PORT = 45_678;
+export const DEFAULT_MOUNT_POINT = "/workspace";
+export const DEFAULT_EXEC_LOG_MAX_BYTES = 16 * 1024 * 1024;
+export const DEFAULT_FUSE_IO_SIZE = 524_288;
+
+/** Variables of older daemons whose meaning changed; refusing them beats guessing. */
+export const LEGACY_VARIABLES = ["DISABLE_FUSE", "FUSE_SHIM", "WSD_FUSE_BACKEND"] as const;
+
+export class ConfigError extends Error {
+  override readonly name = "ConfigError";
+}
+
+type Env = Record<string, string | undefined>;
+
+/**
+ * Reads the configuration and deletes `RPC_CLIENT_SECRET` from `env` (the
+ * daemon's own `process.env` in production), so no child and no later
+ * `process.env` dump ever sees it.
+ */
+export function readConfig(env: Env, defaults: { port?: number } = {}): Config {
+  for (const name of LEGACY_VARIABLES) {
+    if (env[name] !== undefined) {
+      throw new ConfigError(`${name} is no longer supported; use FUSE_MOUNT=auto|fuse|macfuse|shim|none`);
+    }
+  }
+  const rawSecret = env.RPC_CLIENT_SECRET;
+  delete env.RPC_CLIENT_SECRET;
+  const secret = rawSecret?.trim() || undefined;
+  const mountPoint = env.MOUNT_POINT ?? DEFAULT_MOUNT_POINT;
+  if (!isAbsolute(mountPoint)) throw new ConfigError(`MOUNT_POINT must be an absolute path, got "${mountPoint}"`);
+  return {
+    host: env.HOST || "0.0.0.0",
+    port: parsePort(env.PORT, defaults.port ?? stampedPort(env)),
+    mountPoint: trimSlash(mountPoint),
+    mount: parseMount(env.FUSE_MOUNT),
+    execLogMaxBytes: parsePositive(env.EXEC_LOG_MAX_BYTES, "EXEC_LOG_MAX_BYTES", DEFAULT_EXEC_LOG_MAX_BYTES),
+    secret,
+    computerVars: computerVars(env),
+    logFile: env.LOG_FILE || undefined,
+    trackStubs: env.CAPNWEB_TRACK_STUBS === "1",
+    fuse: fuseOptions(env),
+  };
+}
+
+/** A build may stamp its own default port (the container image uses 8080). */
+function stampedPort(env: Env): number {
+  const stamped = env.COMPUTERD_DEFAULT_PORT;
+  return stamped === undefined ? DEFAULT_PORT : parsePort(stamped, DEFAULT_PORT, "COMPUTERD_DEFAULT_PORT");
+}
+
+function parsePort(value: string | undefined, fallback: number, name = "PORT"): number {
+  if (value === undefined || value === "") return fallback;
+  if (!/^\d+$/.test(value) || Number(value) > 65_535) {
+    throw new ConfigError(`${name} must be an integer from 0 to 65535, got "${value}"`);
+  }
+  return Number(value);
+}
+
+function parseMount(value: string | undefined): MountSetting {
+  const setting = value === undefined || value === "" ? "auto" : value;
+  if (!["auto", "fuse", "macfuse", "shim", "none"].includes(setting)) {
+    throw new ConfigError(`FUSE_MOUNT must be auto, fuse, macfuse, shim or none, got "${value}"`);
+  }
+  return setting as MountSetting;
+}
+
+function parsePositive(value: string | undefined, name: string, fallback: number): number {
+  if (value === undefined || value === "") return fallback;
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value)) || Number(value) <= 0) {
+    throw new ConfigError(`${name} must be a positive integer, got "${value}"`);
+  }
+  return Number(value);
+}
+
+const VAR_PREFIX = "COMPUTER_VAR_";
+
+function computerVars(env: Env): Record<string, string> {
+  const vars: Record<string, string> = {};
+  for (const [key, value] of Object.entries(env)) {
+    if (key.startsWith(VAR_PREFIX) && key.length > VAR_PREFIX.length && value !== undefined) {
+      vars[key.slice(VAR_PREFIX.length)] = value;
+    }
+  }
+  return vars;
+}
+
+/** `""`, 0, false, no and off turn a switch off; anything else set turns it on. */
+function parseSwitch(value: string | undefined, fallback: boolean): boolean {
+  if (value === undefined) return fallback;
+  return !["", "0", "false", "no", "off"].includes(value.trim().toLowerCase());
+}
+
+/** Seconds (fractions allowed); `""` drops the option. */
+function parseSeconds(value: string | undefined, name: string, fallback: number): number | undefined {
+  if (value === undefined) return fallback;
+  if (value.trim() === "") return undefined;
+  const seconds = Number(value);
+  if (!Number.isFinite(seconds) || seconds < 0) throw new ConfigError(`${name} must be seconds >= 0, got "${value}"`);
+  return seconds;
+}
+
+function fuseOptions(env: Env): FuseOptions {
+  const autoCache = parseSwitch(env.COMPUTERD_FUSE_AUTO_CACHE, true);
+  const extra = (env.COMPUTERD_FUSE_EXTRA_OPTS ?? "")
+    .split(",")
+    .map((option) => option.trim())
+    // The kernel's writeback cache reorders writes behind the daemon's back and breaks the write buffer.
+    .filter((option) => option !== "" && option !== "writeback_cache");
+  const trace =
+    env.COMPUTERD_FUSE_TRACE === "summary" ? { file: env.COMPUTERD_FUSE_TRACE_FILE || undefined } : undefined;
+  return {
+    maxRead: parsePositive(env.COMPUTERD_FUSE_MAX_READ, "COMPUTERD_FUSE_MAX_READ", DEFAULT_FUSE_IO_SIZE),
+    maxWrite: parsePositive(env.COMPUTERD_FUSE_MAX_WRITE, "COMPUTERD_FUSE_MAX_WRITE", DEFAULT_FUSE_IO_SIZE),
+    autoCache,
+    // auto_cache wins when both are on: kernel_cache would keep stale pages after a sync from the DO.
+    kernelCache: !autoCache && parseSwitch(env.COMPUTERD_FUSE_KERNEL_CACHE, false),
+    attrTimeout: parseSeconds(env.COMPUTERD_FUSE_ATTR_TIMEOUT, "COMPUTERD_FUSE_ATTR_TIMEOUT", 1),
+    entryTimeout: parseSeconds(env.COMPUTERD_FUSE_ENTRY_TIMEOUT, "COMPUTERD_FUSE_ENTRY_TIMEOUT", 1),
+    acAttrTimeout: parseSeconds(env.COMPUTERD_FUSE_AC_ATTR_TIMEOUT, "COMPUTERD_FUSE_AC_ATTR_TIMEOUT", 1),
+    negativeTimeout: parseSeconds(env.COMPUTERD_FUSE_NEGATIVE_TIMEOUT, "COMPUTERD_FUSE_NEGATIVE_TIMEOUT", 0),
+    extra,
+    trace,
+  };
+}
+
+/** The `-o` list for a FUSE mount, in the reference's order. */
+export function fuseMountOptions(options: FuseOptions): string[] {
+  const out = ["big_writes", "use_ino", `max_write=${options.maxWrite}`, `max_read=${options.maxRead}`];
+  if (options.autoCache) out.push("auto_cache");
+  else if (options.kernelCache) out.push("kernel_cache");
+  if (options.attrTimeout !== undefined) out.push(`attr_timeout=${options.attrTimeout}`);
+  if (options.entryTimeout !== undefined) out.push(`entry_timeout=${options.entryTimeout}`);
+  if (options.negativeTimeout !== undefined) out.push(`negative_timeout=${options.negativeTimeout}`);
+  if (options.acAttrTimeout !== undefined) out.push(`ac_attr_timeout=${options.acAttrTimeout}`);
+  return [...out, ...options.extra];
+}
+
+function trimSlash(path: string): string {
+  return path.length > 1 ? path.replace(/\/+$/, "") : path;
+}

@@ -1,0 +1,52 @@
+#!/usr/bin/env node
+/**
+ * computerd's entry point. Exit codes: 2 for a bad configuration or a mount
+ * that cannot come up, 130/143 after SIGINT/SIGTERM, 1 for an uncaught error.
+ */
+import { startDaemon } from "./boot.js";
+import { type Config, ConfigError, readConfig } from "./env.js";
+import { createLogger, type Logger } from "./log.js";
+
+const SIGNAL_EXIT = { SIGINT: 130, SIGTERM: 143 } as const;
+
+async function main(): Promise<void> {
+  let log: Logger = createLogger(process.env.LOG_FILE || undefined);
+  process.on("uncaughtException", (error) => {
+    log.error("uncaught exception", error);
+    process.exit(1);
+  });
+  process.on("unhandledRejection", (error) => {
+    log.error("unhandled rejection", error);
+    process.exit(1);
+  });
+
+  let config: Config;
+  try {
+    config = readConfig(process.env);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    log.error(`computerd: ${error.message}`);
+    process.exit(2);
+  }
+  log = createLogger(config.logFile);
+
+  // Signals are handled from before the mount: one that arrives mid-boot shuts down once boot is done.
+  const booting = startDaemon(config, log);
+  for (const signal of Object.keys(SIGNAL_EXIT) as (keyof typeof SIGNAL_EXIT)[]) {
+    process.once(signal, () => {
+      log.info(`${signal}: shutting down`);
+      booting
+        .then((daemon) => daemon.close())
+        .catch(() => {})
+        .finally(() => process.exit(SIGNAL_EXIT[signal]));
+    });
+  }
+  try {
+    await booting;
+  } catch (error) {
+    log.error("computerd failed to start", error);
+    process.exit(2);
+  }
+}
+
+void main();

@@ -1,0 +1,44 @@
+/**
+ * The seam between computerd and a mount mode. `fuse` (fuse-native today;
+ * a libfuse 3 binding could implement the same interface), `shim` (a real
+ * directory reconciled both ways) and `none`.
+ */
+import { existsSync } from "node:fs";
+import type { MountKind, MountSetting } from "../cli/env.js";
+
+export interface MountDriver {
+  readonly kind: MountKind;
+  /** Resolves once the mount point serves the workspace (boot listens only after this). */
+  mount(): Promise<void>;
+  /** Never synchronous on the daemon's loop: the loop must keep answering FUSE while the kernel lets go. */
+  unmount(): Promise<void>;
+  /** Sync hooks for the SyncPeer: after a push applied entries, before a fetchChanges. */
+  afterApply?(): void | Promise<void>;
+  beforeFetch?(): void | Promise<void>;
+  /** Runs before each exec (the shim reconciles the disk first). */
+  beforeExec?(): void | Promise<void>;
+  stats?(): Record<string, number>;
+}
+
+export class MountUnavailableError extends Error {
+  override readonly name = "MountUnavailableError";
+}
+
+/**
+ * `auto`: Linux with /dev/fuse → fuse; macOS with macFUSE → macfuse; else
+ * shim. An explicit fuse or macfuse that is unavailable throws.
+ */
+export function resolveMountKind(
+  setting: MountSetting,
+  platform: NodeJS.Platform = process.platform,
+  exists: (path: string) => boolean = existsSync,
+  devFuse = "/dev/fuse",
+): MountKind {
+  const fuse = platform === "linux" && exists(devFuse);
+  const macfuse = platform === "darwin" && exists("/Library/Filesystems/macfuse.fs");
+  if (setting === "auto") return fuse ? "fuse" : macfuse ? "macfuse" : "shim";
+  if (setting === "fuse" && !fuse) throw new MountUnavailableError(`FUSE_MOUNT=fuse but ${devFuse} is not available`);
+  if (setting === "macfuse" && !macfuse)
+    throw new MountUnavailableError("FUSE_MOUNT=macfuse but macFUSE is not installed");
+  return setting;
+}

@@ -1,0 +1,235 @@
+/**
+ * The FUSE mount on fuse-native 2.2.6 (libfuse 2). fuse-native's known
+ * defects and what this driver does about them:
+ * - writes are 4 KiB without `big_writes` and never above 128 KiB: mount with
+ *   big_writes (and max_write/max_read 512 KiB for the kernel's side);
+ * - `utimens` receives atime twice: the real mtime is read back from the
+ *   blocked caller (utimens.ts);
+ * - without `use_ino` inode numbers are invented per lookup and a local
+ *   `git clone` fails: mount with use_ino and report dofs inode numbers;
+ * - files unlinked while open become `.fuse_hidden*`: MountFs keeps those
+ *   names out of the store;
+ * - each op times out after 15 s by default: turned off (a big commit may
+ *   take longer on a slow machine; the kernel has its own limits);
+ * - its option builder knows only some options: `_fuseOptions` is replaced
+ *   with our own list.
+ */
+import { execFile } from "node:child_process";
+import { readFileSync, statSync } from "node:fs";
+import { createRequire } from "node:module";
+import { promisify } from "node:util";
+import type { Database } from "@cloudflare/dofs";
+import { type FuseOptions, fuseMountOptions } from "../cli/env.js";
+import type { Logger } from "../cli/log.js";
+import type { MountDriver } from "./driver.js";
+import { errnoOf } from "./errno.js";
+import { MountFs } from "./mount-fs.js";
+import { FuseTrace } from "./trace.js";
+import { resolveMtime } from "./utimens.js";
+
+const run = promisify(execFile);
+const MOUNT_TIMEOUT_MS = 5_000;
+
+type Callback = (errno: number, ...values: unknown[]) => void;
+interface FuseInstance {
+  mount(cb: (error: Error | null) => void): void;
+  unmount(cb: (error: Error | null) => void): void;
+  _fuseOptions(): string;
+}
+type FuseClass = new (mnt: string, ops: Record<string, unknown>, opts: Record<string, unknown>) => FuseInstance;
+
+export class FuseNativeDriver implements MountDriver {
+  readonly kind = "fuse" as const;
+  readonly fs: MountFs;
+  readonly #mountPoint: string;
+  readonly #options: FuseOptions;
+  readonly #log: Logger;
+  readonly #trace: FuseTrace | undefined;
+  #fuse: FuseInstance | undefined;
+
+  constructor(db: Database, mountPoint: string, options: FuseOptions, log: Logger) {
+    this.fs = new MountFs(db, mountPoint);
+    this.#mountPoint = mountPoint;
+    this.#options = options;
+    this.#log = log;
+    this.#trace = options.trace ? new FuseTrace(options.trace.file, log) : undefined;
+  }
+
+  async mount(): Promise<void> {
+    await clearStaleMount(this.#mountPoint, this.#log);
+    const Fuse = createRequire(import.meta.url)("fuse-native") as FuseClass;
+    const fuse = new Fuse(this.#mountPoint, this.#ops(), { timeout: false, mkdir: true });
+    const options = [...fuseMountOptions(this.#options), "auto_unmount", "fsname=computerd", "subtype=computerd"];
+    // fuse-native builds `-o` from a fixed set of its own options; ours are passed whole.
+    fuse._fuseOptions = () => `-o${options.join(",")}`;
+    await withTimeout(
+      new Promise<void>((resolve, reject) => fuse.mount((error) => (error ? reject(error) : resolve()))),
+      MOUNT_TIMEOUT_MS,
+      `FUSE mount of ${this.#mountPoint} did not come up within ${MOUNT_TIMEOUT_MS} ms`,
+    );
+    this.#fuse = fuse;
+    this.#trace?.install();
+    this.#log.info(`mounted ${this.#mountPoint} (fuse-native, -o ${options.join(",")})`);
+  }
+
+  async unmount(): Promise<void> {
+    const fuse = this.#fuse;
+    this.#fuse = undefined;
+    if (fuse === undefined) return;
+    this.#trace?.report();
+    try {
+      this.fs.commitAll();
+    } catch (error) {
+      this.#log.error("commit before unmount failed", error);
+    }
+    try {
+      // fuse-native runs `fusermount -uz` as a child process, so this loop keeps serving FUSE meanwhile.
+      await withTimeout(
+        new Promise<void>((resolve, reject) => fuse.unmount((error) => (error ? reject(error) : resolve()))),
+        MOUNT_TIMEOUT_MS,
+        "unmount timed out",
+      );
+    } catch (error) {
+      this.#log.error(`unmount of ${this.#mountPoint} failed; detaching it lazily`, error);
+      await lazyUnmount(this.#mountPoint);
+    }
+  }
+
+  beforeFetch(): void {
+    this.fs.commitAll();
+  }
+
+  afterApply(): void {
+    this.fs.invalidate();
+  }
+
+  stats(): Record<string, number> {
+    return this.fs.stats();
+  }
+
+  /** fuse-native's callback table over MountFs; every op answers an errno on failure. */
+  #ops(): Record<string, unknown> {
+    const fs = this.fs;
+    const trace = this.#trace;
+    const op =
+      <A extends unknown[]>(name: string, body: (...args: A) => unknown, countInStatus = false) =>
+      (...args: [...A, Callback]): void => {
+        const cb = args.pop() as Callback;
+        const started = trace ? performance.now() : 0;
+        const done = (errno: number, value?: unknown): void => {
+          trace?.record(name, performance.now() - started, errno);
+          // fuse-native's read and write take the byte count where other ops take the status.
+          if (countInStatus) cb(errno === 0 ? (value as number) : errno);
+          else if (value === undefined) cb(errno);
+          else cb(errno, value);
+        };
+        try {
+          const result = body(...(args as unknown as A));
+          if (result instanceof Promise)
+            result.then(
+              (value) => done(0, value),
+              (error) => done(errnoOf(error)),
+            );
+          else done(0, result);
+        } catch (error) {
+          done(errnoOf(error));
+        }
+      };
+    return {
+      getattr: op("getattr", (path: string) => fs.getattr(path)),
+      fgetattr: op("fgetattr", (path: string) => fs.getattr(path)),
+      readdir: op("readdir", (path: string) => fs.readdir(path)),
+      statfs: op("statfs", () => fs.statfs()),
+      mkdir: op("mkdir", (path: string, mode: number) => fs.mkdir(path, mode)),
+      rmdir: op("rmdir", (path: string) => fs.rmdir(path)),
+      unlink: op("unlink", (path: string) => fs.unlink(path)),
+      rename: op("rename", (from: string, to: string) => fs.rename(from, to)),
+      link: op("link", (from: string, to: string) => fs.link(from, to)),
+      symlink: op("symlink", (target: string, path: string) => fs.symlink(target, path)),
+      readlink: op("readlink", (path: string) => fs.readlink(path)),
+      chmod: op("chmod", (path: string, mode: number) => fs.chmod(path, mode)),
+      // Ownership is not stored (everything runs as root); accepting it keeps tar and cp -p quiet.
+      chown: op("chown", () => undefined),
+      utimens: op("utimens", (path: string, atime: number) => {
+        const mtime = resolveMtime(atime, Date.now());
+        if (mtime !== undefined) fs.utimens(path, mtime);
+      }),
+      create: op("create", (path: string, mode: number) => fs.create(path, mode)),
+      open: op("open", (path: string, flags: number) => fs.open(path, flags)),
+      truncate: op("truncate", (path: string, size: number) => fs.truncate(path, size)),
+      ftruncate: op("ftruncate", (_path: string, fd: number, size: number) => fs.ftruncate(fd, size)),
+      flush: op("flush", () => undefined),
+      fsync: op("fsync", (_path: string, _datasync: number, fd: number) => fs.fsync(fd)),
+      release: op("release", (_path: string, fd: number) => fs.release(fd)),
+      // read/write answer a byte count; the buffer is fuse-native's and detached after the callback.
+      read: op(
+        "read",
+        (_path: string, fd: number, buffer: Buffer, length: number, position: number) =>
+          fs.read(fd, buffer, length, position),
+        true,
+      ),
+      write: op(
+        "write",
+        (_path: string, fd: number, buffer: Buffer, length: number, position: number) =>
+          fs.write(fd, buffer, length, position),
+        true,
+      ),
+    };
+  }
+}
+
+/**
+ * A mount point left behind by a daemon that died without auto_unmount
+ * finishing answers ENOTCONN; detach it lazily before mounting again.
+ */
+export async function clearStaleMount(mountPoint: string, log: Logger): Promise<void> {
+  if (!isMounted(mountPoint)) return;
+  try {
+    statSync(mountPoint);
+    return; // A live mount: fuse-native reports "Mountpoint in use" itself.
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== "ENOTCONN" && code !== "ECONNABORTED") return;
+  }
+  log.info(`${mountPoint} is a dead mount; detaching it`);
+  await lazyUnmount(mountPoint);
+}
+
+export function isMounted(mountPoint: string): boolean {
+  try {
+    return readFileSync("/proc/self/mountinfo", "utf8")
+      .split("\n")
+      .some((line) => line.split(" ")[4] === mountPoint.replaceAll(" ", "\\040"));
+  } catch {
+    return false;
+  }
+}
+
+/** `fusermount -uz`, then `umount -l`: both detach at once, even with a dead daemon behind the mount. */
+export async function lazyUnmount(mountPoint: string): Promise<void> {
+  for (const [command, args] of [
+    ["fusermount", ["-uz", mountPoint]],
+    ["umount", ["-l", mountPoint]],
+  ] as const) {
+    try {
+      await run(command, [...args], { timeout: 5_000 });
+      if (!isMounted(mountPoint)) return;
+    } catch {
+      // Try the next way.
+    }
+  }
+}
+
+async function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      promise,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(message)), ms);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,328 @@
+/**
+ * The filesystem a FUSE driver serves: FUSE's path-based operations over
+ * the daemon's dofs store, with file handles and the per-inode write
+ * buffers (open-file.ts). Driver-neutral: a fuse-native or a libfuse 3
+ * binding adapts its callbacks to these synchronous methods, which throw
+ * dofs errors (mapped to errno by errno.ts).
+ *
+ * FUSE paths are relative to the mount (`/a/b`); dofs paths carry the mount
+ * point as a prefix (`/workspace/a/b`), as the Durable Object's do.
+ */
+import { createHash } from "node:crypto";
+import { constants } from "node:fs";
+import { CHUNK_SIZE, type Database, WorkspaceFilesystem } from "@cloudflare/dofs";
+import { type InodeAttr, inodeAttr, lookupInode, setInodeMtime } from "@cloudflare/dofs/inode";
+import { EBADF, EISDIR, ENOENT, ENOTDIR, EPERM, ErrnoError } from "./errno.js";
+import { OpenFile } from "./open-file.js";
+import { BufferPool } from "./pool.js";
+
+export interface FuseStat {
+  mode: number;
+  uid: number;
+  gid: number;
+  size: number;
+  nlink: number;
+  ino: number;
+  blksize: number;
+  blocks: number;
+  atime: number;
+  mtime: number;
+  ctime: number;
+}
+
+/** libfuse (2, without hard_remove) renames a file unlinked while open to this prefix, then unlinks it on release. */
+const HIDDEN_PREFIX = ".fuse_hidden";
+const TYPE_BITS = { file: constants.S_IFREG, dir: constants.S_IFDIR, symlink: constants.S_IFLNK };
+const O_ACCMODE = 3;
+const O_TRUNC = constants.O_TRUNC;
+
+interface Handle {
+  file: OpenFile;
+}
+
+export interface MountFsOptions {
+  now?: () => number;
+  /** Idle chunk buffers kept for reuse (512 KiB each). */
+  poolKeep?: number;
+}
+
+export class MountFs {
+  readonly #db: Database;
+  readonly #fs: WorkspaceFilesystem;
+  readonly #root: string;
+  readonly #now: () => number;
+  readonly #pool: BufferPool;
+  readonly #files = new Map<number, OpenFile>();
+  readonly #handles = new Map<number, Handle>();
+  /** `.fuse_hidden*` paths (relative to the mount) → the inode they stand for. */
+  readonly #hidden = new Map<string, OpenFile>();
+  #nextHandle = 1;
+  readonly #uid = process.getuid?.() ?? 0;
+  readonly #gid = process.getgid?.() ?? 0;
+
+  constructor(db: Database, mountPoint: string, options: MountFsOptions = {}) {
+    this.#db = db;
+    this.#now = options.now ?? Date.now;
+    this.#fs = new WorkspaceFilesystem(db, { now: this.#now });
+    this.#root = mountPoint === "/" ? "" : mountPoint;
+    this.#pool = new BufferPool(CHUNK_SIZE, options.poolKeep ?? 64);
+  }
+
+  /** The dofs path of a FUSE path. */
+  vfsPath(path: string): string {
+    return path === "/" ? this.#root || "/" : this.#root + path;
+  }
+
+  // Attributes
+
+  getattr(path: string): FuseStat {
+    const hidden = this.#hidden.get(path);
+    if (hidden !== undefined) {
+      return this.#stat(inodeAttr(this.#db, hidden.inode) ?? detachedAttr(hidden), hidden);
+    }
+    const attr = lookupInode(this.#db, this.vfsPath(path));
+    if (attr === undefined) throw new ErrnoError(ENOENT, path);
+    return this.#stat(attr, this.#files.get(attr.inode));
+  }
+
+  async chmod(path: string, mode: number): Promise<void> {
+    await this.#fs.chmod(this.vfsPath(path), mode & 0o7777);
+  }
+
+  /**
+   * Sets the mtime (atime is not stored). fuse-native passes the access time
+   * twice, so the caller resolves the real mtime first (see utimens.ts).
+   */
+  utimens(path: string, mtime: number): void {
+    const attr = this.#attr(path);
+    setInodeMtime(this.#db, attr.inode, mtime, this.vfsPath(path));
+    const open = this.#files.get(attr.inode);
+    if (open !== undefined) open.mtime = mtime;
+  }
+
+  // Names
+
+  async readdir(path: string): Promise<string[]> {
+    const attr = this.#attr(path);
+    if (attr.type !== "dir") throw new ErrnoError(ENOTDIR, path);
+    const entries = await this.#fs.readdir(this.vfsPath(path));
+    return [".", "..", ...entries.map((entry) => entry.name)];
+  }
+
+  async mkdir(path: string, mode: number): Promise<void> {
+    await this.#fs.mkdir(this.vfsPath(path), { mode: mode & 0o7777 });
+  }
+
+  async rmdir(path: string): Promise<void> {
+    if (this.#attr(path).type !== "dir") throw new ErrnoError(ENOTDIR, path);
+    await this.#fs.rm(this.vfsPath(path));
+  }
+
+  async unlink(path: string): Promise<void> {
+    if (this.#hidden.delete(path)) return;
+    const attr = this.#attr(path);
+    if (attr.type === "dir") throw new ErrnoError(EISDIR, path);
+    await this.#fs.rm(this.vfsPath(path));
+  }
+
+  async rename(from: string, to: string): Promise<void> {
+    const name = to.slice(to.lastIndexOf("/") + 1);
+    if (name.startsWith(HIDDEN_PREFIX)) return this.#hide(from, to);
+    const attr = this.#attr(from);
+    await this.#fs.rename(this.vfsPath(from), this.vfsPath(to));
+    const open = this.#files.get(attr.inode);
+    if (open !== undefined) open.path = this.vfsPath(to);
+  }
+
+  async link(existing: string, path: string): Promise<void> {
+    await this.#fs.link(this.vfsPath(existing), this.vfsPath(path));
+  }
+
+  async symlink(target: string, path: string): Promise<void> {
+    await this.#fs.symlink(target, this.vfsPath(path));
+  }
+
+  async readlink(path: string): Promise<string> {
+    return this.#fs.readlink(this.vfsPath(path));
+  }
+
+  // Files
+
+  async create(path: string, mode: number): Promise<number> {
+    await this.#fs.writeFile(this.vfsPath(path), EMPTY, { mode: mode & 0o7777 });
+    return this.open(path, 0);
+  }
+
+  open(path: string, flags: number): number {
+    const attr = this.#attr(path);
+    if (attr.type === "dir") throw new ErrnoError(EISDIR, path);
+    const file = this.#openFile(attr, this.vfsPath(path));
+    file.refs++;
+    const fd = this.#nextHandle++;
+    this.#handles.set(fd, { file });
+    if ((flags & O_TRUNC) !== 0 && (flags & O_ACCMODE) !== 0 && file.size !== 0) file.truncate(0, this.#now());
+    return fd;
+  }
+
+  read(fd: number, buffer: Buffer, length: number, position: number): number {
+    return this.#handle(fd).file.read(buffer, length, position);
+  }
+
+  write(fd: number, buffer: Buffer, length: number, position: number): number {
+    const file = this.#handle(fd).file;
+    const written = file.write(buffer, length, position, this.#now());
+    if (file.dirtyBytes > DIRTY_FLUSH_BYTES) this.#commit(file);
+    return written;
+  }
+
+  truncate(path: string, size: number): void {
+    const attr = this.#attr(path);
+    if (attr.type === "dir") throw new ErrnoError(EISDIR, path);
+    const file = this.#openFile(attr, this.vfsPath(path));
+    file.truncate(size, this.#now());
+    if (file.refs === 0) this.#close(file);
+  }
+
+  ftruncate(fd: number, size: number): void {
+    this.#handle(fd).file.truncate(size, this.#now());
+  }
+
+  fsync(fd: number): void {
+    this.#commit(this.#handle(fd).file);
+  }
+
+  release(fd: number): void {
+    const handle = this.#handle(fd);
+    this.#handles.delete(fd);
+    handle.file.refs--;
+    if (handle.file.refs === 0) this.#close(handle.file);
+  }
+
+  /** Commits every open file's dirty chunks: before a fetchChanges, and at unmount. */
+  commitAll(): void {
+    for (const file of this.#files.values()) this.#commit(file);
+  }
+
+  /** After a sync apply: cached chunk lists may name replaced content. */
+  invalidate(): void {
+    for (const file of this.#files.values()) file.invalidate();
+  }
+
+  statfs(): Record<string, number> {
+    // Uint32 fields: a large, stable answer (the store lives in memory; df is informational).
+    return {
+      bsize: 4096,
+      frsize: 4096,
+      blocks: 0x3fffffff,
+      bfree: 0x3fffffff,
+      bavail: 0x3fffffff,
+      files: 0x3fffffff,
+      ffree: 0x3fffffff,
+      favail: 0x3fffffff,
+      fsid: 0,
+      flag: 0,
+      namemax: 255,
+    };
+  }
+
+  stats(): Record<string, number> {
+    return {
+      mount_open_files: this.#files.size,
+      mount_handles: this.#handles.size,
+      mount_dirty_buffers: this.#pool.inUse,
+      mount_idle_buffers: this.#pool.idle,
+    };
+  }
+
+  #attr(path: string): InodeAttr {
+    const hidden = this.#hidden.get(path);
+    if (hidden !== undefined) return inodeAttr(this.#db, hidden.inode) ?? detachedAttr(hidden);
+    const attr = lookupInode(this.#db, this.vfsPath(path));
+    if (attr === undefined) throw new ErrnoError(ENOENT, path);
+    return attr;
+  }
+
+  #openFile(attr: InodeAttr, vfsPath: string): OpenFile {
+    let file = this.#files.get(attr.inode);
+    if (file === undefined) {
+      file = new OpenFile(this.#db, this.#pool, attr.inode, attr.size, attr.mtime, vfsPath);
+      this.#files.set(attr.inode, file);
+    }
+    return file;
+  }
+
+  #handle(fd: number): Handle {
+    const handle = this.#handles.get(fd);
+    if (handle === undefined) throw new ErrnoError(EBADF, `fd ${fd}`);
+    return handle;
+  }
+
+  #commit(file: OpenFile): void {
+    if (file.detached) return;
+    file.commit(sha256, this.#now());
+  }
+
+  #close(file: OpenFile): void {
+    try {
+      this.#commit(file);
+    } finally {
+      file.release();
+      this.#files.delete(file.inode);
+    }
+  }
+
+  /**
+   * A file unlinked while open: libfuse renames it to `.fuse_hidden…` and
+   * unlinks that name on the last release. The hidden name never reaches the
+   * store (it would sync to the Durable Object): the real name is removed now,
+   * and the open file lives on in memory until its handles close.
+   */
+  async #hide(from: string, to: string): Promise<void> {
+    const attr = this.#attr(from);
+    if (attr.type !== "file") throw new ErrnoError(EPERM, from);
+    const file = this.#openFile(attr, this.vfsPath(from));
+    this.#commit(file);
+    if (attr.nlink <= 1) file.detach();
+    this.#hidden.set(to, file);
+    await this.#fs.rm(this.vfsPath(from));
+  }
+
+  #stat(attr: InodeAttr, open: OpenFile | undefined): FuseStat {
+    const size = open?.size ?? attr.size;
+    const mtime = open?.mtime ?? attr.mtime;
+    return {
+      mode: TYPE_BITS[attr.type] | (attr.mode & 0o7777),
+      uid: this.#uid,
+      gid: this.#gid,
+      size,
+      nlink: attr.type === "dir" ? 2 : attr.nlink,
+      ino: attr.inode,
+      blksize: 4096,
+      blocks: Math.ceil(size / 512),
+      atime: mtime,
+      mtime,
+      ctime: mtime,
+    };
+  }
+}
+
+/** Commit a file early once this many bytes are dirty: memory stays bounded on huge copies. */
+const DIRTY_FLUSH_BYTES = 64 * 1024 * 1024;
+
+const EMPTY = new Uint8Array(0);
+
+function sha256(bytes: Uint8Array): string {
+  return createHash("sha256").update(bytes).digest("hex");
+}
+
+function detachedAttr(file: OpenFile): InodeAttr {
+  return {
+    inode: file.inode,
+    type: "file",
+    mode: 0o644,
+    mtime: file.mtime,
+    size: file.size,
+    nlink: 0,
+    linkTarget: null,
+  };
+}

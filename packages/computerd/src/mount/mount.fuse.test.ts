@@ -1,0 +1,293 @@
+/**
+ * A real computerd with a real FUSE mount, driven by real tools; what they
+ * leave is pulled over WorkspaceRPC into a separate dofs store (the Durable
+ * Object's side) and compared byte for byte and mode for mode.
+ */
+import { execFileSync } from "node:child_process";
+import {
+  closeSync,
+  existsSync,
+  lstatSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  readSync,
+  statSync,
+  unlinkSync,
+  utimesSync,
+  writeSync,
+} from "node:fs";
+import { join } from "node:path";
+import type { ExecEvent } from "@cloudflare/computer-rpc";
+import { createWorkspaceClient, type WorkspaceClient } from "@cloudflare/computer-rpc/client";
+import { pullOnce } from "@cloudflare/computer-rpc/driver";
+import { type Database, WorkspaceFilesystem } from "@cloudflare/dofs";
+import { openNodeDatabase } from "@cloudflare/dofs/node";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { isMounted, startDaemon, stopAll, type TestDaemon } from "../../test/daemon.js";
+
+let daemon: TestDaemon;
+let client: WorkspaceClient;
+let store: Database;
+let doFs: WorkspaceFilesystem;
+
+beforeAll(async () => {
+  daemon = await startDaemon({ FUSE_MOUNT: "fuse" });
+  client = await createWorkspaceClient({ url: `${daemon.url}/api` });
+  store = openNodeDatabase();
+  doFs = new WorkspaceFilesystem(store);
+});
+
+afterAll(async () => {
+  await client?.close();
+  await stopAll();
+});
+
+const GIT_ENV = {
+  GIT_AUTHOR_NAME: "t",
+  GIT_AUTHOR_EMAIL: "t@example.invalid",
+  GIT_COMMITTER_NAME: "t",
+  GIT_COMMITTER_EMAIL: "t@example.invalid",
+  GIT_CONFIG_NOSYSTEM: "1",
+  HOME: "/tmp",
+};
+
+function sh(script: string, cwd = daemon.mountPoint): string {
+  return execFileSync("bash", ["-euo", "pipefail", "-c", script], {
+    cwd,
+    env: { ...process.env, ...GIT_ENV },
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+}
+
+async function drain(events: ReadableStream<ExecEvent>): Promise<{ stdout: string; stderr: string; code?: number }> {
+  let stdout = "";
+  let stderr = "";
+  let code: number | undefined;
+  for await (const event of events) {
+    if (event.name === "exit") code = event.code;
+    else if (event.name === "stdout") stdout += Buffer.from(event.value).toString();
+    else stderr += Buffer.from(event.value).toString();
+  }
+  return { stdout, stderr, code };
+}
+
+/** Every path under `dir` on the mount, depth first. */
+function walk(dir: string): string[] {
+  const out: string[] = [];
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    out.push(path);
+    if (lstatSync(path).isDirectory()) out.push(...walk(path));
+  }
+  return out;
+}
+
+/** Pulls into the Durable Object's store and compares every path the mount shows. */
+async function expectPulledMatchesMount(): Promise<number> {
+  await pullOnce({ db: store }, client.sync);
+  const paths = walk(daemon.mountPoint);
+  const mismatches: string[] = [];
+  for (const path of paths) {
+    const disk = lstatSync(path);
+    const pulled = await doFs.lstat(path).catch(() => undefined);
+    if (pulled === undefined) {
+      mismatches.push(`${path}: missing in the pulled store`);
+      continue;
+    }
+    if ((disk.mode & 0o7777) !== pulled.mode && !disk.isSymbolicLink()) {
+      mismatches.push(`${path}: mode ${(disk.mode & 0o7777).toString(8)} vs ${pulled.mode.toString(8)}`);
+    }
+    if (disk.isSymbolicLink()) {
+      if (readlinkSync(path) !== (await doFs.readlink(path))) mismatches.push(`${path}: link target`);
+    } else if (disk.isFile()) {
+      const bytes = new Uint8Array(await new Response(await doFs.readFile(path)).arrayBuffer());
+      if (!Buffer.from(bytes).equals(readFileSync(path))) mismatches.push(`${path}: bytes differ`);
+    } else if (!pulled.isDirectory) mismatches.push(`${path}: not a directory in the store`);
+  }
+  expect(mismatches).toEqual([]);
+  return paths.length;
+}
+
+describe("real tools on the mount", () => {
+  test("echo, cat, ls -la, mkdir -p, mv, ln -s, chmod, truncate, touch, then pull and compare", async () => {
+    const out = sh(`
+      echo hello > a.txt
+      cat a.txt
+      mkdir -p deep/er/est
+      mv a.txt deep/er/b.txt
+      ln -s deep/er/b.txt link
+      cat link
+      chmod 751 deep/er/b.txt
+      printf 'abcdefgh' > t.txt && truncate -s 3 t.txt && truncate -s 6 t.txt
+      touch -d @1000000000 t.txt
+      ls -la . deep/er > /dev/null
+      stat -c '%a %s %Y' deep/er/b.txt t.txt
+    `);
+    expect(out).toBe(
+      "hello\nhello\n751 6 " +
+        String((statSync(join(daemon.mountPoint, "deep/er/b.txt")).mtimeMs / 1000) | 0) +
+        "\n644 6 1000000000\n",
+    );
+    expect(readFileSync(join(daemon.mountPoint, "t.txt"))).toEqual(Buffer.from("abc\0\0\0"));
+    expect(readlinkSync(join(daemon.mountPoint, "link"))).toBe("deep/er/b.txt");
+    await expectPulledMatchesMount();
+    expect((await doFs.stat(join(daemon.mountPoint, "t.txt"))).mtime).toBe(1_000_000_000_000);
+  });
+
+  test("git init/add/commit/gc and a local clone (hardlinks, stable inodes)", async () => {
+    sh(`
+      mkdir repo && cd repo && git init -q -b main
+      for i in $(seq 1 30); do echo "file $i" > f$i.txt; done
+      mkdir sub && echo nested > sub/n.txt
+      git add -A && git commit -qm first
+      echo more >> f1.txt && git commit -qam second
+      git gc -q
+      cd .. && git clone -q repo clone
+      cd clone && git log --oneline | wc -l && git status --porcelain
+    `);
+    expect(sh("cat clone/f1.txt")).toBe("file 1\nmore\n");
+    expect(sh("cd clone && git fsck --no-progress 2>&1 && git rev-parse HEAD")).toBe(
+      sh("cd repo && git rev-parse HEAD"),
+    );
+    await expectPulledMatchesMount();
+  });
+
+  test("npm init -y and a tar round trip", async () => {
+    sh("mkdir pkg && cd pkg && npm init -y > /dev/null");
+    expect(JSON.parse(readFileSync(join(daemon.mountPoint, "pkg/package.json"), "utf8")).name).toBe("pkg");
+    const tarball = join(daemon.mountPoint, "..", "repo.tar");
+    sh(`tar -cf ${tarball} repo && mkdir untar && tar -xf ${tarball} -C untar && diff -r repo untar/repo`);
+    await expectPulledMatchesMount();
+  });
+
+  test("writes at offsets, sparse growth, overwrite and truncate across chunk boundaries", async () => {
+    const path = join(daemon.mountPoint, "big.bin");
+    const expected = Buffer.alloc(3 * 524_288 + 1000);
+    const fd = openSync(path, "w+");
+    const pattern = Buffer.alloc(700_000);
+    for (let i = 0; i < pattern.length; i++) pattern[i] = (i * 7) % 251;
+    for (const at of [0, 524_000, 1_400_000]) {
+      writeSync(fd, pattern, 0, Math.min(pattern.length, expected.length - at), at);
+      pattern.copy(expected, at, 0, Math.min(pattern.length, expected.length - at));
+    }
+    // Read back through the same descriptor before anything is committed.
+    const back = Buffer.alloc(expected.length);
+    readSync(fd, back, 0, back.length, 0);
+    expect(back.subarray(0, 2_100_000).equals(expected.subarray(0, 2_100_000))).toBe(true);
+    closeSync(fd);
+    sh("truncate -s 600000 big.bin && truncate -s 1100000 big.bin");
+    expected.fill(0, 600_000);
+    const final = expected.subarray(0, 1_100_000);
+    expect(readFileSync(path).equals(final)).toBe(true);
+    await expectPulledMatchesMount();
+  });
+
+  test("utimens keeps the mtime that was asked for, not the atime (fuse-native's bug)", async () => {
+    const path = join(daemon.mountPoint, "times.txt");
+    sh("echo t > times.txt");
+    utimesSync(path, new Date(1_500_000_000_000), new Date(1_200_000_000_000));
+    expect(statSync(path).mtimeMs).toBe(1_200_000_000_000);
+    await pullOnce({ db: store }, client.sync);
+    expect((await doFs.stat(path)).mtime).toBe(1_200_000_000_000);
+  });
+
+  test("a file unlinked while open stays readable and writable, and never reaches the store", async () => {
+    const path = join(daemon.mountPoint, "open-unlinked.txt");
+    const fd = openSync(path, "w+");
+    writeSync(fd, "before unlink");
+    unlinkSync(path);
+    expect(existsSync(path)).toBe(false);
+    writeSync(fd, " and after");
+    const back = Buffer.alloc(64);
+    const read = readSync(fd, back, 0, 64, 0);
+    expect(back.subarray(0, read).toString()).toBe("before unlink and after");
+    expect(readdirSync(daemon.mountPoint).filter((name) => name.startsWith(".fuse_hidden"))).toEqual([]);
+    await pullOnce({ db: store }, client.sync);
+    expect(await doFs.find("/", ".fuse_hidden*")).toEqual([]);
+    closeSync(fd);
+    expect(await doFs.stat(path).catch((error) => error.code)).toBe("ENOENT");
+  });
+
+  test("hardlinks share an inode; rename over an existing file; inode numbers are stable", async () => {
+    sh("echo one > h1 && ln h1 h2 && echo two > r1 && echo three > r2 && mv r1 r2");
+    const h1 = statSync(join(daemon.mountPoint, "h1"));
+    expect(statSync(join(daemon.mountPoint, "h2")).ino).toBe(h1.ino);
+    expect(statSync(join(daemon.mountPoint, "h1")).ino).toBe(h1.ino);
+    expect(readFileSync(join(daemon.mountPoint, "r2"), "utf8")).toBe("two\n");
+    expect(existsSync(join(daemon.mountPoint, "r1"))).toBe(false);
+    expect(sh("df -P . | tail -1 | wc -l")).toBe("1\n");
+    expect(() => sh("mkfifo fifo")).toThrow();
+    await expectPulledMatchesMount();
+  });
+});
+
+describe("exec on the mount", () => {
+  test("a command's writes are in the next pull; cwd inside works, outside the mount is spawn failed", async () => {
+    sh("mkdir -p 'work dir'");
+    const cwd = join(daemon.mountPoint, "work dir");
+    const result = await drain((await client.shell.exec({ source: "echo made > out.txt && pwd", cwd })).events);
+    expect(result).toEqual({ stdout: `${cwd}\n`, stderr: "", code: 0 });
+    await pullOnce({ db: store }, client.sync);
+    expect(await doFs.readFile(join(cwd, "out.txt"), "utf8")).toBe("made\n");
+    const outside = await drain((await client.shell.exec({ source: "touch /tmp/nope", cwd: "/etc" })).events);
+    expect(outside.stderr).toMatch(/^spawn failed: ENOENT/);
+    expect(outside.code).toBe(-1);
+  });
+
+  test("a file pushed from the store is visible to the next exec", async () => {
+    const { pushOnce } = await import("@cloudflare/computer-rpc/driver");
+    await doFs.writeFile(join(daemon.mountPoint, "from-do.txt"), "pushed\n");
+    await pushOnce({ db: store }, client.sync);
+    const result = await drain((await client.shell.exec({ source: "cat from-do.txt" })).events);
+    expect(result.stdout).toBe("pushed\n");
+  });
+});
+
+describe("process lifecycle", () => {
+  test("SIGKILL leaves no dead mount, and a second computerd mounts the same point at once", async () => {
+    const first = await startDaemon({ FUSE_MOUNT: "fuse" });
+    expect(isMounted(first.mountPoint)).toBe(true);
+    first.child.kill("SIGKILL");
+    await first.exited;
+    for (let i = 0; i < 100 && isMounted(first.mountPoint); i++) await new Promise((r) => setTimeout(r, 20));
+    expect(isMounted(first.mountPoint)).toBe(false);
+    const second = await startDaemon({ FUSE_MOUNT: "fuse" }, first.mountPoint);
+    sh("echo again > x && cat x", second.mountPoint);
+    expect(await second.stop()).toBe(143);
+    expect(isMounted(second.mountPoint)).toBe(false);
+  });
+
+  test("SIGTERM kills running children, unmounts and exits 143 (behaviour 38); SIGINT exits 130", async () => {
+    const other = await startDaemon({ FUSE_MOUNT: "fuse" });
+    const otherClient = await createWorkspaceClient({ url: `${other.url}/api` });
+    const handle = await otherClient.shell.exec({ source: "echo $$; exec sleep 60" });
+    const reader = handle.events.getReader();
+    const first = await reader.read();
+    const pid = Number(
+      Buffer.from((first.value as { value: Uint8Array }).value)
+        .toString()
+        .trim(),
+    );
+    expect(() => process.kill(pid, 0)).not.toThrow();
+    reader.releaseLock();
+    expect(await other.stop("SIGTERM")).toBe(143);
+    await otherClient.close();
+    for (let i = 0; i < 100 && alive(pid); i++) await new Promise((r) => setTimeout(r, 20));
+    expect(alive(pid)).toBe(false);
+    expect(isMounted(other.mountPoint)).toBe(false);
+    const third = await startDaemon({ FUSE_MOUNT: "none" });
+    expect(await third.stop("SIGINT")).toBe(130);
+  });
+});
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

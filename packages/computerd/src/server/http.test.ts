@@ -1,0 +1,265 @@
+import { createServer, request, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { ExecEvent } from "@cloudflare/computer-rpc";
+import { createWorkspaceClient, type WorkspaceClient } from "@cloudflare/computer-rpc/client";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import type WebSocket from "ws";
+import { WebSocketServer } from "ws";
+import { startDaemon, stopAll, type TestDaemon } from "../../test/daemon.js";
+
+const SECRET = "s3cret-token";
+let daemon: TestDaemon;
+let client: WorkspaceClient;
+const auth = { authorization: `Bearer ${SECRET}` };
+
+beforeAll(async () => {
+  daemon = await startDaemon({
+    FUSE_MOUNT: "none",
+    RPC_CLIENT_SECRET: `  ${SECRET}\n`,
+    COMPUTER_VAR_FOO: "bar",
+    COMPUTER_VAR_PATH: "/usr/bin:/bin:/opt/computer-var-path",
+    DAEMON_ONLY: "not for children",
+  });
+  client = await createWorkspaceClient({ url: `${daemon.url}/api`, headers: auth });
+});
+
+afterAll(async () => {
+  await client?.close();
+  await stopAll();
+});
+
+async function drain(events: ReadableStream<ExecEvent>): Promise<{ stdout: string; stderr: string; code?: number }> {
+  let stdout = "";
+  let stderr = "";
+  let code: number | undefined;
+  for await (const event of events) {
+    if (event.name === "exit") code = event.code;
+    else if (event.name === "stdout") stdout += Buffer.from(event.value).toString();
+    else stderr += Buffer.from(event.value).toString();
+  }
+  return { stdout, stderr, code };
+}
+
+describe("auth (behaviour 9)", () => {
+  const routes: [string, string][] = [
+    ["GET", "/"],
+    ["GET", "/api"],
+    ["GET", "/api/watermarks"],
+    ["HEAD", "/api/watermarks"],
+    ["POST", "/connect"],
+    ["GET", "/__computerd/info"],
+    ["GET", "/__computerd/stats"],
+    ["GET", "/__computerd/stubs"],
+    ["GET", "/nope"],
+    ["DELETE", "/nope"],
+  ];
+
+  test("/health is open to GET and HEAD", async () => {
+    const response = await fetch(`${daemon.url}/health`);
+    expect(response.status).toBe(200);
+    expect(await response.text()).toBe("ok\n");
+    expect((await fetch(`${daemon.url}/health`, { method: "HEAD" })).status).toBe(200);
+  });
+
+  test("every other route is 401 with www-authenticate: Bearer without the bearer, or with a wrong one", async () => {
+    for (const headers of [
+      {},
+      { authorization: "Bearer wrong" },
+      { authorization: SECRET },
+      { authorization: "Basic x" },
+    ]) {
+      for (const [method, path] of routes) {
+        const response = await fetch(`${daemon.url}${path}`, { method, headers: headers as Record<string, string> });
+        expect([method, path, response.status]).toEqual([method, path, 401]);
+        expect(response.headers.get("www-authenticate")).toBe("Bearer");
+      }
+    }
+  });
+
+  test("the bearer scheme is case-insensitive and the secret was trimmed", async () => {
+    const response = await fetch(`${daemon.url}/`, { headers: { authorization: `bEaReR ${SECRET}` } });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({});
+  });
+
+  test("a WebSocket upgrade without the bearer is refused with 401", async () => {
+    await expect(createWorkspaceClient({ url: `${daemon.url}/api` })).rejects.toMatchObject({ code: "EAUTH" });
+    await expect(
+      createWorkspaceClient({ url: `${daemon.url}/api`, headers: { authorization: "Bearer nope" } }),
+    ).rejects.toMatchObject({ code: "EAUTH" });
+  });
+});
+
+describe("routes (behaviour 34)", () => {
+  test("/api without an upgrade is 400; an upgrade elsewhere is 404; version 12 is 426 with 13, 8", async () => {
+    expect((await fetch(`${daemon.url}/api`, { headers: auth })).status).toBe(400);
+    expect(await upgradeStatus("/elsewhere", { ...auth, "sec-websocket-version": "13" })).toEqual({ status: 404 });
+    expect(await upgradeStatus("/api", { ...auth, "sec-websocket-version": "12" })).toEqual({
+      status: 426,
+      version: "13, 8",
+    });
+  });
+
+  test("/api/watermarks matches watermarks(), HEAD works, POST is 405", async () => {
+    const response = await fetch(`${daemon.url}/api/watermarks`, { headers: auth });
+    expect(await response.json()).toEqual(await client.sync.watermarks());
+    expect((await fetch(`${daemon.url}/api/watermarks`, { method: "HEAD", headers: auth })).status).toBe(200);
+    const post = await fetch(`${daemon.url}/api/watermarks`, { method: "POST", headers: auth });
+    expect(post.status).toBe(405);
+  });
+
+  test("info, stats, stubs (off), /, unknown paths", async () => {
+    const info = await (await fetch(`${daemon.url}/__computerd/info`, { headers: auth })).json();
+    expect(info).toEqual({ backend: { kind: "none" }, mountPoint: daemon.mountPoint, port: daemon.port });
+    const stats = await (await fetch(`${daemon.url}/__computerd/stats`, { headers: auth })).json();
+    expect(stats).toMatchObject({ vfs_nodes: expect.any(Number), blob_bytes: 0, rss: expect.any(Number) });
+    expect((await fetch(`${daemon.url}/__computerd/stubs`, { headers: auth })).status).toBe(404);
+    expect((await fetch(`${daemon.url}/nope`, { headers: auth })).status).toBe(404);
+    expect((await fetch(`${daemon.url}/nope`, { method: "PUT", headers: auth })).status).toBe(405);
+  });
+});
+
+describe("the runner over the wire", () => {
+  test("the child sees neither the secret nor the daemon's env; COMPUTER_VAR_* arrive unprefixed (behaviour 15)", async () => {
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: shell parameter expansion, not a template
+    const source = 'echo "${RPC_CLIENT_SECRET-unset}|${DAEMON_ONLY-unset}|$FOO|$PATH"';
+    const result = await drain((await client.shell.exec({ source })).events);
+    expect(result).toEqual({ stdout: "unset|unset|bar|/usr/bin:/bin:/opt/computer-var-path\n", stderr: "", code: 0 });
+  });
+
+  test("bad input: an id over 256 bytes and a cwd that does not exist change nothing", async () => {
+    await expect(client.shell.exec({ source: "touch /tmp/never", id: "x".repeat(257) })).rejects.toMatchObject({
+      code: "EPROTOCOL",
+    });
+    const result = await drain((await client.shell.exec({ source: "echo no", cwd: "/definitely/missing" })).events);
+    expect(result.stderr).toMatch(/^spawn failed: ENOENT/);
+    expect(result.code).toBe(-1);
+  });
+
+  test("codes survive the wire: EEXEC_BUSY, ENOENT, ELOG_TRUNCATED not hit, kill/dispose", async () => {
+    const live = await client.shell.exec({ source: "sleep 5", id: "wire-busy" });
+    await expect(client.shell.exec({ source: "true", id: "wire-busy" })).rejects.toMatchObject({ code: "EEXEC_BUSY" });
+    await expect(client.shell.getExec({ id: "wire-busy" })).rejects.toMatchObject({ code: "EEXEC_BUSY" });
+    await client.shell.killExec({ id: "wire-busy" });
+    expect((await drain(live.events)).code).toBe(143);
+    await client.shell.disposeExec({ id: "wire-busy" });
+    await expect(client.shell.getExec({ id: "wire-busy" })).rejects.toMatchObject({ code: "ENOENT" });
+  });
+});
+
+describe("/connect (behaviours 10 and 35)", () => {
+  let upstream: Server;
+  let base: string;
+  const accepted: WebSocket[] = [];
+  const authHeaders: (string | undefined)[] = [];
+
+  beforeAll(async () => {
+    upstream = createServer((request, response) => {
+      response.writeHead(request.url === "/health" ? 200 : 404);
+      response.end();
+    });
+    const wss = new WebSocketServer({ noServer: true });
+    upstream.on("upgrade", (request, socket, head) => {
+      authHeaders.push(request.headers.authorization);
+      wss.handleUpgrade(request, socket, head, (ws) => accepted.push(ws));
+    });
+    await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve));
+    base = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+  });
+
+  afterAll(async () => {
+    for (const socket of accepted) socket.terminate();
+    await new Promise((resolve) => upstream.close(resolve));
+  });
+
+  const post = (body: unknown, headers: Record<string, string> = auth): Promise<Response> =>
+    fetch(`${daemon.url}/connect`, {
+      method: "POST",
+      headers: { ...headers, "content-type": "application/json" },
+      body: typeof body === "string" ? body : JSON.stringify(body),
+    });
+
+  test("other methods are 405 with allow: POST", async () => {
+    const response = await fetch(`${daemon.url}/connect`, { headers: auth });
+    expect(response.status).toBe(405);
+    expect(response.headers.get("allow")).toBe("POST");
+  });
+
+  test("malformed bodies are 400 and dial nothing", async () => {
+    const before = accepted.length;
+    for (const body of [
+      "{not json",
+      "[]",
+      { base: "ftp://x", health: "/health", api: "/api" },
+      { base: "not a url", health: "/health", api: "/api" },
+      { base, health: "health", api: "/api" },
+      { base, health: "//evil/health", api: "/api" },
+      { base, health: "/health", api: "http://evil/api" },
+      { base, health: "/health" },
+      { base, health: "/health", api: "/api", healthTimeoutMs: -1 },
+    ]) {
+      const response = await post(body);
+      expect([body, response.status]).toEqual([body, 400]);
+    }
+    expect(accepted.length).toBe(before);
+  });
+
+  test("an unreachable health endpoint is 502", async () => {
+    const response = await post({ base: "http://127.0.0.1:1", health: "/health", api: "/api", healthTimeoutMs: 300 });
+    expect(response.status).toBe(502);
+  });
+
+  test("dials base+api with the bearer and serves WorkspaceRPC; a second /connect closes the first with 1000", async () => {
+    const response = await post({ base, health: "/health", api: "/api" });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ ok: true, ws: `${base.replace("http", "ws")}/api` });
+    await waitFor(() => accepted.length === 1);
+    expect(authHeaders[0]).toBe(`Bearer ${SECRET}`);
+    const first = accepted[0] as WebSocket;
+    const firstClient = await createWorkspaceClient({ socket: first as never });
+    expect(await firstClient.sync.watermarks()).toEqual(await client.sync.watermarks());
+    const echoed = await drain((await firstClient.shell.exec({ source: "echo upstream" })).events);
+    expect(echoed.stdout).toBe("upstream\n");
+
+    const closed = new Promise<number>((resolve) => first.on("close", (code) => resolve(code)));
+    expect((await post({ base, health: "/health", api: "/api" })).status).toBe(200);
+    expect(await closed).toBe(1000);
+    await waitFor(() => accepted.length === 2);
+    const second = await createWorkspaceClient({ socket: accepted[1] as never });
+    expect((await second.sync.watermarks()).currentRev).toEqual(expect.any(Number));
+    await second.close();
+    await firstClient.close();
+  });
+});
+
+async function waitFor(condition: () => boolean): Promise<void> {
+  for (let i = 0; i < 200 && !condition(); i++) await new Promise((resolve) => setTimeout(resolve, 25));
+  expect(condition()).toBe(true);
+}
+
+/** A raw upgrade request, to see the status the daemon answers before any WebSocket exists. */
+function upgradeStatus(path: string, headers: Record<string, string>): Promise<{ status: number; version?: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(`${daemon.url}${path}`, {
+      headers: {
+        ...headers,
+        connection: "Upgrade",
+        upgrade: "websocket",
+        "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==",
+      },
+    });
+    req.on("response", (response) => {
+      const version = response.headers["sec-websocket-version"];
+      response.resume();
+      resolve(
+        version === undefined ? { status: response.statusCode ?? 0 } : { status: response.statusCode ?? 0, version },
+      );
+    });
+    req.on("upgrade", (_response, socket) => {
+      socket.destroy();
+      reject(new Error("upgrade unexpectedly succeeded"));
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}

@@ -1,0 +1,185 @@
+/**
+ * The daemon's HTTP + WebSocket surface (see the route table in
+ * docs/computerd.md). Auth is checked before anything else except /health;
+ * a failure is 401 with `www-authenticate: Bearer`.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { Duplex } from "node:stream";
+import type { RunnerLike } from "@cloudflare/computer-rpc";
+import { acceptWebSocketSession, createWorkspaceServerFor, type Session } from "@cloudflare/computer-rpc/server";
+import type { Database } from "@cloudflare/dofs";
+import type { SyncRPC } from "@cloudflare/dofs/sync";
+import { WebSocketServer } from "ws";
+import type { Logger } from "../cli/log.js";
+import { isAuthorized } from "./auth.js";
+import { dialUpstream, parseConnectBody, upstreamUrl, waitHealthy } from "./connect.js";
+import { storeStats } from "./stats.js";
+
+export interface DaemonServerOptions {
+  secret: string | undefined;
+  peer: SyncRPC;
+  runner: RunnerLike;
+  db: Database;
+  info: () => { backend: { kind: string }; mountPoint: string; port: number };
+  trackStubs: boolean;
+  log: Logger;
+  /** Extra numbers for /__computerd/stats (the mount's counters). */
+  extraStats?: () => Record<string, number>;
+}
+
+export interface DaemonServer {
+  readonly http: Server;
+  /** Open sessions: accepted on /api plus the upstream one. */
+  sessionCount(): number;
+  close(): Promise<void>;
+}
+
+/** Versions `ws` speaks; a client asking for another single version gets 426. */
+const WS_VERSIONS = "13, 8";
+const MAX_CONNECT_BODY = 64 * 1024;
+
+export function createDaemonServer(options: DaemonServerOptions): DaemonServer {
+  const sessions = new Set<Session<unknown>>();
+  let upstream: Session<unknown> | undefined;
+  const wss = new WebSocketServer({ noServer: true, perMessageDeflate: true, maxPayload: 64 * 1024 * 1024 });
+
+  const serve = (socket: Parameters<typeof acceptWebSocketSession>[0]): Session<unknown> => {
+    const session = acceptWebSocketSession(socket, createWorkspaceServerFor(options.peer, options.runner));
+    sessions.add(session);
+    session.closed.then(() => sessions.delete(session));
+    return session;
+  };
+
+  const http = createServer((request, response) => {
+    handle(request, response).catch((error) => {
+      options.log.error(`${request.method} ${request.url} failed`, error);
+      if (!response.headersSent) json(response, 500, { error: String(error) });
+      else response.destroy();
+    });
+  });
+
+  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const method = request.method ?? "GET";
+    const path = new URL(request.url ?? "/", "http://computerd").pathname;
+    const readOnly = method === "GET" || method === "HEAD";
+    if (path === "/health" && readOnly) {
+      response.writeHead(200, { "content-type": "text/plain" });
+      response.end(method === "HEAD" ? undefined : "ok\n");
+      return;
+    }
+    if (!isAuthorized(request, options.secret)) {
+      response.writeHead(401, { "www-authenticate": "Bearer", "content-type": "text/plain" });
+      response.end("unauthorized\n");
+      return;
+    }
+    switch (path) {
+      case "/api":
+        // An upgrade never reaches here (the server's "upgrade" event takes it).
+        return text(response, 400, "expected a WebSocket upgrade\n");
+      case "/api/watermarks":
+        if (!readOnly) return methodNotAllowed(response, "GET, HEAD");
+        return json(response, 200, await options.peer.watermarks({}), method === "HEAD");
+      case "/connect":
+        if (method !== "POST") return methodNotAllowed(response, "POST");
+        return connect(request, response);
+      case "/__computerd/info":
+        if (!readOnly) return methodNotAllowed(response, "GET, HEAD");
+        return json(response, 200, options.info(), method === "HEAD");
+      case "/__computerd/stats":
+        if (!readOnly) return methodNotAllowed(response, "GET, HEAD");
+        return json(response, 200, { ...storeStats(options.db), ...options.extraStats?.() }, method === "HEAD");
+      case "/__computerd/stubs":
+        if (!options.trackStubs) return text(response, 404, "not found\n");
+        if (!readOnly) return methodNotAllowed(response, "GET, HEAD");
+        // capnweb 0.12 has no stub registry of its own; what the daemon tracks is its sessions.
+        return json(response, 200, { sessions: sessions.size, upstream: upstream?.isOpen() ?? false });
+      case "/":
+        if (!readOnly) return methodNotAllowed(response, "GET, HEAD");
+        return json(response, 200, {}, method === "HEAD");
+      default:
+        if (!readOnly) return methodNotAllowed(response, "GET, HEAD");
+        return text(response, 404, "not found\n");
+    }
+  }
+
+  async function connect(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const body = await readBody(request, MAX_CONNECT_BODY);
+    const parsed = body === undefined ? "body too large" : parseConnectBody(body);
+    if (typeof parsed === "string") return json(response, 400, { ok: false, error: parsed });
+    const healthUrl = `${parsed.base}${parsed.health}`;
+    if (!(await waitHealthy(healthUrl, parsed.healthTimeoutMs))) {
+      return json(response, 502, {
+        ok: false,
+        error: `${healthUrl} did not answer within ${parsed.healthTimeoutMs} ms`,
+      });
+    }
+    const url = upstreamUrl(parsed);
+    const previous = upstream;
+    upstream = undefined;
+    await previous?.close();
+    const socket = dialUpstream(url, options.secret);
+    socket.on("error", (error) => options.log.error(`upstream ${url}`, error));
+    upstream = serve(socket as unknown as Parameters<typeof acceptWebSocketSession>[0]);
+    options.log.info(`connect: dialling ${url}`);
+    json(response, 200, { ok: true, ws: url });
+  }
+
+  http.on("upgrade", (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const path = new URL(request.url ?? "/", "http://computerd").pathname;
+    if (path !== "/api") return refuse(socket, 404, "Not Found");
+    if (!isAuthorized(request, options.secret)) return refuse(socket, 401, "Unauthorized", "WWW-Authenticate: Bearer");
+    const version = String(request.headers["sec-websocket-version"] ?? "").trim();
+    if (/^\d+$/.test(version) && version !== "13" && version !== "8") {
+      return refuse(socket, 426, "Upgrade Required", `Sec-WebSocket-Version: ${WS_VERSIONS}`);
+    }
+    wss.handleUpgrade(request, socket, head, (ws) => {
+      serve(ws as unknown as Parameters<typeof acceptWebSocketSession>[0]);
+    });
+  });
+
+  return {
+    http,
+    sessionCount: () => sessions.size,
+    async close() {
+      await Promise.all([...sessions].map((session) => session.close()));
+      wss.close();
+      await new Promise<void>((resolve) => {
+        http.close(() => resolve());
+        http.closeAllConnections();
+      });
+    },
+  };
+}
+
+function refuse(socket: Duplex, status: number, reason: string, header?: string): void {
+  const lines = [`HTTP/1.1 ${status} ${reason}`, "Connection: close", "Content-Length: 0"];
+  if (header !== undefined) lines.push(header);
+  socket.end(`${lines.join("\r\n")}\r\n\r\n`);
+}
+
+function json(response: ServerResponse, status: number, value: unknown, headOnly = false): void {
+  const body = `${JSON.stringify(value)}\n`;
+  response.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
+  response.end(headOnly ? undefined : body);
+}
+
+function text(response: ServerResponse, status: number, body: string): void {
+  response.writeHead(status, { "content-type": "text/plain" });
+  response.end(body);
+}
+
+function methodNotAllowed(response: ServerResponse, allow: string): void {
+  response.writeHead(405, { allow, "content-type": "text/plain" });
+  response.end("method not allowed\n");
+}
+
+async function readBody(request: IncomingMessage, limit: number): Promise<string | undefined> {
+  const parts: Buffer[] = [];
+  let size = 0;
+  for await (const part of request as AsyncIterable<Buffer>) {
+    size += part.byteLength;
+    if (size > limit) return undefined;
+    parts.push(part);
+  }
+  return Buffer.concat(parts).toString("utf8");
+}

@@ -1,0 +1,133 @@
+/**
+ * Starts a real computerd (the built `dist/cli/main.js`) as a child process
+ * on 127.0.0.1 with PORT=0, and reads the bound port from its log line.
+ * `stop()` SIGTERMs it and lazily unmounts whatever it left behind, so a
+ * failing test never leaves a mount or a process around.
+ */
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const MAIN = fileURLToPath(new URL("../dist/cli/main.js", import.meta.url));
+
+export interface TestDaemon {
+  child: ChildProcess;
+  port: number;
+  url: string;
+  mountPoint: string;
+  output(): string;
+  /** Resolves with the exit code (or signal name). */
+  exited: Promise<number | string>;
+  stop(signal?: NodeJS.Signals): Promise<number | string>;
+}
+
+const started = new Set<TestDaemon>();
+
+export function tempDir(prefix: string): string {
+  return mkdtempSync(join(tmpdir(), `computerd-${prefix}-`));
+}
+
+export async function startDaemon(env: Record<string, string>, mountPoint?: string): Promise<TestDaemon> {
+  const point = mountPoint ?? join(tempDir("mnt"), "workspace");
+  const child = spawn(process.execPath, [MAIN], {
+    env: {
+      PATH: process.env.PATH ?? "/usr/bin:/bin",
+      HOME: process.env.HOME ?? "/root",
+      HOST: "127.0.0.1",
+      PORT: "0",
+      MOUNT_POINT: point,
+      ...env,
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stdout?.on("data", (data) => (output += data));
+  child.stderr?.on("data", (data) => (output += data));
+  const exited = new Promise<number | string>((resolve) =>
+    child.on("exit", (code, signal) => resolve(code ?? signal ?? -1)),
+  );
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`computerd did not start:\n${output}`)), 15_000);
+    const check = (): void => {
+      const match = /listening host=\S+ port=(\d+)/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve(Number(match[1]));
+      }
+    };
+    child.stdout?.on("data", check);
+    child.stderr?.on("data", check);
+    exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`computerd exited (${code}) before listening:\n${output}`));
+    });
+  });
+  const daemon: TestDaemon = {
+    child,
+    port,
+    url: `http://127.0.0.1:${port}`,
+    mountPoint: point,
+    output: () => output,
+    exited,
+    async stop(signal = "SIGTERM") {
+      started.delete(daemon);
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      const code = await Promise.race([exited, new Promise<string>((r) => setTimeout(() => r("timeout"), 10_000))]);
+      if (code === "timeout") child.kill("SIGKILL");
+      cleanupMount(point);
+      return code;
+    },
+  };
+  started.add(daemon);
+  return daemon;
+}
+
+/** Runs a computerd that is expected to exit at once (bad config); resolves with its code and output. */
+export function runToExit(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [MAIN], {
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOST: "127.0.0.1", PORT: "0", FUSE_MOUNT: "none", ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let output = "";
+    child.stdout?.on("data", (data) => (output += data));
+    child.stderr?.on("data", (data) => (output += data));
+    const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
+    child.on("exit", (code) => {
+      clearTimeout(timer);
+      resolve({ code, output });
+    });
+  });
+}
+
+export function isMounted(point: string): boolean {
+  return readFileSync("/proc/self/mountinfo", "utf8")
+    .split("\n")
+    .some((line) => line.split(" ")[4] === point);
+}
+
+/** Lazy unmount (never blocks on a dead daemon), then removes the temp tree. */
+export function cleanupMount(point: string): void {
+  for (const command of [
+    ["fusermount", "-uz", point],
+    ["umount", "-l", point],
+  ]) {
+    if (!isMounted(point)) break;
+    try {
+      execFileSync(command[0] as string, command.slice(1), { stdio: "ignore", timeout: 5_000 });
+    } catch {
+      // Next way.
+    }
+  }
+}
+
+/** For afterAll: stops every daemon a test file started and still runs. */
+export async function stopAll(): Promise<void> {
+  await Promise.all([...started].map((daemon) => daemon.stop("SIGKILL")));
+}
+
+export function removeTree(path: string): void {
+  rmSync(path, { recursive: true, force: true });
+}

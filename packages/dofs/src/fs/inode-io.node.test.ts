@@ -1,0 +1,55 @@
+import { createHash } from "node:crypto";
+import { expect, test } from "vitest";
+import { CHUNK_SIZE } from "../constants.js";
+import { openNodeDatabase } from "../database.node.js";
+import { WorkspaceFilesystem } from "../filesystem.js";
+import { readEntry } from "../sync/coalesce.js";
+import { inodeChunks, lookupInode, readChunk, setInodeMtime, writeInode } from "./inode-io.js";
+
+const sha256 = (bytes: Uint8Array): string => createHash("sha256").update(bytes).digest("hex");
+
+test("writeInode replaces only the dirty chunk, cuts the tail, and stamps one rev", async () => {
+  const db = openNodeDatabase();
+  const fs = new WorkspaceFilesystem(db);
+  const original = new Uint8Array(CHUNK_SIZE * 2 + 10).fill(1);
+  await fs.writeFile("/f", original);
+  const attr = lookupInode(db, "/f");
+  expect(attr).toMatchObject({ type: "file", size: CHUNK_SIZE * 2 + 10, nlink: 1 });
+  const inode = attr?.inode as number;
+  const before = inodeChunks(db, inode);
+
+  // Rewrite chunk 1 and cut the file inside it.
+  const dirty = new Uint8Array(100).fill(2);
+  const rev = writeInode(
+    db,
+    inode,
+    { size: CHUNK_SIZE + 100, mtime: 1234, dirty: [{ idx: 1, bytes: dirty }], sha256, path: "/f" },
+    5,
+  );
+  const after = inodeChunks(db, inode);
+  expect(after).toHaveLength(2);
+  expect(after[0]).toEqual(before[0]);
+  expect(after[1]).toEqual({ hash: sha256(dirty), size: 100 });
+  expect(new Uint8Array(readChunk(db, after[1] as { hash: string; size: number }, "/f"))).toEqual(dirty);
+  const entry = readEntry(db, "/f");
+  expect(entry).toMatchObject({ kind: "file", rev, size: CHUNK_SIZE + 100, mtime: 1234 });
+  const text = await fs.readFile("/f");
+  let total = 0;
+  for await (const piece of text) total += piece.byteLength;
+  expect(total).toBe(CHUNK_SIZE + 100);
+
+  setInodeMtime(db, inode, 99, "/f");
+  expect(readEntry(db, "/f")).toMatchObject({ mtime: 99 });
+  expect((readEntry(db, "/f")?.rev ?? 0) > rev).toBe(true);
+});
+
+test("writeInode refuses a length whose chunks it was not given", async () => {
+  const db = openNodeDatabase();
+  const fs = new WorkspaceFilesystem(db);
+  await fs.writeFile("/g", "abc");
+  const inode = lookupInode(db, "/g")?.inode as number;
+  expect(() => writeInode(db, inode, { size: 10, mtime: 1, dirty: [], sha256, path: "/g" }, 1)).toThrow(/EIO/);
+  expect(await fs.readFile("/g", "utf8")).toBe("abc");
+  expect(lookupInode(db, "/missing")).toBeUndefined();
+  expect(() => lookupInode(db, "/g/x")).toThrow(/ENOTDIR/);
+});

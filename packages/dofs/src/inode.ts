@@ -1,0 +1,16 @@
+/**
+ * `@cloudflare/dofs/inode`: inode-level reads and in-place writes for a mount
+ * driver (computerd's FUSE mount). Runtime-neutral; the caller brings a
+ * synchronous SHA-256.
+ */
+export {
+  type DirtyChunk,
+  type InodeAttr,
+  type InodeWrite,
+  inodeAttr,
+  inodeChunks,
+  lookupInode,
+  readChunk,
+  setInodeMtime,
+  writeInode,
+} from "./fs/inode-io.js";
