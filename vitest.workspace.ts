@@ -92,6 +92,17 @@ export const projects: TestProjectConfiguration[] = [
     },
   },
   {
+    // The container backend end to end: a DO in workerd, real computerd processes under the local container host.
+    plugins: [cloudflareTest({ wrangler: { configPath: here("./packages/computer/test/container/wrangler.jsonc") } })],
+    test: {
+      name: "computer-container:workerd",
+      include: ["packages/computer/test/container/**/*.test.ts"],
+      exclude: ["**/node_modules/**", "**/dist/**"],
+      globalSetup: [here("./packages/computer/test/container/global-setup.node.ts")],
+      testTimeout: 60_000,
+    },
+  },
+  {
     // Repository-wide checks (docs that name paths which must exist).
     test: { name: "repo", environment: "node", include: ["scripts/**/*.test.ts"] },
   },

@@ -10,6 +10,14 @@ import { createLogger, type Logger } from "./log.js";
 const SIGNAL_EXIT = { SIGINT: 130, SIGTERM: 143 } as const;
 
 async function main(): Promise<void> {
+  if (process.argv[2] === "host") {
+    const { runHost } = await import("../host/main.js");
+    await runHost(process.argv.slice(3)).catch((error: unknown) => {
+      process.stderr.write(`computerd host: ${error instanceof Error ? error.message : String(error)}\n`);
+      process.exit(2);
+    });
+    return;
+  }
   let log: Logger = createLogger(process.env.LOG_FILE || undefined);
   process.on("uncaughtException", (error) => {
     log.error("uncaught exception", error);

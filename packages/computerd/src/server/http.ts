@@ -44,9 +44,14 @@ export function createDaemonServer(options: DaemonServerOptions): DaemonServer {
   const wss = new WebSocketServer({ noServer: true, perMessageDeflate: true, maxPayload: 64 * 1024 * 1024 });
 
   const serve = (socket: Parameters<typeof acceptWebSocketSession>[0]): Session<unknown> => {
-    const session = acceptWebSocketSession(socket, createWorkspaceServerFor(options.peer, options.runner));
+    const target = createWorkspaceServerFor(options.peer, options.runner);
+    const session = acceptWebSocketSession(socket, target);
     sessions.add(session);
-    session.closed.then(() => sessions.delete(session));
+    session.closed.then(() => {
+      sessions.delete(session);
+      // Subscriptions die with their session, or a restarted Durable Object could not reattach (EEXEC_BUSY).
+      target[Symbol.dispose]();
+    });
     return session;
   };
 

@@ -80,3 +80,32 @@ describe("createShellServer over a real WebSocket", () => {
     expect(runner.cancelled.get("f")).toBe("enough");
   });
 });
+
+describe("a closed session lets go of its executions", () => {
+  test("dispose cancels the event streams it handed out, so the subscriber slot is free again", async () => {
+    const cancelled: unknown[] = [];
+    const runner = {
+      exec: (request: Omit<ExecRequest, "input">) => ({
+        id: request.id ?? "x",
+        events: new ReadableStream<ExecEvent>({
+          pull: () => new Promise(() => {}),
+          cancel: (why) => void cancelled.push(why),
+        }),
+      }),
+      getExec: () => {
+        throw new Error("unused");
+      },
+      killExec: () => {},
+      disposeExec: () => {},
+    };
+    const server = createWorkspaceServerFor(new SyncPeer(openNodeDatabase()), runner);
+    const finished = await server.shell.exec({ source: "a", id: "done" });
+    await finished.events.cancel();
+    await server.shell.exec({ source: "b", id: "live" });
+    expect(cancelled).toHaveLength(1);
+    server[Symbol.dispose]();
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(cancelled).toHaveLength(2);
+    expect(String(cancelled[1])).toMatch(/session closed/);
+  });
+});

@@ -25,6 +25,8 @@ export function createShellServer(runner: RunnerLike): RpcTarget & ShellRPC {
 
 class ShellServer extends RpcTarget implements ShellRPC {
   readonly #runner: RunnerLike;
+  /** Event streams handed out and not yet finished: a closed session must let go of its subscriptions. */
+  readonly #open = new Set<ReadableStreamDefaultReader<unknown>>();
 
   constructor(runner: RunnerLike) {
     super();
@@ -37,7 +39,7 @@ class ShellServer extends RpcTarget implements ShellRPC {
     if (request.id !== undefined) checkString(request.id, "exec", "id");
     if (request.cwd !== undefined) checkString(request.cwd, "exec", "cwd");
     const { input: _input, ...rest } = request;
-    return toWire(await this.#runner.exec(rest));
+    return toWire(await this.#runner.exec(rest), this.#open);
   }
 
   async getExec(request: GetExecRequest): Promise<ExecHandle> {
@@ -47,7 +49,7 @@ class ShellServer extends RpcTarget implements ShellRPC {
     if (after !== undefined && after !== "tail" && !(Number.isSafeInteger(after) && after >= 0)) {
       throw rpcError("EPROTOCOL", "getExec", request.id, 'after must be a seq number or "tail"');
     }
-    return toWire(await this.#runner.getExec(request));
+    return toWire(await this.#runner.getExec(request), this.#open);
   }
 
   async killExec(request: KillExecRequest): Promise<void> {
@@ -62,6 +64,17 @@ class ShellServer extends RpcTarget implements ShellRPC {
     checkString(request.id, "disposeExec", "id");
     await this.#runner.disposeExec(request);
   }
+
+  /**
+   * Cancels every stream this session still holds, detaching its subscribers
+   * (the executions keep running). A peer that vanished without cancelling —
+   * a Durable Object that restarted — would otherwise hold its executions'
+   * single subscriber slot and make the next `getExec` fail with EEXEC_BUSY.
+   */
+  [Symbol.dispose](): void {
+    for (const reader of this.#open) reader.cancel(new Error("session closed")).catch(() => {});
+    this.#open.clear();
+  }
 }
 
 /**
@@ -69,14 +82,16 @@ class ShellServer extends RpcTarget implements ShellRPC {
  * runner's backpressure (`desiredSize`) still reflects the wire, and a cancel
  * from the caller reaches the runner.
  */
-function toWire(handle: RunnerHandle): ExecHandle {
+function toWire(handle: RunnerHandle, open: Set<ReadableStreamDefaultReader<unknown>>): ExecHandle {
   const reader = handle.events.getReader();
+  open.add(reader);
   const events = new ReadableStream<ExecEvent>(
     {
       async pull(controller) {
         for (;;) {
           const { done, value } = await reader.read();
           if (done) {
+            open.delete(reader);
             controller.close();
             return;
           }
@@ -87,6 +102,7 @@ function toWire(handle: RunnerHandle): ExecHandle {
         }
       },
       cancel(reason) {
+        open.delete(reader);
         return reader.cancel(reason);
       },
     },

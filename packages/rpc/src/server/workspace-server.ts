@@ -17,12 +17,15 @@ export function createWorkspaceServer(
   db: Database,
   runner: RunnerLike | undefined,
   options: WorkspaceServerOptions = {},
-): RpcTarget & WorkspaceRPC {
+): RpcTarget & WorkspaceRPC & Disposable {
   return createWorkspaceServerFor(new SyncPeer(db, options), runner);
 }
 
 /** The same root object over any `SyncRPC` implementation (a test double, a proxy). */
-export function createWorkspaceServerFor(peer: SyncRPC, runner: RunnerLike | undefined): RpcTarget & WorkspaceRPC {
+export function createWorkspaceServerFor(
+  peer: SyncRPC,
+  runner: RunnerLike | undefined,
+): RpcTarget & WorkspaceRPC & Disposable {
   return new WorkspaceServer(createSyncServer(peer), runner && createShellServer(runner));
 }
 
@@ -43,5 +46,10 @@ class WorkspaceServer extends RpcTarget implements WorkspaceRPC {
   get shell(): ShellRPC {
     if (this.#shell === undefined) throw rpcError("EPROTOCOL", "shell", undefined, "this server has no runner");
     return this.#shell;
+  }
+
+  /** Ends this session's hold on executions: call it when the session closes. */
+  [Symbol.dispose](): void {
+    (this.#shell as Partial<Disposable> | undefined)?.[Symbol.dispose]?.();
   }
 }

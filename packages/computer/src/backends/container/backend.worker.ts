@@ -1,0 +1,259 @@
+/**
+ * `CloudflareContainerBackend` (`container-shell`): a command backend whose
+ * runtime is computerd in a container. It supplies only the transport — a
+ * capnweb session over the socket computerd dials back — and the runtime
+ * (docs/runtime.md) does the rest: bracket, fencing, reconnect, retries.
+ *
+ * The Durable Object is the WebSocket server: `connect()` arms an upgrade
+ * slot, asks computerd to dial back, and the dial-back reaches the DO's
+ * `fetch`, which must hand it to `handleFetch`. The same entry point serves
+ * the container's egress gateway requests.
+ */
+import { createWorkspaceClient } from "@cloudflare/computer-rpc/client";
+import type { BackendContext, BackendHandle, CommandBackend, ShellRPCLike } from "../../runtime/backend.js";
+import { isTransportError } from "../../runtime/transport.js";
+import { connectContainer } from "./connect.js";
+import { EGRESS_TOKEN_HEADER, EGRESS_URL_HEADER, forwardToGateway } from "./egress.js";
+import { SECRET_ENV } from "./launch.js";
+import type { WorkspaceContainerAPI, WorkspaceEgressPolicy } from "./types.js";
+
+export const CONTAINER_BACKEND_DEFAULTS = {
+  id: "container-shell",
+  egressHost: "computer.internal",
+  port: 8080,
+  connectTimeoutMs: 30_000,
+  heartbeatIntervalMs: 20_000,
+  restartAttempts: 1,
+} as const;
+
+export interface CloudflareContainerBackendOptions {
+  /** The container seam: `() => this.getWorkspaceContainer()` in a `withWorkspaceContainer` DO, or `localContainer(...)`. */
+  container: () => WorkspaceContainerAPI | Promise<WorkspaceContainerAPI>;
+  id?: string;
+  /** The hostname computerd dials back to; outbound interception routes it into the DO. */
+  egressHost?: string;
+  port?: number;
+  connectTimeoutMs?: number;
+  /** `sync.watermarks()` every this many ms; 0 turns the heartbeat off. */
+  heartbeatIntervalMs?: number;
+  restartAttempts?: number;
+  /** Extra environment for the container (`PORT` and `MOUNT_POINT` are set for you). */
+  containerEnv?: Record<string, string>;
+  egress?: WorkspaceEgressPolicy;
+}
+
+interface UpgradeSlot {
+  resolve(socket: WebSocket): void;
+  reject(error: Error): void;
+}
+
+export class CloudflareContainerBackend implements CommandBackend {
+  readonly kind = "command";
+  readonly type = "cloudflare-container";
+  readonly id: string;
+  readonly egress: WorkspaceEgressPolicy;
+  readonly #options: CloudflareContainerBackendOptions;
+  readonly #settings: {
+    egressHost: string;
+    port: number;
+    connectTimeoutMs: number;
+    heartbeatIntervalMs: number;
+    restartAttempts: number;
+  };
+  /** Random per backend instance: the proxy proves a gateway request came from our container. */
+  readonly #egressToken = crypto.randomUUID();
+  #slot: UpgradeSlot | undefined;
+  #secret: string | undefined;
+
+  constructor(options: CloudflareContainerBackendOptions) {
+    if (typeof options?.container !== "function") {
+      throw new TypeError("CloudflareContainerBackend needs container: () => WorkspaceContainerAPI");
+    }
+    this.#options = options;
+    this.id = options.id ?? CONTAINER_BACKEND_DEFAULTS.id;
+    this.egress = options.egress ?? { mode: "none" };
+    this.#settings = {
+      egressHost: options.egressHost ?? CONTAINER_BACKEND_DEFAULTS.egressHost,
+      port: checkPort(options.port ?? CONTAINER_BACKEND_DEFAULTS.port),
+      connectTimeoutMs: checkMs(
+        "connectTimeoutMs",
+        options.connectTimeoutMs,
+        CONTAINER_BACKEND_DEFAULTS.connectTimeoutMs,
+      ),
+      heartbeatIntervalMs: checkMs(
+        "heartbeatIntervalMs",
+        options.heartbeatIntervalMs,
+        CONTAINER_BACKEND_DEFAULTS.heartbeatIntervalMs,
+        true,
+      ),
+      restartAttempts: checkMs(
+        "restartAttempts",
+        options.restartAttempts,
+        CONTAINER_BACKEND_DEFAULTS.restartAttempts,
+        true,
+      ),
+    };
+  }
+
+  attach(_context: BackendContext): void {}
+
+  isTransportError(error: unknown): boolean {
+    return isTransportError(error);
+  }
+
+  async connect(): Promise<BackendHandle> {
+    const container = await this.#options.container();
+    const secret = await container.secret();
+    this.#secret = secret;
+    const dial = container.dial?.();
+    const launch = {
+      env: {
+        PORT: String(container.port),
+        MOUNT_POINT: "/workspace",
+        ...this.#options.containerEnv,
+        [SECRET_ENV]: secret,
+      },
+      enableInternet: this.egress.mode === "direct",
+    };
+    const connected = await connectContainer({
+      backendId: this.id,
+      container,
+      launch,
+      port: container.port,
+      connectTimeoutMs: this.#settings.connectTimeoutMs,
+      restartAttempts: this.#settings.restartAttempts,
+      egress: async (target) => {
+        if (dial) return;
+        await target.interceptOutboundHttp(this.#settings.egressHost);
+        if (this.egress.mode === "http-gateway") await target.interceptAllOutboundHttp();
+      },
+      arm: () => (dial ? armDial(dial, this.#settings.connectTimeoutMs) : this.#armSlot()),
+      dialBase: dial ? dial.base : `http://${this.#settings.egressHost}`,
+      secret,
+    });
+    return this.#open(connected.socket, connected.runtimeId);
+  }
+
+  /**
+   * The DO's `fetch` hands every request from the container here: computerd's
+   * dial-back (`/api` upgrade) and, in `http-gateway` mode, proxied egress.
+   * Order: egress token → gateway; other path → 404; no upgrade → 400; bad
+   * bearer → 401; no connect waiting → 409; else 101.
+   */
+  async handleFetch(request: Request): Promise<Response> {
+    const token = request.headers.get(EGRESS_TOKEN_HEADER);
+    if (token !== null) {
+      if (this.egress.mode !== "http-gateway" || !timingSafeEqual(token, this.#egressToken)) {
+        return new Response("not found\n", { status: 404 });
+      }
+      return forwardToGateway(request, this.egress.gateway);
+    }
+    const url = new URL(request.url);
+    if (url.pathname !== "/api") return new Response("not found\n", { status: 404 });
+    if (request.headers.get("upgrade")?.toLowerCase() !== "websocket") {
+      return new Response("expected a WebSocket upgrade\n", { status: 400 });
+    }
+    if (!this.#secret || !bearerMatches(request.headers.get("authorization"), this.#secret)) {
+      return new Response("unauthorized\n", { status: 401, headers: { "www-authenticate": "Bearer" } });
+    }
+    const slot = this.#slot;
+    if (!slot) return new Response("no connect is waiting for this socket\n", { status: 409 });
+    this.#slot = undefined;
+    const pair = new WebSocketPair();
+    const [client, server] = [pair[0], pair[1]];
+    server.accept();
+    slot.resolve(server);
+    return new Response(null, { status: 101, webSocket: client });
+  }
+
+  /** The headers the egress proxy adds, for hosts that forward intercepted requests here. */
+  egressHeaders(url: string): Record<string, string> {
+    return { [EGRESS_TOKEN_HEADER]: this.#egressToken, [EGRESS_URL_HEADER]: url };
+  }
+
+  #armSlot(): { socket: Promise<WebSocket>; disarm(reason: Error): void } {
+    this.#slot?.reject(new Error("superseded by a newer connect"));
+    let slot!: UpgradeSlot;
+    const socket = new Promise<WebSocket>((resolve, reject) => {
+      slot = { resolve, reject };
+    });
+    socket.catch(() => {});
+    this.#slot = slot;
+    return {
+      socket,
+      disarm: (reason) => {
+        if (this.#slot === slot) this.#slot = undefined;
+        slot.reject(reason);
+      },
+    };
+  }
+
+  async #open(socket: WebSocket, runtimeId: string): Promise<BackendHandle> {
+    const client = await createWorkspaceClient({ socket });
+    let stopHeartbeat = (): void => {};
+    const closed = client.closed.then(
+      () => undefined,
+      () => undefined,
+    );
+    const interval = this.#settings.heartbeatIntervalMs;
+    if (interval > 0) {
+      const timer = setInterval(() => {
+        client.sync.watermarks().catch(() => {
+          // The first failed heartbeat ends the session; the runtime reconnects on the next call.
+          stopHeartbeat();
+          void client.close();
+        });
+      }, interval);
+      stopHeartbeat = () => clearInterval(timer);
+      void closed.then(stopHeartbeat);
+    }
+    return {
+      sync: "remote",
+      runtimeId,
+      rpc: { sync: client.sync, shell: client.shell as unknown as ShellRPCLike },
+      closed,
+      close: async () => {
+        stopHeartbeat();
+        await client.close();
+      },
+    };
+  }
+}
+
+function armDial(
+  dial: NonNullable<ReturnType<NonNullable<WorkspaceContainerAPI["dial"]>>>,
+  timeoutMs: number,
+): { socket: Promise<WebSocket>; disarm(reason: Error): void } {
+  const socket = dial.accept(timeoutMs);
+  socket.catch(() => {});
+  return { socket, disarm: () => {} };
+}
+
+/** `Bearer <secret>`, scheme case-insensitive, compared in constant time. */
+export function bearerMatches(header: string | null, secret: string): boolean {
+  if (header === null) return false;
+  const match = /^bearer\s+(.+)$/i.exec(header.trim());
+  return match?.[1] !== undefined && timingSafeEqual(match[1], secret);
+}
+
+export function timingSafeEqual(a: string, b: string): boolean {
+  const left = new TextEncoder().encode(a);
+  const right = new TextEncoder().encode(b);
+  let diff = left.length ^ right.length;
+  for (let i = 0; i < Math.max(left.length, right.length); i++) diff |= (left[i] ?? 0) ^ (right[i] ?? 0);
+  return diff === 0;
+}
+
+function checkPort(port: number): number {
+  if (!Number.isSafeInteger(port) || port < 1 || port > 65_535)
+    throw new TypeError(`port must be 1–65535; got ${port}`);
+  return port;
+}
+
+function checkMs(name: string, value: number | undefined, fallback: number, zeroOk = false): number {
+  const resolved = value ?? fallback;
+  if (!Number.isSafeInteger(resolved) || resolved < (zeroOk ? 0 : 1)) {
+    throw new TypeError(`${name} must be a ${zeroOk ? "non-negative" : "positive"} integer; got ${String(value)}`);
+  }
+  return resolved;
+}

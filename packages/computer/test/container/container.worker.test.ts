@@ -1,0 +1,172 @@
+/**
+ * The container backend end to end: a Workspace DO in workerd, computerd as a
+ * real process with a real FUSE mount under the local container host, and
+ * the capnweb session over computerd's dial-back.
+ */
+import { abortAllDurableObjects, runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { describe, expect, inject, it } from "vitest";
+import { WORKSPACE_INSTANCE } from "../../src/workspace/client.js";
+import type { Workspace } from "../../src/workspace/workspace.js";
+import type { ContainerWorkspaceObject } from "./main.worker.js";
+
+const utf8 = { encoding: "utf8" } as const;
+
+type ContainerStub = DurableObjectStub<ContainerWorkspaceObject>;
+
+function newObject(): ContainerStub {
+  return env.CONTAINER_WORKSPACE.get(env.CONTAINER_WORKSPACE.newUniqueId());
+}
+
+/** Runs `body` inside the object with its Workspace. The workspace stays open: the object may outlive the call. */
+async function inObject<T>(stub: ContainerStub, body: (workspace: Workspace, name: string) => Promise<T>): Promise<T> {
+  await stub.connectTo(inject("containerHost"));
+  return runInDurableObject(stub, async (instance: ContainerWorkspaceObject, state) => {
+    const workspace = (instance as unknown as Record<typeof WORKSPACE_INSTANCE, Workspace>)[WORKSPACE_INSTANCE];
+    return body(workspace, state.id.toString());
+  });
+}
+
+async function inContainerWorkspace(body: (workspace: Workspace, name: string) => Promise<void>): Promise<void> {
+  const stub = newObject();
+  try {
+    await inObject(stub, body);
+  } finally {
+    await hostCall(await inObject(stub, async (_workspace, name) => name), "stop");
+  }
+}
+
+/** Tells the local container host to stop (clean) or kill (crash) this object's container. */
+async function hostCall(name: string, action: "stop" | "kill"): Promise<void> {
+  const response = await fetch(`${inject("containerHost")}/v1/containers/${name}/${action}`, { method: "POST" });
+  expect(response.status).toBe(204);
+}
+
+async function collect(handle: ReadableStream<{ name: string }>): Promise<{ name: string }[]> {
+  const events = [];
+  for await (const event of handle) events.push(event);
+  return events;
+}
+
+describe("container-shell on the local container host", () => {
+  it("runs a command on a real computerd and brings its writes back", async () => {
+    await inContainerWorkspace(async (workspace) => {
+      await workspace.fs.mkdir("/workspace", { recursive: true });
+      await workspace.fs.writeFile("/workspace/hello.txt", "from the durable object\n");
+      const result = await (
+        await workspace.runtime.exec("cat hello.txt && echo made > out.txt && uname -s", utf8)
+      ).result();
+      expect(result).toMatchObject({ status: "completed", exitCode: 0, stdout: "from the durable object\nLinux\n" });
+      expect(result.pushed).toBeGreaterThan(0);
+      expect(await workspace.fs.readFile("/workspace/out.txt", "utf8")).toBe("made\n");
+    });
+  });
+
+  it("runs real tools in the mount: npm init, node, git", async () => {
+    await inContainerWorkspace(async (workspace) => {
+      const result = await (
+        await workspace.runtime.exec(
+          [
+            "mkdir -p app && cd app",
+            "npm init -y >/dev/null",
+            "node -e 'const p=require(\"./package.json\"); console.log(p.name, p.version)'",
+            "git init -q && git add package.json",
+            "git -c user.name=t -c user.email=t@e commit -qm init && git log --format=%s",
+          ].join(" && "),
+          { ...utf8, timeoutMs: 60_000 },
+        )
+      ).result();
+      expect(result).toMatchObject({ status: "completed", exitCode: 0, stdout: "app 1.0.0\ninit\n" });
+      const manifest = JSON.parse(await workspace.fs.readFile("/workspace/app/package.json", "utf8")) as {
+        name: string;
+      };
+      expect(manifest.name).toBe("app");
+      expect((await workspace.fs.stat("/workspace/app/.git/HEAD")).isFile).toBe(true);
+    });
+  });
+
+  it("streams output while the command runs, and kills it (143, cancelled)", async () => {
+    await inContainerWorkspace(async (workspace) => {
+      const handle = await workspace.runtime.exec("echo first; sleep 30; echo never", { ...utf8, id: "stream" });
+      const reader = handle.getReader();
+      expect((await reader.read()).value).toMatchObject({ name: "stdout", value: "first\n" });
+      await workspace.runtime.killExec("stream");
+      const rest = [];
+      for (;;) {
+        const next = await reader.read();
+        if (next.done) break;
+        rest.push(next.value);
+      }
+      expect(rest.at(-1)).toMatchObject({ name: "exit", code: 143 });
+      const replay = await (await workspace.runtime.getExec("stream", utf8)).result();
+      expect(replay).toMatchObject({ status: "cancelled", exitCode: 143, stdout: "first\n" });
+    });
+  });
+
+  it("maps exits, timeouts, env and stdin like computerd does", async () => {
+    await inContainerWorkspace(async (workspace) => {
+      const run = async (source: string, options = {}) =>
+        (await workspace.runtime.exec(source, { ...utf8, ...options })).result();
+      expect(await run("exit 3")).toMatchObject({ status: "failed", exitCode: 3 });
+      expect(await run("sleep 5", { timeoutMs: 100 })).toMatchObject({ status: "cancelled", exitCode: 143 });
+      expect((await run("echo $WHO", { env: { WHO: "x" } })).stdout).toBe("x\n");
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: shell parameter expansion, not a JS template
+      expect((await run("echo ${WHO:-unset}")).stdout).toBe("unset\n");
+      expect((await run("cat", { stdin: "piped" })).stdout).toBe("piped");
+      expect(String((await run("echo $RPC_CLIENT_SECRET | wc -c")).stdout).trim()).toBe("1");
+    });
+  });
+
+  it("survives a computerd crash: old executions are lost, the next exec relaunches", async () => {
+    await inContainerWorkspace(async (workspace, name) => {
+      await workspace.fs.mkdir("/workspace", { recursive: true });
+      await workspace.fs.writeFile("/workspace/kept.txt", "durable\n");
+      await (await workspace.runtime.exec("echo before > before.txt", { id: "before" })).result();
+      const running = await workspace.runtime.exec("sleep 30", { id: "crashed" });
+      const events = collect(running).catch((error: unknown) => error);
+      await hostCall(name, "kill");
+      await events;
+      // Everything written before the crash was pulled already, or is still in the DO.
+      const after = await (await workspace.runtime.exec("cat kept.txt before.txt", utf8)).result();
+      expect(after).toMatchObject({ status: "completed", stdout: "durable\nbefore\n" });
+      for (const id of ["before", "crashed"]) {
+        await expect(workspace.runtime.getExec(id)).rejects.toMatchObject({ code: "EEXEC_LOST" });
+      }
+    });
+  });
+
+  it("adopts the running container after the Durable Object restarts, and reattaches", async () => {
+    const id = env.CONTAINER_WORKSPACE.newUniqueId();
+    const name = await inObject(env.CONTAINER_WORKSPACE.get(id), async (workspace, name) => {
+      const handle = await workspace.runtime.exec("echo started; sleep 1; echo done > finished.txt", {
+        ...utf8,
+        id: "across",
+      });
+      const reader = handle.getReader();
+      expect((await reader.read()).value).toMatchObject({ value: "started\n" });
+      reader.releaseLock();
+      return name;
+    });
+    await abortAllDurableObjects();
+    // A stub from before the abort is broken for good; a new one reaches the new incarnation.
+    const stub = env.CONTAINER_WORKSPACE.get(id);
+    const result = await inObject(stub, async (workspace) =>
+      (await workspace.runtime.getExec("across", utf8)).result(),
+    );
+    expect(result).toMatchObject({ status: "completed", exitCode: 0, stdout: "started\n" });
+    expect(await inObject(stub, (workspace) => workspace.fs.readFile("/workspace/finished.txt", "utf8"))).toBe(
+      "done\n",
+    );
+    await hostCall(name, "stop");
+  });
+
+  it('defers the pull with sync: "defer" and completes it with retryPendingSync', async () => {
+    await inContainerWorkspace(async (workspace) => {
+      const result = await (await workspace.runtime.exec("echo later > deferred.txt", { sync: "defer" })).result();
+      expect(result.sync).toMatchObject({ status: "pending", backend: "container-shell" });
+      await expect(workspace.fs.stat("/workspace/deferred.txt")).rejects.toMatchObject({ code: "ENOENT" });
+      expect(await workspace.retryPendingSync()).toMatchObject({ status: "complete" });
+      expect(await workspace.fs.readFile("/workspace/deferred.txt", "utf8")).toBe("later\n");
+    });
+  });
+});

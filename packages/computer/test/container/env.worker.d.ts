@@ -1,0 +1,6 @@
+// Bindings of the container test worker (wrangler.jsonc).
+declare namespace Cloudflare {
+  interface Env {
+    CONTAINER_WORKSPACE: DurableObjectNamespace<import("./main.worker.js").ContainerWorkspaceObject>;
+  }
+}

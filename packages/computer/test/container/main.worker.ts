@@ -1,0 +1,44 @@
+/**
+ * A Workspace Durable Object on the container backend, as a user would write
+ * it, with the container chosen by configuration: the local container host
+ * here (its URL arrives per test through `connectTo`), Cloudflare's container
+ * in production.
+ */
+import { DurableObject } from "cloudflare:workers";
+import { CloudflareContainerBackend } from "../../src/backends/container/backend.worker.js";
+import { localContainer } from "../../src/backends/container/local.js";
+import { sqlSyncRetryScheduler } from "../../src/runtime/retry.js";
+import { withWorkspace } from "../../src/workspace/with-workspace.worker.js";
+
+export class ContainerWorkspaceObject extends withWorkspace(DurableObject<Cloudflare.Env>, (self) => {
+  const object = self as unknown as { hostUrl?: string };
+  return {
+    storage: self.ctx.storage,
+    backends: [
+      new CloudflareContainerBackend({
+        container: async () => {
+          const url = object.hostUrl ?? (await self.ctx.storage.get<string>("test:host-url"));
+          if (!url) throw new Error("test: call connectTo(hostUrl) first");
+          return localContainer({ url, name: self.ctx.id.toString(), storage: self.ctx.storage });
+        },
+        heartbeatIntervalMs: 0,
+        connectTimeoutMs: 20_000,
+      }),
+    ],
+    retryScheduler: sqlSyncRetryScheduler(self.ctx.storage),
+  };
+}) {
+  hostUrl: string | undefined;
+
+  /** Points this object at the test's container host (kept in storage so a restarted object still knows). */
+  async connectTo(url: string): Promise<void> {
+    this.hostUrl = url;
+    await this.ctx.storage.put("test:host-url", url);
+  }
+}
+
+export default {
+  fetch(): Response {
+    return new Response("computer container test worker");
+  },
+} satisfies ExportedHandler;

@@ -1,0 +1,209 @@
+/**
+ * The containers of the local container host: one computerd process per
+ * name, each in its own mount namespace, so every workspace gets its own
+ * FUSE mount at `/workspace` while the host's `/workspace` stays an empty
+ * directory. A container's exit is recorded (code or signal, and the runtime
+ * id it ran under) so the Durable Object can report it and relaunch.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
+import { mkdirSync, readFileSync } from "node:fs";
+
+export interface ContainerExit {
+  runtimeId: string;
+  exitCode: number | null;
+  signal?: string;
+  at: number;
+  message?: string;
+}
+
+export interface LaunchRequest {
+  env: Record<string, string>;
+  enableInternet: boolean;
+  runtimeId: string;
+}
+
+export interface HostContainer {
+  readonly name: string;
+  readonly runtimeId: string;
+  readonly secret: string | undefined;
+  readonly child: ChildProcess;
+  /** computerd's TCP port on 127.0.0.1; every container port maps to it. */
+  readonly port: number;
+}
+
+export interface ContainerSetOptions {
+  /** The computerd entry script (`dist/cli/main.js`). */
+  entry: string;
+  /** `node` to run it with. */
+  node?: string;
+  /** Inherited by every container besides its own env: PATH, HOME, LANG… */
+  baseEnv?: Record<string, string>;
+  /** Run each container in its own mount namespace (default true; needs root and `unshare`). */
+  namespaces?: boolean;
+  log?: (line: string) => void;
+  /** How long a container may take to print its listening line. */
+  bootTimeoutMs?: number;
+}
+
+/** Kill grace before SIGKILL, as computerd gives its own children. */
+const STOP_GRACE_MS = 5000;
+
+export class ContainerSet {
+  readonly #options: ContainerSetOptions;
+  readonly #running = new Map<string, HostContainer>();
+  readonly #exits = new Map<string, ContainerExit>();
+  readonly #starting = new Map<string, Promise<HostContainer>>();
+
+  constructor(options: ContainerSetOptions) {
+    this.#options = options;
+  }
+
+  get(name: string): HostContainer | undefined {
+    return this.#running.get(name);
+  }
+
+  exit(name: string): ContainerExit | undefined {
+    return this.#exits.get(name);
+  }
+
+  names(): string[] {
+    return [...this.#running.keys()];
+  }
+
+  /** Starts a container under `name`, replacing (stopping) one that runs. */
+  async start(name: string, request: LaunchRequest): Promise<HostContainer> {
+    await this.#starting.get(name)?.catch(() => {});
+    const starting = this.#start(name, request);
+    this.#starting.set(name, starting);
+    try {
+      return await starting;
+    } finally {
+      if (this.#starting.get(name) === starting) this.#starting.delete(name);
+    }
+  }
+
+  async stop(name: string): Promise<void> {
+    const container = this.#running.get(name);
+    if (!container) return;
+    await stopChild(container.child);
+  }
+
+  /** SIGKILL, as a crash would; resolves once the process is gone. */
+  async kill(name: string): Promise<void> {
+    const container = this.#running.get(name);
+    if (!container) return;
+    const exited = once(container.child, "exit");
+    const daemon = daemonPid(container.child);
+    if (daemon !== undefined) process.kill(daemon, "SIGKILL");
+    else container.child.kill("SIGKILL");
+    await exited;
+  }
+
+  async stopAll(): Promise<void> {
+    await Promise.all(this.names().map((name) => this.stop(name)));
+  }
+
+  async #start(name: string, request: LaunchRequest): Promise<HostContainer> {
+    await this.stop(name);
+    const mountPoint = request.env.MOUNT_POINT ?? "/workspace";
+    // The mount point must exist on the host for a namespace to mount over it; it stays empty there.
+    mkdirSync(mountPoint, { recursive: true });
+    const env: Record<string, string> = {
+      ...this.#options.baseEnv,
+      ...request.env,
+      // One process per container on the host's loopback: the container's port is whatever it gets.
+      PORT: "0",
+      HOST: "127.0.0.1",
+    };
+    const node = this.#options.node ?? process.execPath;
+    const namespaces = this.#options.namespaces ?? true;
+    const command = namespaces ? "unshare" : node;
+    // A pid namespace too: computerd is its pid 1, so when it dies every command it started dies with it,
+    // as in a real container; --kill-child passes our SIGTERM on to it for a clean shutdown.
+    const args = namespaces
+      ? [
+          "--mount",
+          "--propagation",
+          "private",
+          "--pid",
+          "--fork",
+          "--kill-child=SIGTERM",
+          "--",
+          node,
+          this.#options.entry,
+        ]
+      : [this.#options.entry];
+    const child = spawn(command, args, { env, stdio: ["ignore", "pipe", "pipe"] });
+    const log = this.#options.log ?? (() => {});
+    const port = await new Promise<number>((resolve, reject) => {
+      let buffered = "";
+      const timer = setTimeout(() => {
+        child.kill("SIGKILL");
+        reject(new Error(`computerd for ${name} did not start within ${this.#options.bootTimeoutMs ?? 15_000} ms`));
+      }, this.#options.bootTimeoutMs ?? 15_000);
+      const onData = (chunk: Buffer): void => {
+        const text = chunk.toString("utf8");
+        for (const line of text.split("\n")) if (line.trim()) log(`[${name}] ${line}`);
+        buffered += text;
+        const match = /computerd listening host=\S+ port=(\d+)/.exec(buffered);
+        if (match?.[1]) {
+          clearTimeout(timer);
+          resolve(Number(match[1]));
+        }
+        if (buffered.length > 64 * 1024) buffered = buffered.slice(-4096);
+      };
+      child.stderr?.on("data", onData);
+      child.stdout?.on("data", (chunk: Buffer) => log(`[${name}] ${chunk.toString("utf8").trimEnd()}`));
+      child.once("exit", (code, signal) => {
+        clearTimeout(timer);
+        reject(new Error(`computerd for ${name} exited during boot: ${code ?? signal}\n${buffered.slice(-2000)}`));
+      });
+      child.once("error", (error) => {
+        clearTimeout(timer);
+        reject(error);
+      });
+    });
+    const container: HostContainer = {
+      name,
+      runtimeId: request.runtimeId,
+      secret: request.env.RPC_CLIENT_SECRET,
+      child,
+      port,
+    };
+    this.#running.set(name, container);
+    this.#exits.delete(name);
+    child.once("exit", (code, signal) => {
+      if (this.#running.get(name) === container) this.#running.delete(name);
+      this.#exits.set(name, {
+        runtimeId: request.runtimeId,
+        exitCode: code,
+        ...(signal ? { signal } : {}),
+        at: Date.now(),
+      });
+      log(`[${name}] exited ${code ?? signal}`);
+    });
+    return container;
+  }
+}
+
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = once(child, "exit");
+  child.kill("SIGTERM");
+  const timer = setTimeout(() => child.kill("SIGKILL"), STOP_GRACE_MS);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** computerd's pid when it runs under `unshare --fork` (the child of our child), else the child itself. */
+function daemonPid(child: ChildProcess): number | undefined {
+  if (child.pid === undefined) return undefined;
+  try {
+    const children = readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, "utf8").trim();
+    const first = Number(children.split(/\s+/)[0]);
+    return Number.isInteger(first) && first > 0 ? first : child.pid;
+  } catch {
+    return child.pid;
+  }
+}

@@ -1,0 +1,105 @@
+/**
+ * `computerd host`: the local container host. It gives the container backend
+ * a real Linux "container" on a machine without Docker: each workspace's
+ * computerd runs as a process in its own mount namespace with a real FUSE
+ * mount at `/workspace`, and the host relays port fetches and computerd's
+ * dial-back to the Durable Object. Stop it with Ctrl-C or SIGTERM; every
+ * container it started is stopped (and unmounted) first.
+ *
+ *   computerd host [--port 45600] [--host 127.0.0.1]
+ */
+
+import type { AddressInfo } from "node:net";
+import { fileURLToPath } from "node:url";
+import { ContainerSet } from "./containers.js";
+import { createHostServer } from "./server.js";
+
+export const DEFAULT_HOST_PORT = 45600;
+
+/** Environment every container inherits from the host, before its own. */
+const INHERITED_ENV = ["PATH", "HOME", "TMPDIR", "TZ", "LANG", "TERM"];
+
+export interface HostOptions {
+  port?: number;
+  host?: string;
+  /** The computerd entry to run per container; default this package's `dist/cli/main.js`. */
+  entry?: string;
+  namespaces?: boolean;
+  log?: (line: string) => void;
+}
+
+export interface RunningHost {
+  readonly url: string;
+  readonly containers: ContainerSet;
+  close(): Promise<void>;
+}
+
+export async function startHost(options: HostOptions = {}): Promise<RunningHost> {
+  const log = options.log ?? ((line: string) => process.stderr.write(`${new Date().toISOString()} [host] ${line}\n`));
+  const baseEnv: Record<string, string> = {};
+  for (const key of INHERITED_ENV) {
+    const value = process.env[key];
+    if (value !== undefined) baseEnv[key] = value;
+  }
+  const containers = new ContainerSet({
+    entry: options.entry ?? fileURLToPath(new URL("../cli/main.js", import.meta.url)),
+    baseEnv,
+    ...(options.namespaces === undefined ? {} : { namespaces: options.namespaces }),
+    log,
+  });
+  const server = createHostServer({ containers, log });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? DEFAULT_HOST_PORT, options.host ?? "127.0.0.1", () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  const url = `http://${address.address}:${address.port}`;
+  log(`computerd host listening url=${url}`);
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    containers,
+    close() {
+      closing ??= (async () => {
+        await containers.stopAll();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+        server.closeAllConnections();
+      })();
+      return closing;
+    },
+  };
+}
+
+export function parseHostArgs(argv: string[]): HostOptions {
+  const options: HostOptions = {};
+  for (let i = 0; i < argv.length; i++) {
+    const flag = argv[i];
+    const value = argv[i + 1];
+    if (flag === "--port" && value !== undefined) {
+      const port = Number(value);
+      if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new Error(`--port must be 0–65535; got ${value}`);
+      options.port = port;
+      i++;
+    } else if (flag === "--host" && value !== undefined) {
+      options.host = value;
+      i++;
+    } else if (flag === "--no-namespaces") {
+      options.namespaces = false;
+    } else {
+      throw new Error(`unknown argument ${flag}; usage: computerd host [--port N] [--host ADDR] [--no-namespaces]`);
+    }
+  }
+  return options;
+}
+
+export async function runHost(argv: string[]): Promise<void> {
+  const host = await startHost(parseHostArgs(argv));
+  for (const [signal, code] of [
+    ["SIGINT", 130],
+    ["SIGTERM", 143],
+  ] as const) {
+    process.once(signal, () => {
+      void host.close().finally(() => process.exit(code));
+    });
+  }
+}

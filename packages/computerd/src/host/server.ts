@@ -1,0 +1,211 @@
+/**
+ * The local container host's HTTP surface: the container seam a Durable
+ * Object reaches with `localContainer(...)` (see
+ * packages/computer/src/backends/container/local.ts for the route list).
+ *
+ * The dial-back: in production computerd dials the Durable Object through
+ * Cloudflare's outbound interception. Here the DO opens `GET …/dial` (a
+ * WebSocket) first; the host holds that upgrade until computerd dials
+ * `…/callback/api` with the container's bearer, then answers both and
+ * splices the two sockets, frame for frame.
+ */
+import {
+  createServer,
+  request as httpRequest,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from "node:http";
+import type { Duplex } from "node:stream";
+import { type WebSocket, WebSocketServer } from "ws";
+import type { ContainerSet } from "./containers.js";
+
+export interface HostServerOptions {
+  containers: ContainerSet;
+  log?: (line: string) => void;
+}
+
+interface WaitingDial {
+  request: IncomingMessage;
+  socket: Duplex;
+  head: Buffer;
+  timer: ReturnType<typeof setTimeout>;
+}
+
+const ROUTE = /^\/v1\/containers\/([A-Za-z0-9._-]{1,128})(\/.*)?$/;
+const DEFAULT_DIAL_TIMEOUT_MS = 30_000;
+
+export function createHostServer(options: HostServerOptions): Server {
+  const { containers } = options;
+  const log = options.log ?? (() => {});
+  const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: 256 * 1024 * 1024 });
+  const waiting = new Map<string, WaitingDial>();
+
+  const server = createServer((request, response) => {
+    route(request, response).catch((error: unknown) => {
+      log(`${request.method} ${request.url} failed: ${String(error)}`);
+      if (!response.headersSent) send(response, 500, { error: String(error) });
+      else response.destroy();
+    });
+  });
+
+  async function route(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const url = new URL(request.url ?? "/", "http://host");
+    if (url.pathname === "/health") return send(response, 200, { ok: true, containers: containers.names() });
+    const match = ROUTE.exec(url.pathname);
+    if (!match?.[1]) return send(response, 404, { error: "not found" });
+    const name = match[1];
+    const rest = match[2] ?? "";
+    if (rest === "" && request.method === "GET") {
+      const running = containers.get(name);
+      const exit = containers.exit(name);
+      return send(response, 200, {
+        state: running ? "running" : "stopped",
+        ...(running ? { runtimeId: running.runtimeId } : {}),
+        ...(exit ? { exit } : {}),
+      });
+    }
+    if (rest === "/start" && request.method === "POST") {
+      const body = JSON.parse(await readBody(request)) as {
+        env?: Record<string, string>;
+        enableInternet?: boolean;
+        runtimeId?: string;
+      };
+      if (typeof body.runtimeId !== "string" || typeof body.env !== "object" || body.env === null) {
+        return send(response, 400, { error: "start needs { env, enableInternet, runtimeId }" });
+      }
+      const started = await containers.start(name, {
+        env: body.env,
+        enableInternet: body.enableInternet === true,
+        runtimeId: body.runtimeId,
+      });
+      return send(response, 200, { state: "running", runtimeId: started.runtimeId });
+    }
+    if (rest === "/stop" && request.method === "POST") {
+      await containers.stop(name);
+      response.writeHead(204).end();
+      return;
+    }
+    if (rest === "/kill" && request.method === "POST") {
+      // A crash, for tests and for unsticking a wedged daemon: no grace, no clean unmount (auto_unmount cleans up).
+      await containers.kill(name);
+      response.writeHead(204).end();
+      return;
+    }
+    if (rest === "/callback/health" || rest === "/callback/") {
+      response.writeHead(200, { "content-type": "text/plain" }).end(request.method === "HEAD" ? undefined : "ok\n");
+      return;
+    }
+    const port = /^\/port\/(\d+)(\/.*)$/.exec(rest);
+    if (port?.[2]) return forward(name, port[2] + url.search, request, response);
+    return send(response, 404, { error: "not found" });
+  }
+
+  function forward(name: string, path: string, request: IncomingMessage, response: ServerResponse): void {
+    const container = containers.get(name);
+    if (!container) {
+      const exit = containers.exit(name);
+      response
+        .writeHead(410, { "content-type": "text/plain" })
+        .end(exit ? `exit ${exit.exitCode ?? exit.signal} at ${new Date(exit.at).toISOString()}` : "not running");
+      return;
+    }
+    const upstream = httpRequest(
+      { host: "127.0.0.1", port: container.port, method: request.method, path, headers: request.headers },
+      (reply) => {
+        response.writeHead(reply.statusCode ?? 502, reply.headers);
+        reply.pipe(response);
+      },
+    );
+    upstream.on("error", (error) => {
+      if (!response.headersSent) send(response, 502, { error: String(error) });
+      else response.destroy();
+    });
+    request.pipe(upstream);
+  }
+
+  server.on("upgrade", (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const url = new URL(request.url ?? "/", "http://host");
+    const match = ROUTE.exec(url.pathname);
+    const name = match?.[1];
+    const rest = match?.[2];
+    if (!name) return reject(socket, 404, "not found");
+    if (rest === "/dial") {
+      waiting.get(name)?.socket.destroy();
+      const timeoutMs = Number(request.headers["x-dial-timeout-ms"]) || DEFAULT_DIAL_TIMEOUT_MS;
+      const timer = setTimeout(() => {
+        if (waiting.get(name)?.socket === socket) waiting.delete(name);
+        reject(socket, 504, "computerd did not dial back");
+      }, timeoutMs);
+      waiting.set(name, { request, socket, head, timer });
+      socket.on("close", () => {
+        if (waiting.get(name)?.socket === socket) {
+          clearTimeout(timer);
+          waiting.delete(name);
+        }
+      });
+      return;
+    }
+    if (rest === "/callback/api") {
+      const container = containers.get(name);
+      const bearer = /^bearer\s+(.+)$/i.exec(String(request.headers.authorization ?? ""))?.[1];
+      if (!container || container.secret === undefined || bearer !== container.secret) {
+        return reject(socket, 401, "unauthorized");
+      }
+      const dial = waiting.get(name);
+      if (!dial) return reject(socket, 409, "no Durable Object is waiting for this dial-back");
+      waiting.delete(name);
+      clearTimeout(dial.timer);
+      wss.handleUpgrade(dial.request, dial.socket, dial.head, (toObject) => {
+        wss.handleUpgrade(request, socket, head, (toDaemon) => splice(toObject, toDaemon));
+      });
+      return;
+    }
+    if (rest?.startsWith("/port/")) return reject(socket, 400, "use /dial for WebSockets");
+    reject(socket, 404, "not found");
+  });
+
+  server.on("close", () => {
+    for (const dial of waiting.values()) {
+      clearTimeout(dial.timer);
+      dial.socket.destroy();
+    }
+  });
+  return server;
+}
+
+/** Frames go across unchanged (text stays text); a close on one side closes the other with its code. */
+function splice(a: WebSocket, b: WebSocket): void {
+  const pipe = (from: WebSocket, to: WebSocket): void => {
+    from.on("message", (data, isBinary) => {
+      if (to.readyState === to.OPEN) to.send(data, { binary: isBinary });
+    });
+    from.on("close", (code, reason) => {
+      if (to.readyState === to.OPEN || to.readyState === to.CONNECTING) {
+        to.close(code === 1005 || code === 1006 ? 1000 : code, reason);
+      }
+    });
+    from.on("error", () => to.terminate());
+  };
+  pipe(a, b);
+  pipe(b, a);
+}
+
+function reject(socket: Duplex, status: number, message: string): void {
+  socket.end(`HTTP/1.1 ${status} ${message}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
+}
+
+function send(response: ServerResponse, status: number, body: unknown): void {
+  response.writeHead(status, { "content-type": "application/json" }).end(`${JSON.stringify(body)}\n`);
+}
+
+async function readBody(request: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request) {
+    size += (chunk as Buffer).length;
+    if (size > 1024 * 1024) throw new Error("body too large");
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
