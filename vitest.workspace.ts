@@ -103,6 +103,29 @@ export const projects: TestProjectConfiguration[] = [
     },
   },
   {
+    // The worker-javascript backend against a real Durable Object and the real Worker Loader.
+    plugins: [
+      cloudflareTest({ wrangler: { configPath: here("./packages/computer/test/worker-javascript/wrangler.jsonc") } }),
+    ],
+    test: {
+      name: "computer-js:workerd",
+      include: ["packages/computer/test/worker-javascript/**/*.test.ts"],
+      exclude: ["**/node_modules/**", "**/dist/**"],
+      // Each test loads fresh Dynamic Workers (one per execution); 24 at once in the concurrency test.
+      testTimeout: 60_000,
+    },
+  },
+  {
+    // examples/worker-javascript through its HTTP routes (Miniflare in Node, the Worker bundled by esbuild).
+    test: {
+      name: "examples:worker-javascript",
+      environment: "node",
+      include: ["examples/worker-javascript/test/**/*.test.ts"],
+      testTimeout: 60_000,
+      hookTimeout: 60_000,
+    },
+  },
+  {
     // Repository-wide checks (docs that name paths which must exist).
     test: { name: "repo", environment: "node", include: ["scripts/**/*.test.ts"] },
   },

@@ -103,6 +103,7 @@ export class CloudflareContainerBackend implements CommandBackend {
 
   async connect(): Promise<BackendHandle> {
     const container = await this.#options.container();
+    container.serve?.((request) => this.handleFetch(request));
     const secret = await container.secret();
     this.#secret = secret;
     const dial = container.dial?.();
@@ -125,7 +126,7 @@ export class CloudflareContainerBackend implements CommandBackend {
       egress: async (target) => {
         if (dial) return;
         await target.interceptOutboundHttp(this.#settings.egressHost);
-        if (this.egress.mode === "http-gateway") await target.interceptAllOutboundHttp();
+        if (this.egress.mode === "http-gateway") await target.interceptAllOutboundHttp(this.#egressToken);
       },
       arm: () => (dial ? armDial(dial, this.#settings.connectTimeoutMs) : this.#armSlot()),
       dialBase: dial ? dial.base : `http://${this.#settings.egressHost}`,

@@ -105,7 +105,7 @@ class LocalContainer implements WorkspaceContainerAPI {
     // The dial-back goes through the host (see `dial`), so there is nothing to intercept.
   }
 
-  async interceptAllOutboundHttp(): Promise<void> {
+  async interceptAllOutboundHttp(_token: string): Promise<void> {
     throw new Error("egress http-gateway is not supported by the local container host yet");
   }
 

@@ -70,9 +70,19 @@ export interface WorkspaceContainerAPI {
   setInactivityTimeout(ms: number): Promise<void>;
   /** Routes the container's HTTP to `host` into the Durable Object (the dial-back, the gateway proxy). */
   interceptOutboundHttp(host: string): Promise<void>;
-  /** Routes all of the container's HTTP(S) into the Durable Object (egress `http-gateway`). */
-  interceptAllOutboundHttp(): Promise<void>;
+  /**
+   * Routes all of the container's HTTP(S) into the Durable Object (egress
+   * `http-gateway`), each request marked with `token` so the backend can tell
+   * it from anything else that reaches the object.
+   */
+  interceptAllOutboundHttp(token: string): Promise<void>;
   /** The bearer secret computerd was launched with (16 random bytes, hex), kept in DO storage. */
   secret(): Promise<string>;
   dial?(): ContainerDial;
+  /**
+   * For containers whose traffic reaches the Durable Object's own entry point
+   * (Cloudflare's outbound interception): the backend registers the handler
+   * for the dial-back and gateway requests here.
+   */
+  serve?(handler: (request: Request) => Promise<Response>): void;
 }

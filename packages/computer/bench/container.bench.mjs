@@ -1,0 +1,145 @@
+#!/usr/bin/env node
+/**
+ * container-shell latency, end to end: a Durable Object in workerd
+ * (Miniflare) with a Workspace on the container backend, computerd as a real
+ * process with a real FUSE mount under the local container host. Each run is
+ * one `exec` including the push before and the pull after; timings are taken
+ * inside the Durable Object. Two baselines measured in the same run put the
+ * numbers in proportion: spawning `/bin/sh -c true` from Node, and the same
+ * exec sent straight to computerd over capnweb from Node (no DO, no sync).
+ *
+ *   node packages/computer/bench/container.bench.mjs [runs]
+ *
+ * Needs the packages built (npm run build); runs as root (FUSE, namespaces). Not a test.
+ */
+import { spawnSync } from "node:child_process";
+import { dirname } from "node:path";
+import { fileURLToPath } from "node:url";
+import { createWorkspaceClient } from "@cloudflare/computer-rpc/client";
+import { startHost } from "@cloudflare/computerd/host";
+import { build } from "esbuild";
+import { Miniflare } from "miniflare";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const runs = Number(process.argv[2] ?? 200);
+const WARMUP = 10;
+
+const HOST = `
+import { DurableObject } from "cloudflare:workers";
+import { Workspace } from "@cloudflare/computer";
+import { CloudflareContainerBackend, localContainer } from "@cloudflare/computer/backends/container";
+export class Bench extends DurableObject {
+  constructor(ctx, env) {
+    super(ctx, env);
+    this.workspace = new Workspace({
+      storage: ctx.storage,
+      backends: [new CloudflareContainerBackend({
+        container: () => localContainer({ url: env.HOST_URL, name: "bench", storage: ctx.storage }),
+        heartbeatIntervalMs: 0,
+      })],
+    });
+  }
+  async run(source, runs) {
+    const times = [];
+    let pushed = 0, pulled = 0;
+    for (let i = 0; i < runs; i++) {
+      const started = performance.now();
+      const result = await (await this.workspace.runtime.exec(source, { encoding: "utf8" })).result();
+      times.push(performance.now() - started);
+      if (result.status !== "completed") throw new Error(result.stderr);
+      pushed += result.pushed;
+      pulled += result.pulled;
+    }
+    return { times, pushed, pulled };
+  }
+}
+export default {
+  async fetch(request, env) {
+    const { source, runs } = await request.json();
+    const stub = env.BENCH.get(env.BENCH.idFromName("bench"));
+    return Response.json(await stub.run(source, runs));
+  },
+};
+`;
+
+const WORKLOADS = {
+  true: "true",
+  "write 100 files": "mkdir -p out && i=0; while [ $i -lt 100 ]; do echo $i$RANDOM > out/f$i; i=$((i+1)); done",
+};
+
+function stats(times) {
+  const sorted = [...times].sort((a, b) => a - b);
+  const at = (p) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+  return { p50: at(50), p95: at(95) };
+}
+
+const host = await startHost({ port: 0, log: () => {} });
+const bundled = await build({
+  stdin: { contents: HOST, resolveDir: here, loader: "js" },
+  bundle: true,
+  write: false,
+  format: "esm",
+  platform: "neutral",
+  mainFields: ["module", "main"],
+  conditions: ["workerd", "worker", "import"],
+  external: ["cloudflare:workers", "node:*"],
+  logLevel: "warning",
+});
+const mf = new Miniflare({
+  modules: true,
+  script: bundled.outputFiles[0].text,
+  compatibilityDate: "2026-04-26",
+  compatibilityFlags: ["nodejs_compat"],
+  durableObjects: { BENCH: { className: "Bench", useSQLite: true } },
+  bindings: { HOST_URL: host.url },
+});
+
+const rows = [];
+try {
+  // Baseline 1: the process spawn every exec pays, without any daemon.
+  const spawnTimes = [];
+  for (let i = 0; i < runs + WARMUP; i++) {
+    const started = performance.now();
+    spawnSync("/bin/sh", ["-c", "true"]);
+    if (i >= WARMUP) spawnTimes.push(performance.now() - started);
+  }
+  rows.push(["baseline: spawn /bin/sh -c true (Node)", stats(spawnTimes)]);
+
+  for (const [name, source] of Object.entries(WORKLOADS)) {
+    const response = await mf.dispatchFetch("http://bench/", {
+      method: "POST",
+      body: JSON.stringify({ source, runs: runs + WARMUP }),
+    });
+    if (!response.ok) throw new Error(await response.text());
+    const { times, pushed, pulled } = await response.json();
+    rows.push([`DO exec \`${name}\` (push + run + pull)`, stats(times.slice(WARMUP)), { pushed, pulled }]);
+  }
+
+  // Baseline 2: the same computerd, reached directly from Node over capnweb: the daemon's share of an exec.
+  const container = host.containers.get("bench");
+  const client = await createWorkspaceClient({
+    url: `ws://127.0.0.1:${container.port}/api`,
+    headers: { authorization: `Bearer ${container.secret}` },
+  });
+  const direct = [];
+  for (let i = 0; i < runs + WARMUP; i++) {
+    const started = performance.now();
+    const handle = await client.shell.exec({ source: "true", id: `direct-${i}` });
+    for await (const _ of handle.events);
+    if (i >= WARMUP) direct.push(performance.now() - started);
+  }
+  await client.close();
+  rows.splice(1, 0, ["baseline: computerd exec `true` from Node (no DO, no sync)", stats(direct)]);
+} finally {
+  await mf.dispose();
+  await host.close();
+}
+
+const base = rows[0][1].p50;
+console.log(`container-shell exec round trip, ${runs} runs after ${WARMUP} warm-up, ms`);
+console.log("| path | p50 | p95 | p50 / spawn |");
+console.log("|---|---:|---:|---:|");
+for (const [name, { p50, p95 }] of rows) {
+  console.log(`| ${name} | ${p50.toFixed(2)} | ${p95.toFixed(2)} | ${(p50 / base).toFixed(1)}x |`);
+}
+console.log(`\nreproduce: node packages/computer/bench/container.bench.mjs ${runs}`);

@@ -1,0 +1,106 @@
+#!/usr/bin/env node
+/**
+ * worker-javascript latency, end to end: one HTTP request into a Worker whose
+ * Durable Object runs one execution on the backend and returns its result.
+ * Miniflare (programmatic) with SQLite storage and the Worker Loader; 200
+ * runs per workload after 10 warm-up runs, reporting p50/p95 in ms.
+ *
+ *   node packages/computer/bench/worker-javascript.bench.mjs [runs]
+ *
+ * Needs `@cloudflare/computer` built (npm run build). Not a test.
+ */
+import { dirname } from "node:path";
+import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
+import { Miniflare } from "miniflare";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const runs = Number(process.argv[2] ?? 200);
+
+const HOST = `
+import { DurableObject } from "cloudflare:workers";
+import { Workspace } from "@cloudflare/computer";
+import { WorkerJavaScriptBackend } from "@cloudflare/computer/backends/worker-javascript";
+export class Bench extends DurableObject {
+  constructor(ctx, env) {
+    super(ctx, env);
+    this.workspace = new Workspace({
+      storage: ctx.storage,
+      backends: [new WorkerJavaScriptBackend({ loader: env.LOADER, compatibilityDate: "2026-04-26", maxRetainedExecutions: 10 })],
+    });
+  }
+  async run(source) {
+    await this.workspace.fs.mkdir("/workspace", { recursive: true });
+    const result = await (await this.workspace.runtime.exec(source, { encoding: "utf8" })).result();
+    if (result.status !== "completed") throw new Error(result.stderr);
+    return result.value;
+  }
+}
+export default {
+  async fetch(request, env) {
+    const source = await request.text();
+    const stub = env.BENCH.get(env.BENCH.idFromName("bench"));
+    return Response.json(await stub.run(source));
+  },
+};
+`;
+
+const WORKLOADS = {
+  "export default () => 1": "export default () => 1",
+  "read + write 100 files": `import fs from "node:fs/promises";
+    export default async () => {
+      await fs.mkdir("bench", { recursive: true });
+      for (let i = 0; i < 100; i++) await fs.writeFile("bench/f" + i + ".txt", "content " + i);
+      let total = 0;
+      for (let i = 0; i < 100; i++) total += (await fs.readFile("bench/f" + i + ".txt", "utf8")).length;
+      return total;
+    }`,
+};
+
+function percentile(sorted, p) {
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+const bundled = await build({
+  stdin: { contents: HOST, resolveDir: here, loader: "js" },
+  bundle: true,
+  write: false,
+  format: "esm",
+  platform: "neutral",
+  mainFields: ["module", "main"],
+  conditions: ["workerd", "worker", "import"],
+  external: ["cloudflare:workers", "node:*"],
+  logLevel: "warning",
+});
+const mf = new Miniflare({
+  modules: true,
+  script: bundled.outputFiles[0].text,
+  compatibilityDate: "2026-04-26",
+  compatibilityFlags: ["nodejs_compat"],
+  durableObjects: { BENCH: { className: "Bench", useSQLite: true } },
+  workerLoaders: { LOADER: {} },
+});
+try {
+  await mf.ready;
+  console.log(`worker-javascript, ${runs} runs each (Miniflare, Node ${process.version})`);
+  for (const [name, source] of Object.entries(WORKLOADS)) {
+    const once = async () => {
+      const response = await mf.dispatchFetch("http://bench/", { method: "POST", body: source });
+      if (!response.ok) throw new Error(`${name}: ${response.status} ${await response.text()}`);
+      await response.text();
+    };
+    for (let i = 0; i < 10; i++) await once();
+    const times = [];
+    for (let i = 0; i < runs; i++) {
+      const start = performance.now();
+      await once();
+      times.push(performance.now() - start);
+    }
+    times.sort((a, b) => a - b);
+    console.log(
+      `  ${name.padEnd(24)} p50 ${percentile(times, 50).toFixed(1)} ms   p95 ${percentile(times, 95).toFixed(1)} ms`,
+    );
+  }
+} finally {
+  await mf.dispose();
+}

@@ -1,0 +1,22 @@
+/**
+ * `@cloudflare/computer/backends/container`: the `container-shell` backend
+ * (computerd in a Linux container) and the container seam's implementations.
+ */
+export {
+  CloudflareContainerBackend,
+  type CloudflareContainerBackendOptions,
+  CONTAINER_BACKEND_DEFAULTS,
+} from "./backend.worker.js";
+export { type ConnectStage, PROBE_BACKOFF_MS, PROBE_TIMEOUT_MS } from "./connect.js";
+export { EGRESS_TOKEN_HEADER, EGRESS_URL_HEADER } from "./egress.js";
+export { CONTAINER_STORAGE_KEYS, type LaunchStorage } from "./launch.js";
+export { type LocalContainerOptions, localContainer } from "./local.js";
+export type {
+  ContainerDial,
+  ContainerExit,
+  ContainerLaunch,
+  ContainerStart,
+  ContainerStartStatus,
+  WorkspaceContainerAPI,
+  WorkspaceEgressPolicy,
+} from "./types.js";

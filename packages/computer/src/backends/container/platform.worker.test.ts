@@ -1,0 +1,171 @@
+/**
+ * The Cloudflare side of the container seam against a stand-in for
+ * `ctx.container` (the platform's control plane cannot run here): launch,
+ * adopt and relaunch (24, 25), exit records and stale monitors, and the
+ * mixin's choice between the platform and the local container host.
+ */
+import { describe, expect, it } from "vitest";
+import type { LaunchStorage } from "./launch.js";
+import { CONTAINER_HOST_ENV, withWorkspaceContainer } from "./mixin.worker.js";
+import { CloudflarePlatformContainer, type PlatformContainer } from "./platform.worker.js";
+
+class MemoryStorage implements LaunchStorage {
+  readonly map = new Map<string, unknown>();
+  async get<T>(key: string): Promise<T | undefined> {
+    return this.map.get(key) as T | undefined;
+  }
+  async put<T>(key: string, value: T): Promise<void> {
+    this.map.set(key, value);
+  }
+  async delete(key: string): Promise<boolean> {
+    return this.map.delete(key);
+  }
+}
+
+/** A stand-in for `ctx.container`: one process at a time, whose end the test decides. */
+class FakePlatform implements PlatformContainer {
+  running = false;
+  starts: { env?: Record<string, string>; enableInternet?: boolean }[] = [];
+  destroys = 0;
+  intercepted: string[] = [];
+  #end: ((error?: Error) => void) | undefined;
+
+  start(options?: { env?: Record<string, string>; enableInternet?: boolean }): void {
+    this.running = true;
+    this.starts.push(options ?? {});
+  }
+  monitor(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.#end = (error) => {
+        this.running = false;
+        if (error) reject(error);
+        else resolve();
+      };
+    });
+  }
+  /** The process ends: cleanly, or with an error carrying an exit code. */
+  exit(code?: number): void {
+    this.#end?.(code === undefined ? undefined : Object.assign(new Error(`exited ${code}`), { exitCode: code }));
+  }
+  async destroy(): Promise<void> {
+    this.destroys++;
+    this.exit(137);
+  }
+  getTcpPort(port: number) {
+    return { fetch: async (request: Request) => new Response(`${port} ${new URL(request.url).pathname}`) };
+  }
+  async setInactivityTimeout(): Promise<void> {}
+  async interceptOutboundHttp(addr: string): Promise<void> {
+    this.intercepted.push(addr);
+  }
+  async interceptAllOutboundHttp(): Promise<void> {
+    this.intercepted.push("*");
+  }
+}
+
+const launch = { env: { PORT: "8080", RPC_CLIENT_SECRET: "k" }, enableInternet: false };
+const fetcher = {} as Fetcher;
+
+describe("CloudflarePlatformContainer", () => {
+  it("launches, adopts a matching container after a restart of the object, relaunches on change (24, 25)", async () => {
+    const platform = new FakePlatform();
+    const storage = new MemoryStorage();
+    const first = new CloudflarePlatformContainer({ container: platform, storage, proxy: () => fetcher });
+    const launched = await first.start(launch);
+    expect(launched.status).toBe("launched");
+    expect(platform.starts).toEqual([{ env: launch.env, enableInternet: false }]);
+
+    // A new incarnation of the object sees the same running container and the same storage.
+    const second = new CloudflarePlatformContainer({ container: platform, storage, proxy: () => fetcher });
+    expect(await second.start(launch)).toEqual({ status: "adopted", runtimeId: launched.runtimeId });
+    expect(platform.starts).toHaveLength(1);
+
+    const changed = await second.start({ ...launch, env: { ...launch.env, EXTRA: "1" } });
+    expect(changed.status).toBe("relaunched");
+    expect(changed.runtimeId).not.toBe(launched.runtimeId);
+    expect(platform.destroys).toBe(1);
+    const internet = await second.start({ ...launch, env: { ...launch.env, EXTRA: "1" }, enableInternet: true });
+    expect(internet.status).toBe("relaunched");
+  });
+
+  it("records how the container ended, ignores a stale monitor, and refuses port fetches after an exit", async () => {
+    const platform = new FakePlatform();
+    const storage = new MemoryStorage();
+    const container = new CloudflarePlatformContainer({ container: platform, storage, proxy: () => fetcher });
+    const first = await container.start(launch);
+    expect(await (await container.fetchPort(8080, new Request("http://c/health"))).text()).toBe("8080 /health");
+    platform.exit(3);
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(await container.exitInfo()).toMatchObject({ runtimeId: first.runtimeId, exitCode: 3 });
+    await expect(container.fetchPort(8080, new Request("http://c/health"))).rejects.toThrow(/container exited: 3/);
+
+    const restarted = await container.restart(launch);
+    expect(restarted.status).toBe("relaunched");
+    expect(await container.start(launch)).toEqual({ status: "adopted", runtimeId: restarted.runtimeId });
+  });
+
+  it("routes outbound interception to the proxy with the gateway token in its props", async () => {
+    const platform = new FakePlatform();
+    const seen: { token?: string }[] = [];
+    const container = new CloudflarePlatformContainer({
+      container: platform,
+      storage: new MemoryStorage(),
+      proxy: (props) => {
+        seen.push(props);
+        return fetcher;
+      },
+    });
+    await container.interceptOutboundHttp("computer.internal");
+    await container.interceptAllOutboundHttp("t0k3n");
+    expect(platform.intercepted).toEqual(["computer.internal", "*"]);
+    expect(seen).toEqual([{}, { token: "t0k3n" }]);
+    expect((await container.dispatch(new Request("http://computer.internal/api"))).status).toBe(404);
+    container.serve(async () => new Response("handled"));
+    expect(await (await container.dispatch(new Request("http://computer.internal/api"))).text()).toBe("handled");
+  });
+});
+
+describe("withWorkspaceContainer", () => {
+  class Plain {
+    constructor(
+      readonly ctx: DurableObjectState,
+      readonly env: unknown,
+    ) {}
+  }
+  const state = (extra: Record<string, unknown>) =>
+    ({
+      id: { toString: () => "a1b2" },
+      storage: new MemoryStorage(),
+      ...extra,
+    }) as unknown as DurableObjectState;
+
+  it("uses ctx.container by default and the local container host when configured", () => {
+    const Agent = withWorkspaceContainer(Plain, { binding: "AGENT" });
+    const onPlatform = new (
+      Agent as unknown as new (
+        ctx: DurableObjectState,
+        env: unknown,
+      ) => InstanceType<typeof Agent>
+    )(state({ container: new FakePlatform() }), {});
+    expect(onPlatform.getWorkspaceContainer()).toBeInstanceOf(CloudflarePlatformContainer);
+    expect(onPlatform.getWorkspaceContainer()).toBe(onPlatform.getWorkspaceContainer());
+
+    const local = new (Agent as unknown as new (ctx: DurableObjectState, env: unknown) => InstanceType<typeof Agent>)(
+      state({}),
+      { [CONTAINER_HOST_ENV]: "http://127.0.0.1:45600" },
+    );
+    const container = local.getWorkspaceContainer();
+    expect(container).not.toBeInstanceOf(CloudflarePlatformContainer);
+    expect(container.dial?.().base).toBe("http://127.0.0.1:45600/v1/containers/a1b2/callback");
+  });
+
+  it("says what to configure when there is no container at all", () => {
+    const Agent = withWorkspaceContainer(Plain, { binding: "AGENT" });
+    const bare = new (Agent as unknown as new (ctx: DurableObjectState, env: unknown) => InstanceType<typeof Agent>)(
+      state({}),
+      {},
+    );
+    expect(() => bare.getWorkspaceContainer()).toThrow(/containers.*COMPUTER_CONTAINER_HOST/);
+    expect(() => withWorkspaceContainer(Plain, { binding: "" })).toThrow(/binding/);
+  });
+});

@@ -1,0 +1,310 @@
+/**
+ * `WorkerJavaScriptBackend`'s options, their defaults and limits, and the
+ * one function that validates them. The structural types (`WorkerLoaderLike`,
+ * `FetcherLike`) keep this file runtime-neutral: `env.LOADER` and a service
+ * binding satisfy them in workerd.
+ */
+
+/** What a module in the Dynamic Worker is made of; the loader's own type is wider. */
+export interface LoaderModule {
+  js: string;
+}
+
+/** The part of the loader's `WorkerLoaderWorkerCode` this backend fills in (a supertype of it). */
+export interface LoaderWorkerCode {
+  compatibilityDate: string;
+  compatibilityFlags?: string[];
+  limits?: { cpuMs?: number };
+  mainModule: string;
+  // Looser than what this backend sends so that the loader's own (wider) type is assignable.
+  modules: Record<string, { js?: string } | string>;
+  env?: unknown;
+  globalOutbound?: FetcherLike | null;
+}
+
+/** `env.LOADER` (a `worker_loaders` binding). */
+export interface WorkerLoaderLike {
+  load(code: LoaderWorkerCode): { getEntrypoint(name?: string): unknown };
+}
+
+/** A service binding or `ctx.exports.SomeEntrypoint()`: something fetch() can be sent to. */
+export interface FetcherLike {
+  fetch(input: Request | string, init?: RequestInit): Promise<Response>;
+}
+
+export type WorkerJavaScriptEgress =
+  | { mode: "none" }
+  | { mode: "direct" }
+  | { mode: "http-gateway"; gateway: FetcherLike; revision?: string };
+
+/** Passed to every function of a host-defined `ws:<name>` module. */
+export interface TrustedCallContext {
+  /** Aborted when the execution is cancelled or the call runs past `deadline`. */
+  signal: AbortSignal;
+  /** Epoch ms after which the call is abandoned (`maxHostCallMs`). */
+  deadline: number;
+}
+
+export type TrustedFunction = (input: unknown, context: TrustedCallContext) => unknown;
+
+/** The functions of one `ws:<name>` module; names must be JavaScript identifiers. */
+export type TrustedModule = Readonly<Record<string, TrustedFunction>>;
+
+export interface WorkerJavaScriptOptions {
+  /** The Worker Loader binding (`worker_loaders` in wrangler config). */
+  loader: WorkerLoaderLike;
+  /** Default `"worker-javascript"`. */
+  id?: string;
+  /** Directory every path and import is confined to. Default `/workspace`. */
+  root?: string;
+  /** `"read"` blocks every mutation (fs writes, git clone/cli, artifacts create/import/delete). */
+  access?: "read-write" | "read";
+  /** Libraries the module may import by bare name: name → ES module source. */
+  modules?: Readonly<Record<string, string>>;
+  /** Host modules importable as `ws:<name>`. */
+  trustedModules?: Readonly<Record<string, TrustedModule>>;
+  egress?: WorkerJavaScriptEgress;
+  /** Legacy spelling of `egress`: `null` is `none`, a Fetcher is `http-gateway`. Not together with `egress`. */
+  globalOutbound?: FetcherLike | null;
+  allowGitNetwork?: boolean;
+  allowArtifactNetwork?: boolean;
+  /** YYYY-MM-DD; must not be newer than the workerd running the host. */
+  compatibilityDate?: string;
+  /** Appended to `["nodejs_compat"]`. */
+  compatibilityFlags?: readonly string[];
+  defaultTimeoutMs?: number;
+  maxTimeoutMs?: number;
+  maxHostCallMs?: number;
+  maxSourceBytes?: number;
+  maxInputBytes?: number;
+  maxEnvBytes?: number;
+  maxResultBytes?: number;
+  /** stdout and stderr together. */
+  maxStdioBytes?: number;
+  maxStdinBytes?: number;
+  /** Per capability call, each direction. At least 256. */
+  maxCapabilityBytes?: number;
+  maxConcurrentCapabilityCalls?: number;
+  /** Capability calls per execution. */
+  maxCapabilityCalls?: number;
+  /** All capability requests of one execution together. */
+  maxCapabilityRequestBytes?: number;
+  maxCapabilityResponseBytes?: number;
+  maxDirEntries?: number;
+  maxConcurrentExecutions?: number;
+  /** Readers of one execution's events at a time. */
+  maxSubscribers?: number;
+  /** Finished executions are kept this long… */
+  retentionMs?: number;
+  /** …and at most this many. */
+  maxRetainedExecutions?: number;
+}
+
+const MiB = 1024 * 1024;
+
+export const WORKER_JAVASCRIPT_DEFAULTS = {
+  id: "worker-javascript",
+  root: "/workspace",
+  access: "read-write",
+  compatibilityDate: "2026-05-23",
+  maxTimeoutMs: 180_000,
+  /** The default timeout is min(this, maxTimeoutMs). */
+  defaultTimeoutMs: 60_000,
+  maxSourceBytes: MiB,
+  maxInputBytes: MiB,
+  maxEnvBytes: MiB,
+  maxResultBytes: MiB,
+  maxStdioBytes: MiB,
+  maxStdinBytes: 256 * 1024,
+  maxCapabilityBytes: MiB,
+  maxConcurrentCapabilityCalls: 32,
+  maxCapabilityCalls: 256,
+  maxCapabilityRequestBytes: 8 * MiB,
+  maxCapabilityResponseBytes: 8 * MiB,
+  maxDirEntries: 1024,
+  maxConcurrentExecutions: 24,
+  maxSubscribers: 8,
+  retentionMs: 60 * 60_000,
+  maxRetainedExecutions: 100,
+} as const;
+
+/** Graph limits that are not options. */
+export const MAX_MODULES = 128;
+export const MAX_IMPORT_DEPTH = 32;
+export const MAX_LOADER_MODULES = 256;
+export const MIN_CAPABILITY_BYTES = 256;
+
+export interface ResolvedOptions {
+  loader: WorkerLoaderLike;
+  id: string;
+  root: string;
+  access: "read-write" | "read";
+  modules: Readonly<Record<string, string>>;
+  trustedModules: Readonly<Record<string, TrustedModule>>;
+  egress: WorkerJavaScriptEgress;
+  allowGitNetwork: boolean;
+  allowArtifactNetwork: boolean;
+  compatibilityDate: string;
+  compatibilityFlags: string[];
+  defaultTimeoutMs: number;
+  maxTimeoutMs: number;
+  maxHostCallMs: number;
+  maxSourceBytes: number;
+  maxInputBytes: number;
+  maxEnvBytes: number;
+  maxResultBytes: number;
+  maxStdioBytes: number;
+  maxStdinBytes: number;
+  maxCapabilityBytes: number;
+  maxConcurrentCapabilityCalls: number;
+  maxCapabilityCalls: number;
+  maxCapabilityRequestBytes: number;
+  maxCapabilityResponseBytes: number;
+  maxDirEntries: number;
+  maxConcurrentExecutions: number;
+  maxSubscribers: number;
+  retentionMs: number;
+  maxRetainedExecutions: number;
+}
+
+const COUNT_OPTIONS = [
+  "maxTimeoutMs",
+  "defaultTimeoutMs",
+  "maxHostCallMs",
+  "maxSourceBytes",
+  "maxInputBytes",
+  "maxEnvBytes",
+  "maxResultBytes",
+  "maxStdioBytes",
+  "maxStdinBytes",
+  "maxCapabilityBytes",
+  "maxConcurrentCapabilityCalls",
+  "maxCapabilityCalls",
+  "maxCapabilityRequestBytes",
+  "maxCapabilityResponseBytes",
+  "maxDirEntries",
+  "maxConcurrentExecutions",
+  "maxSubscribers",
+  "retentionMs",
+  "maxRetainedExecutions",
+] as const;
+
+const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+const TRUSTED_NAME = /^[a-z][a-z0-9-]*$/;
+
+function positive(name: string, value: unknown): number {
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value <= 0) {
+    throw new TypeError(`WorkerJavaScriptBackend: ${name} must be a positive integer; got ${String(value)}`);
+  }
+  return value;
+}
+
+function resolveEgress(options: WorkerJavaScriptOptions): WorkerJavaScriptEgress {
+  const hasOutbound = Object.hasOwn(options, "globalOutbound") && options.globalOutbound !== undefined;
+  if (options.egress !== undefined && hasOutbound) {
+    throw new TypeError("WorkerJavaScriptBackend: pass egress or globalOutbound, not both");
+  }
+  if (hasOutbound) {
+    return options.globalOutbound === null
+      ? { mode: "none" }
+      : { mode: "http-gateway", gateway: options.globalOutbound as FetcherLike };
+  }
+  const egress = options.egress ?? { mode: "none" };
+  if (egress.mode === "http-gateway" && typeof egress.gateway?.fetch !== "function") {
+    throw new TypeError('WorkerJavaScriptBackend: egress { mode: "http-gateway" } needs a gateway with fetch()');
+  }
+  if (!["none", "direct", "http-gateway"].includes(egress.mode)) {
+    throw new TypeError(`WorkerJavaScriptBackend: unknown egress mode ${JSON.stringify(egress.mode)}`);
+  }
+  return egress;
+}
+
+/** Names a configured library may not take: the trusted modules and the runner's own. */
+export function isReservedModuleName(name: string): boolean {
+  return (
+    name === "node:fs" ||
+    name === "node:fs/promises" ||
+    name.startsWith("ws:") ||
+    name.startsWith("__") ||
+    name.startsWith(".") ||
+    name.includes("/")
+  );
+}
+
+export function resolveOptions(options: WorkerJavaScriptOptions): ResolvedOptions {
+  if (typeof options !== "object" || options === null) {
+    throw new TypeError("new WorkerJavaScriptBackend(options) needs an options object with loader");
+  }
+  if (typeof options.loader?.load !== "function") {
+    throw new TypeError("WorkerJavaScriptBackend needs loader: the Worker Loader binding (env.LOADER)");
+  }
+  const counts = {} as Record<(typeof COUNT_OPTIONS)[number], number>;
+  const maxTimeoutMs = options.maxTimeoutMs ?? WORKER_JAVASCRIPT_DEFAULTS.maxTimeoutMs;
+  for (const name of COUNT_OPTIONS) {
+    const fallback =
+      name === "defaultTimeoutMs"
+        ? Math.min(WORKER_JAVASCRIPT_DEFAULTS.defaultTimeoutMs, maxTimeoutMs)
+        : name === "maxHostCallMs"
+          ? maxTimeoutMs
+          : WORKER_JAVASCRIPT_DEFAULTS[name];
+    counts[name] = positive(name, options[name] ?? fallback);
+  }
+  if (counts.defaultTimeoutMs > counts.maxTimeoutMs) {
+    throw new TypeError(
+      `WorkerJavaScriptBackend: defaultTimeoutMs (${counts.defaultTimeoutMs}) is larger than maxTimeoutMs (${counts.maxTimeoutMs})`,
+    );
+  }
+  if (counts.maxCapabilityBytes < MIN_CAPABILITY_BYTES) {
+    throw new TypeError(`WorkerJavaScriptBackend: maxCapabilityBytes must be at least ${MIN_CAPABILITY_BYTES}`);
+  }
+  const root = options.root ?? WORKER_JAVASCRIPT_DEFAULTS.root;
+  if (typeof root !== "string" || !root.startsWith("/") || root.split("/").some((s) => s === ".." || s === ".")) {
+    throw new TypeError(`WorkerJavaScriptBackend: root must be an absolute path without . or ..; got ${String(root)}`);
+  }
+  const access = options.access ?? WORKER_JAVASCRIPT_DEFAULTS.access;
+  if (access !== "read" && access !== "read-write") {
+    throw new TypeError(`WorkerJavaScriptBackend: access must be "read" or "read-write"; got ${String(access)}`);
+  }
+  const compatibilityDate = options.compatibilityDate ?? WORKER_JAVASCRIPT_DEFAULTS.compatibilityDate;
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(compatibilityDate)) {
+    throw new TypeError(`WorkerJavaScriptBackend: compatibilityDate must be YYYY-MM-DD; got ${compatibilityDate}`);
+  }
+  const modules = options.modules ?? {};
+  for (const [name, source] of Object.entries(modules)) {
+    if (name === "" || isReservedModuleName(name)) {
+      throw new TypeError(`WorkerJavaScriptBackend: module name ${JSON.stringify(name)} is reserved or contains "/"`);
+    }
+    if (typeof source !== "string")
+      throw new TypeError(`WorkerJavaScriptBackend: module "${name}" must be a source string`);
+  }
+  const trustedModules = options.trustedModules ?? {};
+  for (const [name, module] of Object.entries(trustedModules)) {
+    if (!TRUSTED_NAME.test(name) || name === "git" || name === "artifacts") {
+      throw new TypeError(
+        `WorkerJavaScriptBackend: trusted module name ${JSON.stringify(name)} must match ${TRUSTED_NAME} and not be git or artifacts`,
+      );
+    }
+    for (const [method, fn] of Object.entries(module)) {
+      if (!IDENTIFIER.test(method) || method === "default" || typeof fn !== "function") {
+        throw new TypeError(`WorkerJavaScriptBackend: ws:${name}.${method} must be a function with an identifier name`);
+      }
+    }
+  }
+  const id = options.id ?? WORKER_JAVASCRIPT_DEFAULTS.id;
+  if (typeof id !== "string" || id === "")
+    throw new TypeError("WorkerJavaScriptBackend: id must be a non-empty string");
+  return {
+    loader: options.loader,
+    id,
+    root: root.length > 1 && root.endsWith("/") ? root.slice(0, -1) : root,
+    access,
+    modules,
+    trustedModules,
+    egress: resolveEgress(options),
+    allowGitNetwork: options.allowGitNetwork === true,
+    allowArtifactNetwork: options.allowArtifactNetwork === true,
+    compatibilityDate,
+    compatibilityFlags: ["nodejs_compat", ...(options.compatibilityFlags ?? [])],
+    ...counts,
+  };
+}
