@@ -14,8 +14,11 @@ const utf8 = { encoding: "utf8" } as const;
 
 type ContainerStub = DurableObjectStub<ContainerWorkspaceObject>;
 
-function newObject(): ContainerStub {
-  return env.CONTAINER_WORKSPACE.get(env.CONTAINER_WORKSPACE.newUniqueId());
+function newObject(direct = false): ContainerStub {
+  const namespace = (direct
+    ? env.DIRECT_CONTAINER_WORKSPACE
+    : env.CONTAINER_WORKSPACE) as unknown as DurableObjectNamespace<ContainerWorkspaceObject>;
+  return namespace.get(namespace.newUniqueId());
 }
 
 /** Runs `body` inside the object with its Workspace. The workspace stays open: the object may outlive the call. */
@@ -27,8 +30,11 @@ async function inObject<T>(stub: ContainerStub, body: (workspace: Workspace, nam
   });
 }
 
-async function inContainerWorkspace(body: (workspace: Workspace, name: string) => Promise<void>): Promise<void> {
-  const stub = newObject();
+async function inContainerWorkspace(
+  body: (workspace: Workspace, name: string) => Promise<void>,
+  direct = false,
+): Promise<void> {
+  const stub = newObject(direct);
   try {
     await inObject(stub, body);
   } finally {
@@ -168,5 +174,19 @@ describe("container-shell on the local container host", () => {
       expect(await workspace.retryPendingSync()).toMatchObject({ status: "complete" });
       expect(await workspace.fs.readFile("/workspace/deferred.txt", "utf8")).toBe("later\n");
     });
+  });
+
+  it("egress none: a command reaches nothing, not even a server on the host's loopback; direct reaches it", async () => {
+    // The container host itself is a server on 127.0.0.1 outside the container.
+    const probe = `node -e 'fetch("${inject("containerHost")}/health").then(() => console.log("reached"), () => process.exit(7))'`;
+    await inContainerWorkspace(async (workspace) => {
+      expect(await (await workspace.runtime.exec(probe, utf8)).result()).toMatchObject({ exitCode: 7, stdout: "" });
+    });
+    await inContainerWorkspace(async (workspace) => {
+      expect(await (await workspace.runtime.exec(probe, utf8)).result()).toMatchObject({
+        exitCode: 0,
+        stdout: "reached\n",
+      });
+    }, true);
   });
 });

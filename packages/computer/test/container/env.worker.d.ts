@@ -2,5 +2,6 @@
 declare namespace Cloudflare {
   interface Env {
     CONTAINER_WORKSPACE: DurableObjectNamespace<import("./main.worker.js").ContainerWorkspaceObject>;
+    DIRECT_CONTAINER_WORKSPACE: DurableObjectNamespace<import("./main.worker.js").DirectContainerWorkspaceObject>;
   }
 }

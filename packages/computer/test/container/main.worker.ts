@@ -7,30 +7,48 @@
 import { DurableObject } from "cloudflare:workers";
 import { CloudflareContainerBackend } from "../../src/backends/container/backend.worker.js";
 import { localContainer } from "../../src/backends/container/local.js";
+import type { WorkspaceEgressPolicy } from "../../src/backends/container/types.js";
 import { sqlSyncRetryScheduler } from "../../src/runtime/retry.js";
 import { withWorkspace } from "../../src/workspace/with-workspace.worker.js";
 
-export class ContainerWorkspaceObject extends withWorkspace(DurableObject<Cloudflare.Env>, (self) => {
-  const object = self as unknown as { hostUrl?: string };
-  return {
+function containerOptions(egress: WorkspaceEgressPolicy) {
+  return (self: { ctx: DurableObjectState; hostUrl?: string }) => ({
     storage: self.ctx.storage,
     backends: [
       new CloudflareContainerBackend({
         container: async () => {
-          const url = object.hostUrl ?? (await self.ctx.storage.get<string>("test:host-url"));
+          const url = self.hostUrl ?? (await self.ctx.storage.get<string>("test:host-url"));
           if (!url) throw new Error("test: call connectTo(hostUrl) first");
           return localContainer({ url, name: self.ctx.id.toString(), storage: self.ctx.storage });
         },
         heartbeatIntervalMs: 0,
         connectTimeoutMs: 20_000,
+        egress,
       }),
     ],
     retryScheduler: sqlSyncRetryScheduler(self.ctx.storage),
-  };
-}) {
+  });
+}
+
+/** The default egress, `none`: commands reach nothing outside. */
+export class ContainerWorkspaceObject extends withWorkspace(DurableObject<Cloudflare.Env>, (self) =>
+  containerOptions({ mode: "none" })(self as unknown as { ctx: DurableObjectState; hostUrl?: string }),
+) {
   hostUrl: string | undefined;
 
   /** Points this object at the test's container host (kept in storage so a restarted object still knows). */
+  async connectTo(url: string): Promise<void> {
+    this.hostUrl = url;
+    await this.ctx.storage.put("test:host-url", url);
+  }
+}
+
+/** Egress `direct`: the container has the network. */
+export class DirectContainerWorkspaceObject extends withWorkspace(DurableObject<Cloudflare.Env>, (self) =>
+  containerOptions({ mode: "direct" })(self as unknown as { ctx: DurableObjectState; hostUrl?: string }),
+) {
+  hostUrl: string | undefined;
+
   async connectTo(url: string): Promise<void> {
     this.hostUrl = url;
     await this.ctx.storage.put("test:host-url", url);

@@ -51,6 +51,7 @@ export async function startDaemon(config: Config, log: Logger): Promise<Daemon> 
     checkCwd: mounted ? (cwd) => checkVfsCwd(fs, cwd) : checkDiskCwd,
     envLayers: [allowedEnv(process.env), config.computerVars],
     beforeSpawn: driver?.beforeExec ? () => driver.beforeExec?.() : undefined,
+    isolateNetwork: config.execNetwork === "none",
   });
   const peer = new SyncPeer(db, {
     ...(driver?.afterApply ? { afterApply: () => driver.afterApply?.() } : {}),

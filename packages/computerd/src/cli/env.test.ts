@@ -58,6 +58,14 @@ describe("readConfig", () => {
   });
 });
 
+describe("COMPUTERD_EXEC_NETWORK", () => {
+  test("host by default, none on request, anything else refused", () => {
+    expect(readConfig({}).execNetwork).toBe("host");
+    expect(readConfig({ COMPUTERD_EXEC_NETWORK: "none" }).execNetwork).toBe("none");
+    expect(() => readConfig({ COMPUTERD_EXEC_NETWORK: "off" })).toThrow(/COMPUTERD_EXEC_NETWORK must be host or none/);
+  });
+});
+
 describe("resolveMountKind", () => {
   test("auto: /dev/fuse on Linux is fuse, without it shim (behaviour 32); explicit fuse without it throws", () => {
     expect(resolveMountKind("auto", "linux", () => true)).toBe("fuse");

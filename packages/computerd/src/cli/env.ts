@@ -36,6 +36,13 @@ export interface Config {
   logFile: string | undefined;
   trackStubs: boolean;
   fuse: FuseOptions;
+  /**
+   * `COMPUTERD_EXEC_NETWORK`: `host` (default) runs commands in the daemon's
+   * network; `none` gives each command an empty network namespace (loopback
+   * only, nothing outside). The local container host sets it for egress `none`,
+   * where no container runtime cuts the network for us.
+   */
+  execNetwork: "host" | "none";
 }
 
 export const DEFAULT_PORT = 45_678;
@@ -79,6 +86,7 @@ export function readConfig(env: Env, defaults: { port?: number } = {}): Config {
     logFile: env.LOG_FILE || undefined,
     trackStubs: env.CAPNWEB_TRACK_STUBS === "1",
     fuse: fuseOptions(env),
+    execNetwork: execNetwork(env.COMPUTERD_EXEC_NETWORK),
   };
 }
 
@@ -177,4 +185,10 @@ export function fuseMountOptions(options: FuseOptions): string[] {
 
 function trimSlash(path: string): string {
   return path.length > 1 ? path.replace(/\/+$/, "") : path;
+}
+
+function execNetwork(value: string | undefined): "host" | "none" {
+  if (value === undefined || value === "" || value === "host") return "host";
+  if (value === "none") return "none";
+  throw new ConfigError(`COMPUTERD_EXEC_NETWORK must be host or none; got ${JSON.stringify(value)}`);
 }

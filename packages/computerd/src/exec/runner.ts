@@ -46,6 +46,8 @@ export interface RunnerOptions {
   retentionMs?: number;
   defaultTimeoutMs?: number;
   killGraceMs?: number;
+  /** Run each command in an empty network namespace (`unshare --net`): egress `none` without a container runtime. */
+  isolateNetwork?: boolean;
 }
 
 type RunnerEvent = ExecEvent;
@@ -106,7 +108,12 @@ export class Runner implements RunnerLike {
     const env = layerEnv(...this.#options.envLayers, request.env);
     let child: ChildProcess;
     try {
-      child = spawn("/bin/sh", ["-c", `cd ${shellQuote(cwd)} && ${request.source}`], {
+      const script = `cd ${shellQuote(cwd)} && ${request.source}`;
+      // unshare execs the shell in place, so the pid and process group stay the command's own.
+      const [command, args] = this.#options.isolateNetwork
+        ? ["unshare", ["--net", "--", "/bin/sh", "-c", script]]
+        : ["/bin/sh", ["-c", script]];
+      child = spawn(command, args, {
         // No `cwd` here: chdir into a FUSE mount from the daemon's own process can deadlock against its own loop.
         env,
         stdio: [request.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],

@@ -115,6 +115,8 @@ export class ContainerSet {
       // One process per container on the host's loopback: the container's port is whatever it gets.
       PORT: "0",
       HOST: "127.0.0.1",
+      // Egress none: commands get an empty network namespace (the daemon keeps its loopback for the host).
+      ...(request.enableInternet ? {} : { COMPUTERD_EXEC_NETWORK: "none" }),
     };
     const node = this.#options.node ?? process.execPath;
     const namespaces = this.#options.namespaces ?? true;
