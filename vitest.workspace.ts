@@ -77,7 +77,22 @@ export const projects: TestProjectConfiguration[] = [
     test: {
       name: "computer:workerd",
       include: ["packages/computer/src/**/*.test.ts"],
-      exclude: ["**/node_modules/**", "**/dist/**", "**/*.node.test.ts"],
+      // Tools, assets and mounts need the R2 bindings of their own worker (next project).
+      exclude: [
+        "**/node_modules/**",
+        "**/dist/**",
+        "**/*.node.test.ts",
+        "packages/computer/src/{tools,assets,mounts}/**/*.worker.test.ts",
+      ],
+    },
+  },
+  {
+    // AI SDK tools, assets and R2 mounts against a Workspace in a Durable Object and Miniflare's local R2.
+    plugins: [cloudflareTest({ wrangler: { configPath: here("./packages/computer/test/tools/wrangler.jsonc") } })],
+    test: {
+      name: "computer-tools:workerd",
+      include: ["packages/computer/src/{tools,assets,mounts}/**/*.worker.test.ts"],
+      exclude: ["**/node_modules/**", "**/dist/**"],
     },
   },
   {
@@ -89,17 +104,6 @@ export const projects: TestProjectConfiguration[] = [
       exclude: ["**/node_modules/**", "**/dist/**"],
       testTimeout: 30_000,
       hookTimeout: 30_000,
-    },
-  },
-  {
-    // The container backend end to end: a DO in workerd, real computerd processes under the local container host.
-    plugins: [cloudflareTest({ wrangler: { configPath: here("./packages/computer/test/container/wrangler.jsonc") } })],
-    test: {
-      name: "computer-container:workerd",
-      include: ["packages/computer/test/container/**/*.test.ts"],
-      exclude: ["**/node_modules/**", "**/dist/**"],
-      globalSetup: [here("./packages/computer/test/container/global-setup.node.ts")],
-      testTimeout: 60_000,
     },
   },
   {
@@ -116,6 +120,17 @@ export const projects: TestProjectConfiguration[] = [
     },
   },
   {
+    // The container backend end to end: a DO in workerd, real computerd processes under the local container host.
+    plugins: [cloudflareTest({ wrangler: { configPath: here("./packages/computer/test/container/wrangler.jsonc") } })],
+    test: {
+      name: "computer-container:workerd",
+      include: ["packages/computer/test/container/**/*.test.ts"],
+      exclude: ["**/node_modules/**", "**/dist/**"],
+      globalSetup: [here("./packages/computer/test/container/global-setup.node.ts")],
+      testTimeout: 60_000,
+    },
+  },
+  {
     // examples/worker-javascript through its HTTP routes (Miniflare in Node, the Worker bundled by esbuild).
     test: {
       name: "examples:worker-javascript",
@@ -123,6 +138,17 @@ export const projects: TestProjectConfiguration[] = [
       include: ["examples/worker-javascript/test/**/*.test.ts"],
       testTimeout: 60_000,
       hookTimeout: 60_000,
+    },
+  },
+  {
+    // examples/container through its HTTP routes: Miniflare in Node, real computerd under a local container host,
+    // and `wrangler deploy --dry-run` of its config.
+    test: {
+      name: "examples:container",
+      environment: "node",
+      include: ["examples/container/test/**/*.test.ts"],
+      testTimeout: 120_000,
+      hookTimeout: 120_000,
     },
   },
   {

@@ -36,7 +36,7 @@ export class Computer extends DurableObject<Env> {
       backends: [
         new WorkerJavaScriptBackend({
           loader: env.LOADER,
-          // The backend's default (2026-05-23) is newer than the workerd wrangler 4.86 ships.
+          // Not newer than the workerd wrangler runs (2026-04-26 is also the backend's default).
           compatibilityDate: "2026-04-26",
         }),
       ],

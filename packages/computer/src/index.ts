@@ -10,6 +10,8 @@ export {
   type TestBackendOp,
   type TestBackendOptions,
 } from "./backends/test/backend.js";
+export { R2Bucket, type R2BucketOptions, type R2MountBinding } from "./mounts/r2-bucket.js";
+export type { MaterializeContext, Mount, MountFactoryContext, MountOption, MountsOption } from "./mounts/types.js";
 export type {
   BackendContext,
   BackendExec,
@@ -97,7 +99,7 @@ export {
   WorkspaceStub,
 } from "./workspace/stub.worker.js";
 export { isThinkWorkspace, type ThinkFileInfo, type ThinkWorkspaceCompatibility } from "./workspace/think.js";
-export { type WorkspaceHost, withWorkspace } from "./workspace/with-workspace.worker.js";
+export { type WorkspaceHost, withWorkspace, workspaceOf } from "./workspace/with-workspace.worker.js";
 export {
   type PullOptions,
   Workspace,

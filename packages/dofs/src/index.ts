@@ -19,7 +19,7 @@ export type { Database, Row, SqlValue } from "./database.js";
 export { errorMessage, FS_ERROR_CODES, type FsErrorCode, isFsError, WorkspaceFsError } from "./errors.js";
 export { WorkspaceFilesystem } from "./filesystem.js";
 export { type ChunkRef, encodeManifest, manifestHash } from "./manifest.js";
-export { type MountMode, setMount } from "./mounts.js";
+export { type MountMode, type MountState, mountState, setMount, stampMountRoot } from "./mounts.js";
 export { normalizePath } from "./path.js";
 export { currentRev, ensureSchema } from "./schema.js";
 export type {

@@ -1,6 +1,8 @@
+import { ROOT_INODE } from "./constants.js";
 import type { Database } from "./database.js";
 import { fsError } from "./errors.js";
-import { isAtOrUnder } from "./path.js";
+import { lookup } from "./nodes.js";
+import { isAtOrUnder, segmentsOf } from "./path.js";
 
 export type MountMode = "read-only" | "read-write";
 
@@ -39,4 +41,41 @@ export function setMount(db: Database, root: string, kind: string, mode: MountMo
     indexed ? 1 : 0,
     mode,
   );
+}
+
+export interface MountState {
+  kind: string;
+  mode: MountMode;
+  indexed: boolean;
+}
+
+/** The recorded state of a mount root, or undefined when none is recorded. */
+export function mountState(db: Database, root: string): MountState | undefined {
+  const row = db.one<{ kind: string; mode: MountMode; indexed: number }>(
+    "SELECT kind, mode, indexed FROM _vfs_mounts WHERE root = ?",
+    root,
+  );
+  return row === undefined ? undefined : { kind: row.kind, mode: row.mode, indexed: Number(row.indexed) === 1 };
+}
+
+/**
+ * Stamps `mount_root` on the node at `root` and every node below it, so a
+ * node tells which mount filled it. Metadata only: no rev is used. Returns
+ * the nodes stamped (0 when `root` does not exist).
+ */
+export function stampMountRoot(db: Database, root: string): number {
+  let inode: number | undefined = ROOT_INODE;
+  for (const name of segmentsOf(root)) {
+    inode = lookup(db, inode, name);
+    if (inode === undefined) return 0;
+  }
+  db.run(
+    `WITH RECURSIVE tree(inode) AS (
+       SELECT ? UNION SELECT d.child_inode FROM vfs_dirents d JOIN tree t ON d.parent_inode = t.inode
+     )
+     UPDATE vfs_nodes SET mount_root = ? WHERE inode IN (SELECT inode FROM tree)`,
+    inode,
+    root,
+  );
+  return db.changes();
 }

@@ -10,7 +10,7 @@ import { SyncQueue } from "@cloudflare/computer-rpc/driver";
 import type { Database } from "@cloudflare/dofs";
 import { pullBatch, pullOnce, pushOnce, type SyncBudget, type SyncLocal } from "@cloudflare/dofs/sync";
 import type { BackendExec, BackendHandle, CommandBackend, WireExecEvent } from "./backend.js";
-import { BackendConnection } from "./connection.js";
+import { BackendConnection, untilClosed } from "./connection.js";
 import {
   isExecutionLost,
   WorkspaceExecutionLostError,
@@ -109,7 +109,7 @@ export class CommandRuntime {
     this.#services.fence.record(this.id, request.id, handle.runtimeId);
     const bracket = handle.sync === "remote";
     const defer = request.sync === "defer";
-    return new ExecHandle(toEvents(exec), {
+    return new ExecHandle(toEvents(exec, handle, this.id), {
       id: request.id,
       backend: this.id,
       ...(request.encoding === undefined ? {} : { encoding: request.encoding }),
@@ -137,14 +137,21 @@ export class CommandRuntime {
         return { handle, exec: await handle.rpc.shell.getExec({ id, after: from }) };
       });
     const { handle, exec } = await attach(after);
-    return new ExecHandle(toEvents(exec), {
+    return new ExecHandle(toEvents(exec, handle, this.id), {
       id,
       backend: this.id,
       ...(options.encoding === undefined ? {} : { encoding: options.encoding }),
       kill: (signal) => this.killExec(id, signal),
       // A reattach pushes nothing, but what the command wrote still comes back.
       finish: async () => (handle.sync === "remote" ? this.#postPull(handle.runtimeId, 0) : noSync()),
-      ...(after === 0 ? {} : { replay: async () => toEvents((await attach(0)).exec) }),
+      ...(after === 0
+        ? {}
+        : {
+            replay: async () => {
+              const again = await attach(0);
+              return toEvents(again.exec, again.handle, this.id);
+            },
+          }),
     });
   }
 
@@ -362,14 +369,17 @@ function errorField(error: string | undefined): { error?: string } {
   return error === undefined ? {} : { error };
 }
 
-/** Wire events to runtime events, pulled one at a time so the backend's backpressure reaches the wire. */
-function toEvents(exec: BackendExec): ReadableStream<ExecEvent> {
+/**
+ * Wire events to runtime events, pulled one at a time so the backend's
+ * backpressure reaches the wire. A read errors once the connection closes.
+ */
+function toEvents(exec: BackendExec, handle: BackendHandle, backend: string): ReadableStream<ExecEvent> {
   const reader = exec.events.getReader();
   return new ReadableStream<ExecEvent>(
     {
       async pull(controller) {
         for (;;) {
-          const { done, value } = await reader.read();
+          const { done, value } = await untilClosed(handle, reader.read(), `${backend} exec ${exec.id} events`);
           if (done) {
             controller.close();
             return;

@@ -81,7 +81,7 @@ export class BackendConnection {
         throw attempt === 1 ? error : this.#exhausted(operation, initial, error);
       }
       try {
-        return await call(handle);
+        return await untilClosed(handle, call(handle), `${this.id} ${operation}`);
       } catch (error) {
         if (!this.isTransportError(error)) throw error;
         await this.invalidate(handle);
@@ -151,4 +151,22 @@ export class BackendConnection {
       { backend: this.id, cause: last },
     );
   }
+}
+
+/**
+ * `promise`, or a transport error once `handle` closes: a call in flight when
+ * the socket dies (a killed container) must fail, not wait forever on a reply
+ * or a stream that will never come.
+ */
+export function untilClosed<T>(handle: BackendHandle, promise: Promise<T>, what: string): Promise<T> {
+  let onClosed: (() => void) | undefined;
+  const closed = new Promise<never>((_, reject) => {
+    // A call that fails because of the close rejects with its own, more specific error within a few
+    // microtasks; waiting one macrotask lets that error win, and only a call left hanging gets this one.
+    onClosed = () =>
+      setTimeout(() => reject(new WorkspaceTransportError(`${what}: the connection closed (WebSocket is closed)`)), 0);
+  });
+  handle.closed.then(onClosed, onClosed);
+  closed.catch(() => {});
+  return Promise.race([promise, closed]);
 }

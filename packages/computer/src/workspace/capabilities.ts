@@ -49,9 +49,14 @@ export interface WorkspaceAssets {
   publish(path: string, options: PublishOptions): Promise<PublishedAsset>;
 }
 
+/** Registers a git remote for `artifacts create`; "exists" when the name is taken and `force` is false. */
+export type ArtifactsRemoteAdd = (remote: { name: string; url: string; force: boolean }) => Promise<"added" | "exists">;
+
 export interface ArtifactsCliRequest {
   argv: string[];
   env?: Record<string, string>;
+  /** Lets `artifacts create --remote` register the remote in the caller's repository (the shell passes its cwd's). */
+  remoteAdd?: ArtifactsRemoteAdd;
 }
 
 export interface WorkspaceArtifacts {

@@ -52,3 +52,16 @@ export function withWorkspace<T extends object, Env>(
   }
   return WithWorkspace as unknown as DurableObjectClass<T & WorkspaceHost, Env>;
 }
+
+/**
+ * The Workspace of a `withWorkspace` object, from inside that object (its
+ * `alarm()` driving `retryPendingSync()`, its own RPC methods). Throws for
+ * anything else, including a stub of an object in another isolate.
+ */
+export function workspaceOf(object: object): Workspace {
+  const workspace = (object as Partial<Record<typeof WORKSPACE_INSTANCE, Workspace>>)[WORKSPACE_INSTANCE];
+  if (!(workspace instanceof Workspace)) {
+    throw new TypeError("workspaceOf: not a withWorkspace object in this isolate (use getWorkspace for stubs)");
+  }
+  return workspace;
+}

@@ -458,17 +458,16 @@ describe("ready and close", () => {
       let indexed = 0;
       const workspace = new Workspace({
         storage,
-        mounts: [
-          {
-            root: "/workspace/docs",
+        mounts: {
+          "/workspace/docs": {
+            strategy: "eager",
             kind: "test",
-            index: async (fs) => {
+            materialize: async (context) => {
               indexed++;
-              await fs.mkdir("/workspace/docs", { recursive: true });
-              await fs.writeFile("/workspace/docs/readme.md", "# hi");
+              await context.writeFile("/workspace/docs/readme.md", "# hi");
             },
           },
-        ],
+        },
       });
       await workspace.ready();
       await workspace.ready();

@@ -4,8 +4,12 @@
  * per-backend sync, and the optional capabilities; it is a thin assembly of
  * those parts, each of which lives in its own module.
  */
-import { type Database, type MountMode, setMount, WorkspaceFilesystem } from "@cloudflare/dofs";
+import { type Database, WorkspaceFilesystem } from "@cloudflare/dofs";
 import { DEFAULT_BATCH_BUDGET, type SyncBudget } from "@cloudflare/dofs/sync";
+import { createArtifact } from "../artifacts/artifact.js";
+import type { ArtifactsBinding } from "../artifacts/types.js";
+import { indexMounts, type ResolvedMount, resolveMounts } from "../mounts/index-mounts.js";
+import type { Mount, MountsOption } from "../mounts/types.js";
 import type { WorkspaceBackend } from "../runtime/backend.js";
 import { CommandRuntime, type RuntimeServices, type SyncPullResult } from "../runtime/command-runtime.js";
 import { DirectRuntime } from "../runtime/direct-runtime.js";
@@ -32,17 +36,8 @@ import { type ThinkWorkspaceCompatibility, thinkMethods } from "./think.js";
 
 export type { WorkspaceStorage };
 
-/** A directory backed by something else (an R2 bucket, …), indexed into the filesystem by `ready()`. */
-export interface WorkspaceMount {
-  /** Absolute path of the mount root. */
-  root: string;
-  /** What backs it, e.g. `"r2"`. */
-  kind: string;
-  /** Default `"read-only"`: writes under the root fail with EROFS. */
-  mode?: MountMode;
-  /** Fills the root with the mount's entries. Runs once per Workspace, from `ready()`. */
-  index?(fs: WorkspaceFilesystem): Promise<void>;
-}
+/** A directory filled from outside (an R2 prefix, …) by `ready()`; see mounts/types.ts. */
+export type WorkspaceMount = Mount;
 
 export interface WorkspaceOptions {
   storage: WorkspaceStorage;
@@ -50,11 +45,16 @@ export interface WorkspaceOptions {
   backends?: readonly WorkspaceBackend[];
   /** Names this agent session for capabilities that scope by it (published asset prefixes, artifacts). */
   sessionId?: string;
-  mounts?: readonly WorkspaceMount[];
+  /** Keyed by absolute root; factories are called once, here. Indexed only by `ready()`. */
+  mounts?: MountsOption;
   git?: WorkspaceGitProvider;
   defaultGitIdentity?: GitIdentity;
   assets?: CapabilityOption<WorkspaceAssets, Workspace>;
-  artifacts?: CapabilityOption<WorkspaceArtifacts, Workspace>;
+  /**
+   * The Artifacts binding. Repositories are scoped to `sessionId` (default: the workspace's
+   * `sessionId`; `null` opts out and works namespace-wide).
+   */
+  artifacts?: { binding: ArtifactsBinding; sessionId?: string | null };
   /** Adds the Think agent's file methods (`readFile` → null on ENOENT, …). See think.ts. */
   useThink?: boolean;
   /** Where pending-sync intents are kept; needed for `sync: "defer"` and `retryPendingSync`. */
@@ -83,6 +83,7 @@ export class Workspace {
   #assets: WorkspaceAssets | undefined;
   #artifacts: WorkspaceArtifacts | undefined;
   #mounted: Promise<void> | undefined;
+  readonly #mounts: ResolvedMount[];
   #closed = false;
 
   constructor(options: WorkspaceOptions) {
@@ -95,6 +96,7 @@ export class Workspace {
     this.fs = new WorkspaceFilesystem(this.#db, { now });
     this.sessionId = options.sessionId;
     this.useThink = options.useThink === true;
+    this.#mounts = resolveMounts(options.mounts, { sessionId: options.sessionId, vfs: this.fs });
     // Own properties, not prototype methods: a Workspace without useThink must not look like a Think workspace.
     if (this.useThink) Object.assign(this, thinkMethods(this.fs));
     this.#scheduler = options.retryScheduler;
@@ -161,7 +163,10 @@ export class Workspace {
         "Workspace Artifacts binding is not configured: pass artifacts to new Workspace(...)",
       );
     }
-    this.#artifacts ??= typeof option === "function" ? option(this) : option;
+    this.#artifacts ??= createArtifact(
+      option.binding,
+      option.sessionId === undefined ? this.sessionId : option.sessionId,
+    );
     return this.#artifacts;
   }
 
@@ -171,7 +176,11 @@ export class Workspace {
    */
   async ready(target?: string | { all: true }): Promise<void> {
     this.#assertOpen("ready");
-    this.#mounted ??= this.#indexMounts();
+    // One pass shared by concurrent callers; a failed pass (rolled back) is retried by the next call.
+    this.#mounted ??= indexMounts(this.fs, this.#mounts).catch((error: unknown) => {
+      this.#mounted = undefined;
+      throw error;
+    });
     await this.#mounted;
     if (target === undefined) return;
     const ids = typeof target === "string" ? [target] : target.all === true ? this.runtime.backends : [];
@@ -221,14 +230,6 @@ export class Workspace {
   stub(): WorkspaceStub {
     this.#assertOpen("stub");
     return new WorkspaceStub(this);
-  }
-
-  async #indexMounts(): Promise<void> {
-    // Index first: once recorded read-only, the root refuses writes, the indexer's included.
-    for (const mount of this.#options.mounts ?? []) {
-      await mount.index?.(this.fs);
-      setMount(this.#db, mount.root, mount.kind, mount.mode ?? "read-only", mount.index !== undefined);
-    }
   }
 
   #assertOpen(syscall: string): void {

@@ -11,7 +11,7 @@ import { WorkerJavaScriptBackend } from "../../src/backends/worker-javascript/in
 import type { ExecResult } from "../../src/runtime/types.js";
 import { Workspace } from "../../src/workspace/workspace.js";
 
-/** workerd 2026-04-26 refuses the backend's default compatibility date (2026-05-23). */
+/** The date the Dynamic Workers run with: the pinned workerd's (also the backend's default). */
 export const TEST_COMPATIBILITY_DATE = "2026-04-26";
 
 export class JsWorkspaceObject extends DurableObject<Cloudflare.Env> {

@@ -37,7 +37,7 @@ async function run(isolateNetwork: boolean): Promise<{ code: number | undefined;
     const script = `fetch(${JSON.stringify(url)}).then(async (r) => console.log(await r.text()), () => process.exit(7))`;
     const handle = await runner.exec({ source: `node -e '${script}'`, id: "net" });
     const events: ExecEvent[] = [];
-    for await (const event of handle.events) events.push(event);
+    for await (const event of handle.events) if (event.name !== "heartbeat") events.push(event);
     const stdout = Buffer.concat(events.flatMap((e) => (e.name === "stdout" ? [Buffer.from(e.value)] : []))).toString();
     const exit = events.at(-1);
     return { code: exit?.name === "exit" ? exit.code : undefined, stdout };

@@ -8,6 +8,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { mkdirSync, readFileSync } from "node:fs";
+import { abortFuseConnection, fuseConnectionOf } from "./fuse-abort.js";
 
 export interface ContainerExit {
   runtimeId: string;
@@ -28,6 +29,10 @@ export interface HostContainer {
   readonly runtimeId: string;
   readonly secret: string | undefined;
   readonly child: ChildProcess;
+  /** computerd's own pid (under `unshare --fork`, the child of `child`). */
+  readonly daemonPid: number;
+  /** The FUSE connection of its mount, to abort if it dies with commands blocked on it. */
+  readonly fuseConnection: number | undefined;
   /** computerd's TCP port on 127.0.0.1; every container port maps to it. */
   readonly port: number;
 }
@@ -83,21 +88,48 @@ export class ContainerSet {
     }
   }
 
+  /** SIGTERM to computerd (it kills its commands and unmounts), SIGKILL after the grace. */
   async stop(name: string): Promise<void> {
     const container = this.#running.get(name);
     if (!container) return;
-    await stopChild(container.child);
+    await this.#end(container, "SIGTERM");
   }
 
   /** SIGKILL, as a crash would; resolves once the process is gone. */
   async kill(name: string): Promise<void> {
     const container = this.#running.get(name);
     if (!container) return;
-    const exited = once(container.child, "exit");
-    const daemon = daemonPid(container.child);
-    if (daemon !== undefined) process.kill(daemon, "SIGKILL");
-    else container.child.kill("SIGKILL");
+    await this.#end(container, "SIGKILL");
+  }
+
+  /**
+   * Signals computerd itself: `unshare --fork` does not pass SIGTERM on, and
+   * with computerd as the namespace's pid 1 its death takes every command
+   * along. Commands stuck on the dead mount are released by aborting the FUSE
+   * connection (see fuse-abort.ts).
+   */
+  async #end(container: HostContainer, signal: "SIGTERM" | "SIGKILL"): Promise<void> {
+    const { child } = container;
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = once(child, "exit");
+    const signalDaemon = (which: NodeJS.Signals): void => {
+      try {
+        process.kill(container.daemonPid, which);
+      } catch {
+        child.kill(which);
+      }
+    };
+    signalDaemon(signal);
+    const grace = setTimeout(() => signalDaemon("SIGKILL"), signal === "SIGKILL" ? 0 : STOP_GRACE_MS);
+    const unstick = setTimeout(
+      () => {
+        if (container.fuseConnection !== undefined) abortFuseConnection(container.fuseConnection);
+      },
+      signal === "SIGKILL" ? 100 : STOP_GRACE_MS + 100,
+    );
     await exited;
+    clearTimeout(grace);
+    clearTimeout(unstick);
   }
 
   async stopAll(): Promise<void> {
@@ -166,7 +198,10 @@ export class ContainerSet {
         reject(error);
       });
     });
+    const daemon = daemonPid(child) ?? child.pid ?? 0;
     const container: HostContainer = {
+      daemonPid: daemon,
+      fuseConnection: fuseConnectionOf(daemon, mountPoint),
       name,
       runtimeId: request.runtimeId,
       secret: request.env.RPC_CLIENT_SECRET,
@@ -176,6 +211,7 @@ export class ContainerSet {
     this.#running.set(name, container);
     this.#exits.delete(name);
     child.once("exit", (code, signal) => {
+      if (container.fuseConnection !== undefined) abortFuseConnection(container.fuseConnection);
       if (this.#running.get(name) === container) this.#running.delete(name);
       this.#exits.set(name, {
         runtimeId: request.runtimeId,
@@ -187,15 +223,6 @@ export class ContainerSet {
     });
     return container;
   }
-}
-
-async function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = once(child, "exit");
-  child.kill("SIGTERM");
-  const timer = setTimeout(() => child.kill("SIGKILL"), STOP_GRACE_MS);
-  await exited;
-  clearTimeout(timer);
 }
 
 /** computerd's pid when it runs under `unshare --fork` (the child of our child), else the child itself. */

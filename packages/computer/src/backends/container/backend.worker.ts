@@ -124,7 +124,13 @@ export class CloudflareContainerBackend implements CommandBackend {
       connectTimeoutMs: this.#settings.connectTimeoutMs,
       restartAttempts: this.#settings.restartAttempts,
       egress: async (target) => {
-        if (dial) return;
+        if (dial) {
+          // The local host splices the dial-back itself, and has no gateway proxy: refuse rather than run open.
+          if (this.egress.mode === "http-gateway") {
+            throw new Error("egress http-gateway is not supported by the local container host; use none or direct");
+          }
+          return;
+        }
         await target.interceptOutboundHttp(this.#settings.egressHost);
         if (this.egress.mode === "http-gateway") await target.interceptAllOutboundHttp(this.#egressToken);
       },

@@ -11,6 +11,13 @@ export { type ConnectStage, PROBE_BACKOFF_MS, PROBE_TIMEOUT_MS } from "./connect
 export { EGRESS_TOKEN_HEADER, EGRESS_URL_HEADER } from "./egress.js";
 export { CONTAINER_STORAGE_KEYS, type LaunchStorage } from "./launch.js";
 export { type LocalContainerOptions, localContainer } from "./local.js";
+export {
+  CONTAINER_HOST_ENV,
+  type WorkspaceContainerHost,
+  type WorkspaceContainerOptions,
+  withWorkspaceContainer,
+} from "./mixin.worker.js";
+export { WorkspaceProxy, type WorkspaceProxyProps } from "./platform.worker.js";
 export type {
   ContainerDial,
   ContainerExit,

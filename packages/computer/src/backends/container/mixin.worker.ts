@@ -7,13 +7,11 @@
  * container (`ctx.container`). User code is the same in both.
  *
  * ```ts
- * export class Agent extends withWorkspaceContainer(
- *   withWorkspace(DurableObject, (self) => ({
- *     storage: self.ctx.storage,
- *     backends: [new CloudflareContainerBackend({ container: () => self.getWorkspaceContainer() })],
- *   })),
- *   { binding: "AGENT" },
- * ) {}
+ * // The container mixin inside, so `self` in the options has getWorkspaceContainer().
+ * export class Agent extends withWorkspace(withWorkspaceContainer(DurableObject<Env>, { binding: "AGENT" }), (self) => ({
+ *   storage: self.ctx.storage,
+ *   backends: [new CloudflareContainerBackend({ container: () => self.getWorkspaceContainer() })],
+ * })) {}
  * export { WorkspaceProxy } from "@cloudflare/computer/backends/container";
  * ```
  */
@@ -41,19 +39,19 @@ interface ObjectState {
   env: unknown;
 }
 
-type Constructor<T> = abstract new (ctx: DurableObjectState, env: never) => T;
+type Constructor<T, Env> = abstract new (ctx: DurableObjectState, env: Env) => T;
 
-export function withWorkspaceContainer<T extends object>(
-  Base: Constructor<T>,
+export function withWorkspaceContainer<T extends object, Env>(
+  Base: Constructor<T, Env>,
   options: WorkspaceContainerOptions,
-): abstract new (
-  ctx: DurableObjectState,
-  env: never,
-) => T & WorkspaceContainerHost {
+): Constructor<T & WorkspaceContainerHost, Env> {
   if (typeof options?.binding !== "string" || options.binding === "") {
     throw new TypeError("withWorkspaceContainer needs { binding }: this class's Durable Object binding name");
   }
-  abstract class WithWorkspaceContainer extends (Base as Constructor<object>) implements WorkspaceContainerHost {
+  abstract class WithWorkspaceContainer
+    extends (Base as unknown as Constructor<object, unknown>)
+    implements WorkspaceContainerHost
+  {
     #container: WorkspaceContainerAPI | undefined;
 
     getWorkspaceContainer(): WorkspaceContainerAPI {
@@ -67,10 +65,7 @@ export function withWorkspaceContainer<T extends object>(
       return new Response("this object's container does not route through WorkspaceProxy\n", { status: 404 });
     }
   }
-  return WithWorkspaceContainer as unknown as abstract new (
-    ctx: DurableObjectState,
-    env: never,
-  ) => T & WorkspaceContainerHost;
+  return WithWorkspaceContainer as unknown as Constructor<T & WorkspaceContainerHost, Env>;
 }
 
 function containerFor(self: ObjectState, options: WorkspaceContainerOptions): WorkspaceContainerAPI {

@@ -1,0 +1,158 @@
+/**
+ * createArtifact and the `artifacts` CLI over the in-memory binding:
+ * behaviours 38–41 of spec 03 §8. Shared: runs in Node and in workerd.
+ */
+import { describe, expect, it } from "vitest";
+import {
+  createArtifact,
+  InvalidRepoNameError,
+  InvalidSessionIdError,
+  MemoryArtifactsBinding,
+  NotFoundError,
+  parseTtl,
+} from "./index.js";
+
+const REMOTE = "https://artifacts.test/acct";
+const binding = () => new MemoryArtifactsBinding({ remoteBase: REMOTE, now: () => Date.UTC(2026, 0, 1) });
+
+describe("behaviour 38: session scoping", () => {
+  it("stores <session>__<name>, returns <name>, and lists only the session's repositories", async () => {
+    const b = binding();
+    const s1 = createArtifact(b, "s1");
+    const created = await s1.create("foo");
+    expect(created.name).toBe("foo");
+    expect([...b.repos.keys()]).toEqual(["s1__foo"]);
+    await createArtifact(b, "s2").create("bar");
+    expect((await s1.list()).map((repo) => repo.name)).toEqual(["foo"]);
+    expect((await createArtifact(b).list()).map((repo) => repo.name)).toEqual(["s1__foo", "s2__bar"]);
+    expect((await s1.get("foo"))?.remote).toBe(`${REMOTE}/s1__foo.git`);
+    expect(await s1.get("bar")).toBeNull();
+  });
+
+  it("rejects an empty session and bad names with typed errors", async () => {
+    expect(() => createArtifact(binding(), "")).toThrow(InvalidSessionIdError);
+    expect(() => createArtifact(binding(), "a__b")).toThrow(expect.objectContaining({ code: "EINVALIDSESSION" }));
+    const s1 = createArtifact(binding(), "s1");
+    for (const bad of ["", "-x", "a__b", "a/b", "a b"]) {
+      await expect(s1.create(bad)).rejects.toBeInstanceOf(InvalidRepoNameError);
+    }
+    await expect(s1.create("ok.name_1-x")).resolves.toMatchObject({ name: "ok.name_1-x" });
+    expect(createArtifact(binding(), null).sessionId).toBeUndefined();
+  });
+
+  it("pages through list 100 at a time and fails on a repeated cursor", async () => {
+    const b = binding();
+    const all = createArtifact(b, "s");
+    for (let i = 0; i < 230; i++) await all.create(`r${String(i).padStart(3, "0")}`);
+    expect(await all.list()).toHaveLength(230);
+    expect(b.calls.filter((call) => call === "list")).toHaveLength(3);
+    const stuck = Object.assign(binding(), { list: async () => ({ repos: [], cursor: "same" }) });
+    await expect(createArtifact(stuck).list()).rejects.toThrow(/cursor "same" twice/);
+  });
+
+  it("makes tokens for the session's repository; a missing token is NotFoundError", async () => {
+    const s1 = createArtifact(binding(), "s1");
+    await s1.create("foo");
+    const token = await s1.createToken("foo");
+    expect(token.scope).toBe("write");
+    expect(await s1.listTokens("foo")).toEqual([expect.objectContaining({ id: token.id })]);
+    await expect(s1.getToken("foo", "tok_nope")).rejects.toBeInstanceOf(NotFoundError);
+    await expect(s1.createToken("missing")).rejects.toMatchObject({ code: "ENOTFOUND" });
+    expect(await s1.revokeToken("foo", token.plaintext)).toBe(true);
+    expect(await s1.revokeToken("foo", token.id)).toBe(false);
+  });
+});
+
+describe("behaviour 39: artifacts create", () => {
+  it("registers the remote through the seam with a credentialed URL, and refuses a rerun without --force", async () => {
+    const s1 = createArtifact(binding(), "s1");
+    const added: Array<{ name: string; url: string; force: boolean }> = [];
+    const remoteAdd = async (remote: { name: string; url: string; force: boolean }) => {
+      const exists = added.some((entry) => entry.name === remote.name);
+      if (exists && !remote.force) return "exists" as const;
+      added.push(remote);
+      return "added" as const;
+    };
+    const result = await s1.cli({ argv: ["create", "foo", "--remote", "origin"], remoteAdd });
+    expect(result.exitCode).toBe(0);
+    const out = JSON.parse(result.stdout);
+    expect(Object.keys(out)).toEqual([
+      "name",
+      "remote",
+      "credentialedRemote",
+      "defaultBranch",
+      "gitRemote",
+      "scope",
+      "plaintext",
+      "remoteRegistered",
+    ]);
+    expect(out).toMatchObject({ name: "foo", gitRemote: "origin", scope: "write", remoteRegistered: true });
+    const secret = (out.plaintext as string).split("?expires=")[0];
+    expect(out.credentialedRemote).toBe(`https://x:${secret}@artifacts.test/acct/s1__foo.git`);
+    expect(result.stdout).toBe(`${JSON.stringify(out, null, 2)}\n`);
+    expect(added).toEqual([{ name: "origin", url: out.credentialedRemote, force: false }]);
+    const again = await s1.cli({ argv: ["create", "foo", "--remote", "origin"], remoteAdd });
+    expect(again.exitCode).toBe(1);
+    expect(again.stderr).toMatch(/--force/);
+    const forced = await s1.cli({ argv: ["create", "foo", "--remote", "origin", "--force"], remoteAdd });
+    expect(forced.exitCode).toBe(0);
+  });
+
+  it("without a seam returns the git remote add command, named after the repository", async () => {
+    const result = await createArtifact(binding(), "s1").cli({ argv: ["create", "foo"] });
+    const out = JSON.parse(result.stdout);
+    expect(out).toMatchObject({ gitRemote: "foo", remoteRegistered: false });
+    expect(out.remoteAddCommand).toBe(`git remote add foo ${out.credentialedRemote}`);
+  });
+});
+
+describe("behaviour 40: artifacts share", () => {
+  it("prints one read URL line; a missing repository exits 1 without minting a token", async () => {
+    const b = binding();
+    const s1 = createArtifact(b, "s1");
+    await s1.create("foo");
+    const shared = await s1.cli({ argv: ["share", "foo", "--ttl", "2h30m"] });
+    expect(shared.exitCode).toBe(0);
+    expect(shared.stdout).toMatch(/^https:\/\/x:art_[0-9a-f]{32}@artifacts\.test\/acct\/s1__foo\.git\n$/);
+    const [token] = await s1.listTokens("foo");
+    expect(token?.scope).toBe("read");
+    expect(Date.parse(token?.expiresAt ?? "") - Date.UTC(2026, 0, 1)).toBe(9000 * 1000);
+    const missing = await s1.cli({ argv: ["share", "nope"] });
+    expect(missing.exitCode).toBe(1);
+    expect(b.calls.filter((call) => call.startsWith("createToken"))).toHaveLength(1);
+  });
+
+  it("parses TTLs as seconds or unit groups", () => {
+    expect(parseTtl("2h30m")).toBe(9000);
+    expect(parseTtl("90")).toBe(90);
+    expect(parseTtl("1d1s")).toBe(86401);
+    expect(() => parseTtl("2x")).toThrow(/invalid --ttl/);
+  });
+});
+
+describe("behaviour 41: help and argv errors", () => {
+  it("bare artifacts prints help and exits 1; --help exits 0; an unknown flag exits 129", async () => {
+    const a = createArtifact(binding(), "s1");
+    const bare = await a.cli({ argv: [] });
+    expect(bare).toMatchObject({ exitCode: 1, stdout: "" });
+    expect(bare.stderr).toMatch(/^usage: artifacts/);
+    expect(await a.cli({ argv: ["--help"] })).toMatchObject({ exitCode: 0, stdout: expect.stringMatching(/^usage/) });
+    expect((await a.cli({ argv: ["create", "foo", "--bogus"] })).exitCode).toBe(129);
+    expect((await a.cli({ argv: ["share", "foo", "--ttl", "soon"] })).exitCode).toBe(129);
+    expect((await a.cli({ argv: ["token", "frob"] })).exitCode).toBe(129);
+  });
+
+  it("speaks JSON for repo and token subcommands", async () => {
+    const a = createArtifact(binding(), "s1");
+    const created = JSON.parse((await a.cli({ argv: ["repo", "create", "foo", "--description", "d"] })).stdout);
+    expect(created).toMatchObject({ name: "foo", description: "d", defaultBranch: "main" });
+    expect(JSON.parse((await a.cli({ argv: ["repo", "list"] })).stdout)).toHaveLength(1);
+    const token = JSON.parse((await a.cli({ argv: ["token", "create", "foo", "--scope", "read"] })).stdout);
+    expect(token.scope).toBe("read");
+    expect(JSON.parse((await a.cli({ argv: ["token", "get", "foo", token.id] })).stdout).id).toBe(token.id);
+    expect((await a.cli({ argv: ["token", "get", "foo", "nope"] })).exitCode).toBe(1);
+    expect((await a.cli({ argv: ["token", "delete", "foo", token.id] })).exitCode).toBe(0);
+    expect((await a.cli({ argv: ["repo", "delete", "foo"] })).exitCode).toBe(0);
+    expect((await a.cli({ argv: ["repo", "get", "foo"] })).exitCode).toBe(1);
+  });
+});

@@ -1,0 +1,27 @@
+/** The shape every subcommand file exports. */
+import type { GitClient } from "../client.js";
+import type { GitEnv } from "../identity.js";
+import type { FlagSpecs, ParsedArgs } from "./args.js";
+
+export interface CliIo {
+  /** Absolute; `-C` already applied. */
+  cwd: string;
+  env: GitEnv;
+  stdin: string | undefined;
+  /** The repository root above `cwd` (ENOTREPO, 128, outside one). */
+  root(): Promise<string>;
+  /** Pathspecs given relative to `cwd`, as repository paths (EOUTSIDE, 128, when outside). */
+  repoPaths(paths: readonly string[]): Promise<string[]>;
+}
+
+export interface CliOutput {
+  stdout?: string;
+  stderr?: string;
+  exitCode?: number;
+}
+
+export interface Subcommand {
+  usage: string;
+  flags: FlagSpecs;
+  run(git: GitClient, args: ParsedArgs, io: CliIo): Promise<CliOutput>;
+}

@@ -1,0 +1,37 @@
+/** The `mounts` option of a Workspace: directories filled from outside (spec 01 §4). */
+import type { MountMode, WorkspaceFilesystem } from "@cloudflare/dofs";
+
+export type MountData = ReadableStream<Uint8Array> | Uint8Array | string;
+
+/** What a mount's `materialize` may do: write files and make directories under its root, nothing else. */
+export interface MaterializeContext {
+  readonly root: string;
+  /** Absolute path under the root; missing parent directories are created. */
+  writeFile(path: string, data: MountData, mode?: number): Promise<void>;
+  mkdir(path: string, mode?: number): Promise<void>;
+}
+
+export interface Mount {
+  /** Only `"eager"`: everything is copied in by `ready()`. */
+  readonly strategy: "eager";
+  /** Recorded with the root, e.g. `"r2"`. Default `"custom"`. */
+  readonly kind?: string;
+  /** Default `"read-only"`: every write at, under or above the root fails with EROFS. */
+  readonly mode?: MountMode;
+  /** Caps on what `materialize` may write; going over rolls the mount back. */
+  readonly maxBytes?: number;
+  readonly maxEntries?: number;
+  materialize(context: MaterializeContext): Promise<void>;
+}
+
+export interface MountFactoryContext {
+  sessionId: string | undefined;
+  root: string;
+  vfs: WorkspaceFilesystem;
+}
+
+/** A mount, or a function called once (when the Workspace is constructed) that makes one. */
+export type MountOption = Mount | ((context: MountFactoryContext) => Mount);
+
+/** Keyed by root: absolute, no trailing `/`, none inside another. */
+export type MountsOption = Readonly<Record<string, MountOption>>;

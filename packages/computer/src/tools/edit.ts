@@ -1,0 +1,116 @@
+/**
+ * `edit`: targeted replacements in one text file, all or nothing. Matching
+ * rules are in edit-match.ts; this file handles what surrounds them: the
+ * input forms models actually send, the size cap, the byte-order mark and
+ * line endings (matched as LF, written back as they were), the file mode,
+ * the lock, and the diff.
+ */
+import { type Tool, tool } from "ai";
+import { z } from "zod";
+import { editDiff } from "./diff.js";
+import { applyEdits, type Edit, EditError, locateEdits } from "./edit-match.js";
+import { guarded } from "./errors.js";
+import { type FileStore, resolveToolPath, WorkspaceFileStore } from "./file-store.js";
+import { withPathLock } from "./locks.js";
+import type { ToolError, ToolWorkspace } from "./types.js";
+
+export const EDIT_MAX_BYTES = 2 * 1024 * 1024;
+
+const editItem = z.object({
+  oldText: z.string().describe("Text to replace, copied exactly from the file; must occur once."),
+  newText: z.string().describe("Replacement text."),
+});
+
+const editInput = z.object({
+  path: z.string().describe("File to edit: absolute, or relative to /workspace."),
+  edits: z
+    .union([z.array(editItem).min(1), z.string()])
+    .optional()
+    .describe("Replacements, each matched against the original file; they must not overlap."),
+  // The single-edit form some models send at the top level.
+  oldText: z.string().optional(),
+  newText: z.string().optional(),
+});
+
+export type EditInput = z.infer<typeof editInput>;
+
+export interface EditResult {
+  path: string;
+  editsApplied: number;
+  /** Changed lines with their numbers, for reading. */
+  diff: string;
+  /** Unified diff. */
+  patch: string;
+  firstChangedLine: number;
+}
+
+export type EditOutput = EditResult | ToolError;
+
+export interface EditToolOptions {
+  store?: FileStore;
+}
+
+function editsOf(input: EditInput): Edit[] {
+  let edits: unknown = input.edits;
+  if (typeof edits === "string") {
+    try {
+      edits = JSON.parse(edits);
+    } catch {
+      throw new EditError("edits must be an array of { oldText, newText } (a JSON string of one is accepted too)");
+    }
+  }
+  if (edits === undefined && input.oldText !== undefined && input.newText !== undefined) {
+    return [{ oldText: input.oldText, newText: input.newText }];
+  }
+  const parsed = z.array(editItem).min(1).safeParse(edits);
+  if (!parsed.success) throw new EditError("edits must be a non-empty array of { oldText, newText }");
+  return parsed.data;
+}
+
+const LF = (text: string): string => text.replace(/\r\n/g, "\n");
+
+export function createEditTool(options: { workspace: ToolWorkspace } & EditToolOptions): Tool<EditInput, EditOutput> {
+  const store = options.store ?? new WorkspaceFileStore(options.workspace);
+  return tool({
+    description:
+      "Replace text in a file. Each oldText must match exactly one place in the current file (include a few " +
+      "surrounding lines to make it unique); all edits are matched against the original and applied together. " +
+      "Returns a diff.",
+    inputSchema: editInput,
+    execute: (input) =>
+      guarded(async (): Promise<EditResult> => {
+        const path = resolveToolPath(input.path);
+        const edits = editsOf(input);
+        return withPathLock(store.lockIdentity, path, {}, async () => {
+          const info = await store.stat(path);
+          if (!info) throw new Error(`ENOENT: no such file or directory, open '${path}'`);
+          if (info.isDirectory) throw new Error(`EISDIR: illegal operation on a directory, open '${path}'`);
+          if (info.size > EDIT_MAX_BYTES) {
+            throw new Error(
+              `EFBIG: ${path} is ${info.size} bytes; edit works on files of at most ${EDIT_MAX_BYTES} bytes`,
+            );
+          }
+          let raw: string;
+          try {
+            raw = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(await store.readAll(path));
+          } catch {
+            throw new Error(`${path} is not UTF-8 text; edit only changes text files`);
+          }
+          const bom = raw.startsWith("\ufeff") ? "\ufeff" : "";
+          const body = raw.slice(bom.length);
+          const crlf = (body.match(/\r\n/g)?.length ?? 0) > (body.match(/(?<!\r)\n/g)?.length ?? 0);
+          const original = LF(body);
+          const located = locateEdits(
+            original,
+            edits.map((edit) => ({ oldText: LF(edit.oldText).replace(/^\ufeff/, ""), newText: LF(edit.newText) })),
+            path,
+          );
+          const updated = applyEdits(original, located);
+          if (updated === original) throw new EditError(`No changes made to ${path}`);
+          const text = bom + (crlf ? updated.replace(/\n/g, "\r\n") : updated);
+          await store.write(path, new TextEncoder().encode(text), info.mode === undefined ? {} : { mode: info.mode });
+          return { path, editsApplied: located.length, ...editDiff(path, original, updated, located) };
+        });
+      }),
+  });
+}

@@ -1,0 +1,49 @@
+/**
+ * `@cloudflare/computer/tools`: AI SDK tools over a workspace. Needs the
+ * optional peers `ai` (6 or 7) and `zod` 4.
+ */
+export { type AITools, type AIToolsOptions, createAITools } from "./create-ai-tools.js";
+export { createDeleteTool, type DeleteInput, type DeleteOutput, type DeleteResult } from "./delete.js";
+export {
+  createEditTool,
+  EDIT_MAX_BYTES,
+  type EditInput,
+  type EditOutput,
+  type EditResult,
+  type EditToolOptions,
+} from "./edit.js";
+export {
+  createExecTool,
+  EXEC_MAX_BYTES,
+  EXEC_STREAM_MAX_BYTES,
+  type ExecBackendInfo,
+  type ExecInput,
+  type ExecOutput,
+  type ExecSnapshot,
+  type ExecToolOptions,
+} from "./exec.js";
+export { type FileInfo, type FileStore, type MutableFileStore, WorkspaceFileStore } from "./file-store.js";
+export { createFindTool, type FindInput, type FindOutput, type FindResult } from "./find.js";
+export { createGrepTool, type GrepInput, type GrepOutput, type GrepResult } from "./grep.js";
+export { createListTool, type ListEntry, type ListInput, type ListOutput, type ListResult } from "./ls.js";
+export { createPublishTool, type PublishInput, type PublishOutput } from "./publish.js";
+export {
+  createReadTool,
+  READ_MAX_BYTES,
+  READ_MAX_LINES,
+  type ReadBinaryResult,
+  type ReadInput,
+  type ReadMediaResult,
+  type ReadOutput,
+  type ReadResult,
+  type ReadTextResult,
+  type ReadToolOptions,
+} from "./read.js";
+export type { ToolAssets, ToolError, ToolPublishOptions, ToolRuntime, ToolWorkspace } from "./types.js";
+export {
+  createWriteTool,
+  type WriteInput,
+  type WriteOutput,
+  type WriteResult,
+  type WriteToolOptions,
+} from "./write.js";

@@ -1,0 +1,53 @@
+/** `write`: replaces (or creates) a text file, keeping the mode of the file it replaces. */
+import { type Tool, tool } from "ai";
+import { z } from "zod";
+import { guarded } from "./errors.js";
+import { type FileStore, resolveToolPath, WorkspaceFileStore } from "./file-store.js";
+import { withPathLock } from "./locks.js";
+import type { ToolError, ToolWorkspace } from "./types.js";
+
+export const WRITE_MAX_BYTES = 2 * 1024 * 1024;
+
+const writeInput = z.object({
+  path: z.string().describe("File to write: absolute, or relative to /workspace. Missing directories are created."),
+  content: z.string().describe("The whole new content (UTF-8)."),
+});
+
+export type WriteInput = z.infer<typeof writeInput>;
+
+export interface WriteResult {
+  path: string;
+  bytesWritten: number;
+}
+
+export type WriteOutput = WriteResult | ToolError;
+
+export interface WriteToolOptions {
+  store?: FileStore;
+}
+
+export function createWriteTool(
+  options: { workspace: ToolWorkspace } & WriteToolOptions,
+): Tool<WriteInput, WriteOutput> {
+  const store = options.store ?? new WorkspaceFileStore(options.workspace);
+  return tool({
+    description: `Create or overwrite a text file with the given content (at most ${WRITE_MAX_BYTES / 1024 / 1024} MiB). Prefer edit for changes to an existing file.`,
+    inputSchema: writeInput,
+    execute: (input) =>
+      guarded(async (): Promise<WriteResult> => {
+        const path = resolveToolPath(input.path);
+        const bytes = new TextEncoder().encode(input.content);
+        if (bytes.byteLength > WRITE_MAX_BYTES) {
+          throw new Error(
+            `EFBIG: content is ${bytes.byteLength} bytes; write takes at most ${WRITE_MAX_BYTES} bytes, nothing was written`,
+          );
+        }
+        return withPathLock(store.lockIdentity, path, {}, async () => {
+          const existing = await store.stat(path);
+          if (existing?.isDirectory) throw new Error(`EISDIR: illegal operation on a directory, open '${path}'`);
+          await store.write(path, bytes, existing?.mode === undefined ? {} : { mode: existing.mode });
+          return { path, bytesWritten: bytes.byteLength };
+        });
+      }),
+  });
+}
