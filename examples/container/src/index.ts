@@ -54,7 +54,7 @@ export class Computer extends withWorkspace(
   }),
 ) {
   /** Retries a pending pull (see retryScheduler above). */
-  async alarm(): Promise<void> {
+  override async alarm(): Promise<void> {
     await workspaceOf(this).retryPendingSync();
   }
 
