@@ -152,6 +152,30 @@ export const projects: TestProjectConfiguration[] = [
     },
   },
   {
+    // The worker-shell backend: just-bash in a real Dynamic Worker over a Workspace in a Durable Object.
+    // The global setup builds the shell's module groups when missing, serves a local HTTP endpoint for
+    // the egress tests and runs the GNU side of the pipeline comparison.
+    plugins: [
+      cloudflareTest({ wrangler: { configPath: here("./packages/computer/test/worker-shell/wrangler.jsonc") } }),
+    ],
+    test: {
+      name: "computer-shell:workerd",
+      include: ["packages/computer/test/worker-shell/**/*.worker.test.ts"],
+      exclude: ["**/node_modules/**", "**/dist/**"],
+      globalSetup: [here("./packages/computer/test/worker-shell/global-setup.node.ts")],
+      testTimeout: 60_000,
+    },
+  },
+  {
+    // Node-side checks of the worker-shell: the bundle split, and that a container-only Worker leaves just-bash out.
+    test: {
+      name: "computer-shell:node",
+      environment: "node",
+      include: ["packages/computer/test/worker-shell/**/*.node.test.ts"],
+      testTimeout: 60_000,
+    },
+  },
+  {
     // Repository-wide checks (docs that name paths which must exist).
     test: { name: "repo", environment: "node", include: ["scripts/**/*.test.ts"] },
   },
