@@ -99,7 +99,13 @@ export {
   WorkspaceStub,
 } from "./workspace/stub.worker.js";
 export { isThinkWorkspace, type ThinkFileInfo, type ThinkWorkspaceCompatibility } from "./workspace/think.js";
-export { type WorkspaceHost, withWorkspace, workspaceOf } from "./workspace/with-workspace.worker.js";
+export {
+  type DurableObjectClass,
+  type WorkspaceHost,
+  type WorkspaceHostSelf,
+  withWorkspace,
+  workspaceOf,
+} from "./workspace/with-workspace.worker.js";
 export {
   type PullOptions,
   Workspace,

@@ -110,6 +110,30 @@ describe("handleFetch (27)", () => {
   });
 });
 
+describe("heartbeat (29)", () => {
+  it("a peer that stops answering fails the heartbeat, which closes the connection", async () => {
+    const container = new ScriptedContainer(async (request) => {
+      const path = new URL(request.url).pathname;
+      if (path === "/health") return new Response(null);
+      if (path === "/api") return new Response("no", { status: 401 });
+      return Response.json({ ok: true });
+    });
+    const backend = new CloudflareContainerBackend({ container: () => container, heartbeatIntervalMs: 50 });
+    const connecting = backend.connect();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const accepted = await backend.handleFetch(upgrade({ authorization: "Bearer s3cret" }));
+    // The container end is accepted but never answers: a wedged daemon.
+    accepted.webSocket?.accept();
+    const handle = await connecting;
+    let closed = false;
+    void handle.closed.then(() => {
+      closed = true;
+    });
+    await handle.closed;
+    expect(closed).toBe(true);
+  });
+});
+
 describe("connect stages", () => {
   it("(26) fails at stage=auth when /api answers strangers with anything but 401", async () => {
     const container = new ScriptedContainer((request) =>

@@ -204,12 +204,28 @@ export class CloudflareContainerBackend implements CommandBackend {
     );
     const interval = this.#settings.heartbeatIntervalMs;
     if (interval > 0) {
+      let beating = false;
       const timer = setInterval(() => {
-        client.sync.watermarks().catch(() => {
-          // The first failed heartbeat ends the session; the runtime reconnects on the next call.
-          stopHeartbeat();
-          void client.close();
+        if (beating) return;
+        beating = true;
+        // A daemon that never answers (stopped, wedged on its mount) fails the beat just like one that errors.
+        let timeout: ReturnType<typeof setTimeout> | undefined;
+        const overdue = new Promise<never>((_, reject) => {
+          timeout = setTimeout(() => reject(new Error("heartbeat timed out")), interval);
         });
+        Promise.race([client.sync.watermarks(), overdue])
+          .then(
+            () => {},
+            () => {
+              // The first failed heartbeat ends the session; the runtime reconnects on the next call.
+              stopHeartbeat();
+              void client.close();
+            },
+          )
+          .finally(() => {
+            if (timeout !== undefined) clearTimeout(timeout);
+            beating = false;
+          });
       }, interval);
       stopHeartbeat = () => clearInterval(timer);
       void closed.then(stopHeartbeat);
