@@ -17,8 +17,7 @@ import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createWorkspaceClient } from "@cloudflare/computer-rpc/client";
 import { startHost } from "@cloudflare/computerd/host";
-import { build } from "esbuild";
-import { Miniflare } from "miniflare";
+import { benchWorker, p50p95 as stats } from "./lib.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const runs = Number(process.argv[2] ?? 200);
@@ -67,32 +66,8 @@ const WORKLOADS = {
   "write 100 files": "mkdir -p out && i=0; while [ $i -lt 100 ]; do echo $i$RANDOM > out/f$i; i=$((i+1)); done",
 };
 
-function stats(times) {
-  const sorted = [...times].sort((a, b) => a - b);
-  const at = (p) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-  return { p50: at(50), p95: at(95) };
-}
-
 const host = await startHost({ port: 0, log: () => {} });
-const bundled = await build({
-  stdin: { contents: HOST, resolveDir: here, loader: "js" },
-  bundle: true,
-  write: false,
-  format: "esm",
-  platform: "neutral",
-  mainFields: ["module", "main"],
-  conditions: ["workerd", "worker", "import"],
-  external: ["cloudflare:workers", "node:*"],
-  logLevel: "warning",
-});
-const mf = new Miniflare({
-  modules: true,
-  script: bundled.outputFiles[0].text,
-  compatibilityDate: "2026-04-26",
-  compatibilityFlags: ["nodejs_compat"],
-  durableObjects: { BENCH: { className: "Bench", useSQLite: true } },
-  bindings: { HOST_URL: host.url },
-});
+const mf = await benchWorker(HOST, here, { bindings: { HOST_URL: host.url } });
 
 const rows = [];
 try {

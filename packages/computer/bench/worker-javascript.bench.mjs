@@ -11,8 +11,7 @@
  */
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
-import { build } from "esbuild";
-import { Miniflare } from "miniflare";
+import { benchWorker, percentile } from "./lib.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const runs = Number(process.argv[2] ?? 200);
@@ -57,31 +56,8 @@ const WORKLOADS = {
     }`,
 };
 
-function percentile(sorted, p) {
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-}
-
-const bundled = await build({
-  stdin: { contents: HOST, resolveDir: here, loader: "js" },
-  bundle: true,
-  write: false,
-  format: "esm",
-  platform: "neutral",
-  mainFields: ["module", "main"],
-  conditions: ["workerd", "worker", "import"],
-  external: ["cloudflare:workers", "node:*"],
-  logLevel: "warning",
-});
-const mf = new Miniflare({
-  modules: true,
-  script: bundled.outputFiles[0].text,
-  compatibilityDate: "2026-04-26",
-  compatibilityFlags: ["nodejs_compat"],
-  durableObjects: { BENCH: { className: "Bench", useSQLite: true } },
-  workerLoaders: { LOADER: {} },
-});
+const mf = await benchWorker(HOST, here, { workerLoaders: { LOADER: {} } });
 try {
-  await mf.ready;
   console.log(`worker-javascript, ${runs} runs each (Miniflare, Node ${process.version})`);
   for (const [name, source] of Object.entries(WORKLOADS)) {
     const once = async () => {
@@ -96,7 +72,6 @@ try {
       await once();
       times.push(performance.now() - start);
     }
-    times.sort((a, b) => a - b);
     console.log(
       `  ${name.padEnd(24)} p50 ${percentile(times, 50).toFixed(1)} ms   p95 ${percentile(times, 95).toFixed(1)} ms`,
     );
