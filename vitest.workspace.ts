@@ -152,6 +152,17 @@ export const projects: TestProjectConfiguration[] = [
     },
   },
   {
+    // examples/worker-shell through its HTTP routes (Miniflare in Node, the Worker bundled by esbuild),
+    // `npm run dev` serving and stopping, and `wrangler deploy --dry-run` of its config.
+    test: {
+      name: "examples:worker-shell",
+      environment: "node",
+      include: ["examples/worker-shell/test/**/*.test.ts"],
+      testTimeout: 60_000,
+      hookTimeout: 60_000,
+    },
+  },
+  {
     // The worker-shell backend: just-bash in a real Dynamic Worker over a Workspace in a Durable Object.
     // The global setup builds the shell's module groups when missing, serves a local HTTP endpoint for
     // the egress tests and runs the GNU side of the pipeline comparison.

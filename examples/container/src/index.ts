@@ -15,11 +15,7 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import { type ExecResult, getWorkspace, sqlSyncRetryScheduler, withWorkspace, workspaceOf } from "@cloudflare/computer";
-import {
-  CloudflareContainerBackend,
-  type WorkspaceContainerHost,
-  withWorkspaceContainer,
-} from "@cloudflare/computer/backends/container";
+import { CloudflareContainerBackend, withWorkspaceContainer } from "@cloudflare/computer/backends/container";
 
 // Cloudflare's container reaches its Durable Object through this entry point (outbound interception).
 export { WorkspaceProxy } from "@cloudflare/computer/backends/container";

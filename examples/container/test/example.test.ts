@@ -9,61 +9,28 @@
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type RunningHost, startHost } from "@cloudflare/computerd/host";
-import { build } from "esbuild";
-import { Miniflare } from "miniflare";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type ExampleWorker, startExampleWorker } from "../../test-support/worker.js";
 
-const here = dirname(fileURLToPath(import.meta.url));
+const example = join(dirname(fileURLToPath(import.meta.url)), "..");
 const hostLog: string[] = [];
 let host: RunningHost;
-let mf: Miniflare;
-
-async function bundle(): Promise<string> {
-  const result = await build({
-    entryPoints: [join(here, "..", "src", "index.ts")],
-    bundle: true,
-    write: false,
-    format: "esm",
-    platform: "neutral",
-    mainFields: ["module", "main"],
-    conditions: ["workerd", "worker", "import"],
-    external: ["cloudflare:workers", "node:*"],
-    logLevel: "warning",
-  });
-  return result.outputFiles[0]?.text ?? "";
-}
+let worker: ExampleWorker;
 
 beforeAll(async () => {
   host = await startHost({ port: 0, log: (line) => hostLog.push(line) });
-  mf = new Miniflare({
-    modules: true,
-    script: await bundle(),
-    compatibilityDate: "2026-04-26",
-    compatibilityFlags: ["nodejs_compat"],
-    durableObjects: { COMPUTER: { className: "Computer", useSQLite: true } },
-    bindings: { COMPUTER_CONTAINER_HOST: host.url },
-  });
-  await mf.ready;
+  worker = await startExampleWorker(example, { bindings: { COMPUTER_CONTAINER_HOST: host.url } });
 });
 
 afterAll(async () => {
-  await mf?.dispose();
+  await worker?.dispose();
   // Stops every computerd it started, which unmounts their /workspace.
   await host?.close();
   if (process.env.COMPUTER_HOST_LOG) process.stderr.write(`${hostLog.join("\n")}\n`);
 });
 
-function request(path: string, init?: RequestInit): Promise<Response> {
-  return mf.dispatchFetch(`http://example.test${path}`, init as never) as unknown as Promise<Response>;
-}
-
-function exec(name: string, body: unknown): Promise<Response> {
-  return request(`/c/${name}/exec`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
-}
+const request = (path: string, init?: RequestInit): Promise<Response> => worker.request(path, init);
+const exec = (name: string, body: unknown): Promise<Response> => worker.exec(name, body);
 
 describe("examples/container", () => {
   it("writes and reads files under /workspace, and refuses paths outside it", async () => {

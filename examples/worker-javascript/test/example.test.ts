@@ -6,55 +6,22 @@
  */
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { build } from "esbuild";
-import { Miniflare } from "miniflare";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type ExampleWorker, startExampleWorker } from "../../test-support/worker.js";
 
-const here = dirname(fileURLToPath(import.meta.url));
-let mf: Miniflare;
-
-async function bundle(): Promise<string> {
-  const result = await build({
-    entryPoints: [join(here, "..", "src", "index.ts")],
-    bundle: true,
-    write: false,
-    format: "esm",
-    platform: "neutral",
-    mainFields: ["module", "main"],
-    conditions: ["workerd", "worker", "import"],
-    external: ["cloudflare:workers", "node:*"],
-    logLevel: "warning",
-  });
-  return result.outputFiles[0]?.text ?? "";
-}
+const example = join(dirname(fileURLToPath(import.meta.url)), "..");
+let worker: ExampleWorker;
 
 beforeAll(async () => {
-  mf = new Miniflare({
-    modules: true,
-    script: await bundle(),
-    compatibilityDate: "2026-04-26",
-    compatibilityFlags: ["nodejs_compat"],
-    durableObjects: { COMPUTER: { className: "Computer", useSQLite: true } },
-    workerLoaders: { LOADER: {} },
-  });
-  await mf.ready;
+  worker = await startExampleWorker(example, { workerLoaders: { LOADER: {} } });
 });
 
 afterAll(async () => {
-  await mf?.dispose();
+  await worker?.dispose();
 });
 
-function request(path: string, init?: RequestInit): Promise<Response> {
-  return mf.dispatchFetch(`http://example.test${path}`, init as never) as unknown as Promise<Response>;
-}
-
-function exec(name: string, body: unknown): Promise<Response> {
-  return request(`/c/${name}/exec`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
-}
+const request = (path: string, init?: RequestInit): Promise<Response> => worker.request(path, init);
+const exec = (name: string, body: unknown): Promise<Response> => worker.exec(name, body);
 
 describe("examples/worker-javascript", () => {
   it("writes and reads files under /workspace, and refuses paths outside it", async () => {

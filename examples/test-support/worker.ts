@@ -1,0 +1,58 @@
+/**
+ * An example's Worker under Miniflare, bundled from its `src/index.ts` the way
+ * wrangler would (esbuild, the workerd conditions). Needs the packages built
+ * (`dist/`), like any consumer of them; `npm test` builds first.
+ */
+import { join } from "node:path";
+import { build } from "esbuild";
+import { Miniflare, type MiniflareOptions } from "miniflare";
+
+export interface ExampleWorker {
+  request(path: string, init?: RequestInit): Promise<Response>;
+  /** `POST /c/<name>/exec` with a JSON body. */
+  exec(name: string, body: unknown): Promise<Response>;
+  dispose(): Promise<void>;
+}
+
+export async function bundleExample(example: string): Promise<string> {
+  const result = await build({
+    entryPoints: [join(example, "src", "index.ts")],
+    bundle: true,
+    write: false,
+    format: "esm",
+    platform: "neutral",
+    mainFields: ["module", "main"],
+    conditions: ["workerd", "worker", "import"],
+    external: ["cloudflare:workers", "node:*"],
+    logLevel: "warning",
+  });
+  return result.outputFiles[0]?.text ?? "";
+}
+
+/** Serves the example with a SQLite Durable Object class `Computer` bound as `COMPUTER`, plus `options`. */
+export async function startExampleWorker(
+  example: string,
+  options: Partial<MiniflareOptions> = {},
+): Promise<ExampleWorker> {
+  const mf = new Miniflare({
+    modules: true,
+    script: await bundleExample(example),
+    compatibilityDate: "2026-04-26",
+    compatibilityFlags: ["nodejs_compat"],
+    durableObjects: { COMPUTER: { className: "Computer", useSQLite: true } },
+    ...options,
+  } as MiniflareOptions);
+  await mf.ready;
+  const request = (path: string, init?: RequestInit): Promise<Response> =>
+    mf.dispatchFetch(`http://example.test${path}`, init as never) as unknown as Promise<Response>;
+  return {
+    request,
+    exec: (name, body) =>
+      request(`/c/${name}/exec`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+      }),
+    dispose: () => mf.dispose(),
+  };
+}
