@@ -153,20 +153,58 @@ export class BackendConnection {
   }
 }
 
+/** Per handle: whether it closed, and the calls to fail when it does. */
+interface CloseWatch {
+  closed: boolean;
+  waiters: Set<(what: string) => void>;
+}
+
+const watches = new WeakMap<BackendHandle, CloseWatch>();
+
+function watchOf(handle: BackendHandle): CloseWatch {
+  let watch = watches.get(handle);
+  if (!watch) {
+    const created: CloseWatch = { closed: false, waiters: new Set() };
+    // A call that fails because of the close rejects with its own, more specific error within a few
+    // microtasks; waiting one macrotask lets that error win, and only a call left hanging gets ours.
+    const fire = (): void => {
+      setTimeout(() => {
+        created.closed = true;
+        for (const fail of created.waiters) fail("the connection closed");
+        created.waiters.clear();
+      }, 0);
+    };
+    handle.closed.then(fire, fire);
+    watches.set(handle, created);
+    watch = created;
+  }
+  return watch;
+}
+
 /**
  * `promise`, or a transport error once `handle` closes: a call in flight when
  * the socket dies (a killed container) must fail, not wait forever on a reply
- * or a stream that will never come.
+ * or a stream that will never come. Each call registers while it runs and
+ * leaves when it settles, so a long-lived connection keeps nothing per call.
  */
 export function untilClosed<T>(handle: BackendHandle, promise: Promise<T>, what: string): Promise<T> {
-  let onClosed: (() => void) | undefined;
-  const closed = new Promise<never>((_, reject) => {
-    // A call that fails because of the close rejects with its own, more specific error within a few
-    // microtasks; waiting one macrotask lets that error win, and only a call left hanging gets this one.
-    onClosed = () =>
-      setTimeout(() => reject(new WorkspaceTransportError(`${what}: the connection closed (WebSocket is closed)`)), 0);
+  const watch = watchOf(handle);
+  return new Promise<T>((resolve, reject) => {
+    const fail = (why: string): void => reject(new WorkspaceTransportError(`${what}: ${why} (WebSocket is closed)`));
+    if (watch.closed) {
+      setTimeout(() => fail("the connection is closed"), 0);
+    } else {
+      watch.waiters.add(fail);
+    }
+    promise.then(
+      (value) => {
+        watch.waiters.delete(fail);
+        resolve(value);
+      },
+      (error: unknown) => {
+        watch.waiters.delete(fail);
+        reject(error);
+      },
+    );
   });
-  handle.closed.then(onClosed, onClosed);
-  closed.catch(() => {});
-  return Promise.race([promise, closed]);
 }
