@@ -1,45 +1,12 @@
 /** Content-Type by extension and the Content-Disposition of a shared file. */
+import { FALLBACK_MIME_TYPE, mimeTypeOf } from "../workspace/mime.js";
 
-const TYPES: Readonly<Record<string, string>> = {
-  txt: "text/plain; charset=utf-8",
-  md: "text/markdown; charset=utf-8",
-  csv: "text/csv; charset=utf-8",
-  html: "text/html; charset=utf-8",
-  htm: "text/html; charset=utf-8",
-  css: "text/css; charset=utf-8",
-  js: "text/javascript; charset=utf-8",
-  mjs: "text/javascript; charset=utf-8",
-  json: "application/json",
-  xml: "application/xml",
-  pdf: "application/pdf",
-  zip: "application/zip",
-  gz: "application/gzip",
-  tar: "application/x-tar",
-  wasm: "application/wasm",
-  png: "image/png",
-  jpg: "image/jpeg",
-  jpeg: "image/jpeg",
-  gif: "image/gif",
-  webp: "image/webp",
-  svg: "image/svg+xml",
-  ico: "image/x-icon",
-  avif: "image/avif",
-  mp3: "audio/mpeg",
-  wav: "audio/wav",
-  ogg: "audio/ogg",
-  mp4: "video/mp4",
-  webm: "video/webm",
-  mov: "video/quicktime",
-  woff: "font/woff",
-  woff2: "font/woff2",
-};
+export const FALLBACK_CONTENT_TYPE = FALLBACK_MIME_TYPE;
 
-export const FALLBACK_CONTENT_TYPE = "application/octet-stream";
-
+/** The MIME type of the name; text is declared UTF-8 (what the workspace stores and agents write). */
 export function contentTypeOf(name: string): string {
-  const dot = name.lastIndexOf(".");
-  if (dot < 0) return FALLBACK_CONTENT_TYPE;
-  return TYPES[name.slice(dot + 1).toLowerCase()] ?? FALLBACK_CONTENT_TYPE;
+  const type = mimeTypeOf(name);
+  return type.startsWith("text/") ? `${type}; charset=utf-8` : type;
 }
 
 /**

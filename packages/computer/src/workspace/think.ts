@@ -10,6 +10,7 @@
  * directory agents work in.
  */
 import { isFsError, type Stat, type WorkspaceFilesystem } from "@cloudflare/dofs";
+import { mimeTypeOf } from "./mime.js";
 
 /** The directory relative Think paths are resolved under. */
 export const THINK_ROOT = "/workspace";
@@ -42,50 +43,6 @@ export interface ThinkWorkspaceCompatibility {
   mkdir(path: string, options?: { recursive?: boolean }): Promise<void>;
   /** Follows symlinks; null when the path does not exist. */
   stat(path: string): Promise<ThinkFileInfo | null>;
-}
-
-/** A small table: enough for what agents write and read most; anything else is octet-stream. */
-const MIME_TYPES: Readonly<Record<string, string>> = {
-  txt: "text/plain",
-  md: "text/markdown",
-  html: "text/html",
-  htm: "text/html",
-  css: "text/css",
-  csv: "text/csv",
-  js: "text/javascript",
-  mjs: "text/javascript",
-  cjs: "text/javascript",
-  ts: "text/typescript",
-  tsx: "text/typescript",
-  jsx: "text/javascript",
-  py: "text/x-python",
-  sh: "text/x-shellscript",
-  json: "application/json",
-  xml: "application/xml",
-  yaml: "application/yaml",
-  yml: "application/yaml",
-  toml: "application/toml",
-  pdf: "application/pdf",
-  zip: "application/zip",
-  gz: "application/gzip",
-  wasm: "application/wasm",
-  png: "image/png",
-  jpg: "image/jpeg",
-  jpeg: "image/jpeg",
-  gif: "image/gif",
-  webp: "image/webp",
-  svg: "image/svg+xml",
-  ico: "image/x-icon",
-  mp3: "audio/mpeg",
-  wav: "audio/wav",
-  mp4: "video/mp4",
-  webm: "video/webm",
-};
-
-export function mimeTypeOf(name: string): string {
-  const dot = name.lastIndexOf(".");
-  if (dot <= 0) return "application/octet-stream";
-  return MIME_TYPES[name.slice(dot + 1).toLowerCase()] ?? "application/octet-stream";
 }
 
 /** Absolute paths pass through; relative ones are joined under /workspace (normalisation is left to dofs). */

@@ -5,23 +5,11 @@
  * computerd processes is in test/container/.
  */
 import { describe, expect, it } from "vitest";
+import { MemoryStorage } from "../../../test/memory-storage.js";
 import { CloudflareContainerBackend } from "./backend.worker.js";
 import { EGRESS_TOKEN_HEADER, EGRESS_URL_HEADER } from "./egress.js";
-import { CONTAINER_STORAGE_KEYS, decideLaunch, type LaunchStorage, recordExit, recordLaunch } from "./launch.js";
+import { CONTAINER_STORAGE_KEYS, decideLaunch, recordExit, recordLaunch } from "./launch.js";
 import type { ContainerExit, ContainerLaunch, WorkspaceContainerAPI } from "./types.js";
-
-class MemoryStorage implements LaunchStorage {
-  readonly map = new Map<string, unknown>();
-  async get<T>(key: string): Promise<T | undefined> {
-    return this.map.get(key) as T | undefined;
-  }
-  async put<T>(key: string, value: T): Promise<void> {
-    this.map.set(key, value);
-  }
-  async delete(key: string): Promise<boolean> {
-    return this.map.delete(key);
-  }
-}
 
 /** A container whose port answers with `answer`; records launches and restarts. */
 class ScriptedContainer implements WorkspaceContainerAPI {

@@ -5,22 +5,9 @@
  * mixin's choice between the platform and the local container host.
  */
 import { describe, expect, it } from "vitest";
-import type { LaunchStorage } from "./launch.js";
+import { MemoryStorage } from "../../../test/memory-storage.js";
 import { CONTAINER_HOST_ENV, withWorkspaceContainer } from "./mixin.worker.js";
 import { CloudflarePlatformContainer, type PlatformContainer } from "./platform.worker.js";
-
-class MemoryStorage implements LaunchStorage {
-  readonly map = new Map<string, unknown>();
-  async get<T>(key: string): Promise<T | undefined> {
-    return this.map.get(key) as T | undefined;
-  }
-  async put<T>(key: string, value: T): Promise<void> {
-    this.map.set(key, value);
-  }
-  async delete(key: string): Promise<boolean> {
-    return this.map.delete(key);
-  }
-}
 
 /** A stand-in for `ctx.container`: one process at a time, whose end the test decides. */
 class FakePlatform implements PlatformContainer {
