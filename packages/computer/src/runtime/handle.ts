@@ -7,6 +7,7 @@
  * function; the sync bracket plugs in through `finish`, which runs once the
  * source has drained — before the stream closes, whichever way it is read.
  */
+import { type ConsumerMode, claimResult, claimStream } from "./consumer.js";
 import { decodeUtf8Events } from "./decode.js";
 import { MISSING_EXIT_CODE, statusForExitCode } from "./status.js";
 import type { ExecEncoding, ExecEvent, ExecExitEvent, ExecResult, ExecSyncSummary, KillSignal } from "./types.js";
@@ -46,7 +47,7 @@ export function emptySyncSummary(): ExecSyncSummary {
 
 /** State shared with the underlying source, which is built before `this` exists. */
 class HandleSource {
-  mode: "idle" | "stream" | "result" = "idle";
+  mode: ConsumerMode = "idle";
   exit: ExecExitEvent | undefined;
   #reader: ReadableStreamDefaultReader<ExecEvent> | undefined;
   #settled: Promise<ExecSyncSummary> | undefined;
@@ -77,15 +78,7 @@ class HandleSource {
   }
 
   async pull(controller: ReadableStreamDefaultController<ExecEvent>): Promise<void> {
-    if (this.mode === "result") {
-      controller.error(
-        new TypeError(
-          `Execution "${this.id}": the stream cannot be read after result() was called; use one or the other`,
-        ),
-      );
-      return;
-    }
-    this.mode = "stream";
+    if (!claimStream(this, controller)) return;
     const next = await this.next();
     if (!next.done) {
       controller.enqueue(next.value);
@@ -146,12 +139,7 @@ export class ExecHandle extends ReadableStream<ExecEvent> {
    */
   result(): Promise<ExecResult> {
     if (this.#result) return this.#result;
-    if (this.#source.mode === "stream") {
-      throw new TypeError(
-        `Execution "${this.id}": result() cannot be called after reading the stream started; use one or the other`,
-      );
-    }
-    this.#source.mode = "result";
+    claimResult(this.#source);
     this.#result = this.#collect();
     return this.#result;
   }

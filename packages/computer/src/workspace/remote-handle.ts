@@ -10,6 +10,7 @@
  * The remote stub is released once the execution has been consumed (the
  * stream closed or errored, the result settled) or on dispose.
  */
+import { type ConsumerMode, claimResult, claimStream } from "../runtime/consumer.js";
 import type { ExecEvent, ExecResult, KillSignal } from "../runtime/types.js";
 import { decodeExecEvents } from "./ndjson.js";
 
@@ -30,7 +31,7 @@ export interface WorkspaceExecHandle extends ReadableStream<ExecEvent> {
 }
 
 class RemoteSource {
-  mode: "idle" | "stream" | "result" = "idle";
+  mode: ConsumerMode = "idle";
   #reader: ReadableStreamDefaultReader<ExecEvent> | undefined;
   #released = false;
 
@@ -40,15 +41,7 @@ class RemoteSource {
   ) {}
 
   async pull(controller: ReadableStreamDefaultController<ExecEvent>): Promise<void> {
-    if (this.mode === "result") {
-      controller.error(
-        new TypeError(
-          `Execution "${this.id}": the stream cannot be read after result() was called; use one or the other`,
-        ),
-      );
-      return;
-    }
-    this.mode = "stream";
+    if (!claimStream(this, controller)) return;
     try {
       this.#reader ??= decodeExecEvents(await this.remote.stream()).getReader();
       const next = await this.#reader.read();
@@ -109,12 +102,7 @@ export class RemoteExecHandle extends ReadableStream<ExecEvent> implements Works
   /** Memoised. Throws synchronously once reading the stream has started, as `ExecHandle.result()` does. */
   result(): Promise<ExecResult> {
     if (this.#result) return this.#result;
-    if (this.#source.mode === "stream") {
-      throw new TypeError(
-        `Execution "${this.id}": result() cannot be called after reading the stream started; use one or the other`,
-      );
-    }
-    this.#source.mode = "result";
+    claimResult(this.#source);
     this.#result = this.#collect();
     return this.#result;
   }
