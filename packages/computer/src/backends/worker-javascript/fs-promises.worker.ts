@@ -58,7 +58,38 @@ function encodingOf(options: unknown): string | undefined {
   return undefined;
 }
 
-class Stats {
+/** The type predicates `Stats` and `Dirent` share; the workspace has only files, directories and symlinks. */
+abstract class EntryType {
+  readonly #kind: { isFile: boolean; isDirectory: boolean; isSymbolicLink: boolean };
+
+  constructor(kind: { isFile: boolean; isDirectory: boolean; isSymbolicLink: boolean }) {
+    this.#kind = kind;
+  }
+
+  isFile(): boolean {
+    return this.#kind.isFile;
+  }
+  isDirectory(): boolean {
+    return this.#kind.isDirectory;
+  }
+  isSymbolicLink(): boolean {
+    return this.#kind.isSymbolicLink;
+  }
+  isBlockDevice(): boolean {
+    return false;
+  }
+  isCharacterDevice(): boolean {
+    return false;
+  }
+  isFIFO(): boolean {
+    return false;
+  }
+  isSocket(): boolean {
+    return false;
+  }
+}
+
+class Stats extends EntryType {
   readonly dev = 0;
   readonly nlink = 1;
   readonly uid = 0;
@@ -76,10 +107,8 @@ class Stats {
   readonly atime: Date;
   readonly ctime: Date;
   readonly birthtime: Date;
-  readonly #shape: StatShape;
-
   constructor(shape: StatShape) {
-    this.#shape = shape;
+    super(shape);
     const type = shape.isDirectory ? S_IFDIR : shape.isSymbolicLink ? S_IFLNK : S_IFREG;
     this.mode = type | shape.mode;
     this.size = shape.size;
@@ -91,63 +120,17 @@ class Stats {
     this.ctime = new Date(shape.mtimeMs);
     this.birthtime = new Date(shape.mtimeMs);
   }
-
-  isFile(): boolean {
-    return this.#shape.isFile;
-  }
-  isDirectory(): boolean {
-    return this.#shape.isDirectory;
-  }
-  isSymbolicLink(): boolean {
-    return this.#shape.isSymbolicLink;
-  }
-  isBlockDevice(): boolean {
-    return false;
-  }
-  isCharacterDevice(): boolean {
-    return false;
-  }
-  isFIFO(): boolean {
-    return false;
-  }
-  isSocket(): boolean {
-    return false;
-  }
 }
 
-class Dirent {
+class Dirent extends EntryType {
   readonly name: string;
   readonly parentPath: string;
   readonly path: string;
-  readonly #shape: DirentShape;
-
   constructor(shape: DirentShape) {
-    this.#shape = shape;
+    super(shape);
     this.name = shape.name;
     this.parentPath = shape.parentPath;
     this.path = shape.parentPath;
-  }
-
-  isFile(): boolean {
-    return this.#shape.isFile;
-  }
-  isDirectory(): boolean {
-    return this.#shape.isDirectory;
-  }
-  isSymbolicLink(): boolean {
-    return this.#shape.isSymbolicLink;
-  }
-  isBlockDevice(): boolean {
-    return false;
-  }
-  isCharacterDevice(): boolean {
-    return false;
-  }
-  isFIFO(): boolean {
-    return false;
-  }
-  isSocket(): boolean {
-    return false;
   }
 }
 
