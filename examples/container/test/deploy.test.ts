@@ -8,17 +8,13 @@
  * reference: everything else — bundle, bindings, migrations, the containers
  * entry's validation — is the checked-in config.
  */
-import { execFile } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
-import { tmpdir } from "node:os";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
+import { dryRunDeploy } from "../../test-support/deploy.js";
 
 const example = join(dirname(fileURLToPath(import.meta.url)), "..");
-const repo = join(example, "..", "..");
 const DOCKERFILE_IMAGE = '"image": "../../containers/Dockerfile"';
 
 describe("examples/container deploy", () => {
@@ -36,31 +32,15 @@ describe("examples/container deploy", () => {
         .replace(DOCKERFILE_IMAGE, '"image": "registry.cloudflare.com/computerd:dry-run"')
         .replace('"main": "./src/index.ts"', '"main": "../src/index.ts"'),
     );
-    const outdir = mkdtempSync(join(tmpdir(), "container-example-dry-run-"));
     try {
-      const wrangler = createRequire(join(example, "package.json")).resolve("wrangler/bin/wrangler.js");
-      const { stdout } = await promisify(execFile)(
-        process.execPath,
-        [wrangler, "deploy", "--dry-run", "--outdir", outdir, "--config", copy],
-        {
-          cwd: example,
-          env: {
-            ...process.env,
-            WRANGLER_SEND_METRICS: "false",
-            XDG_CONFIG_HOME: join(repo, ".cache", "xdg"),
-            CLOUDFLARE_CF_FETCH_ENABLED: "false",
-          },
-        },
-      );
+      const { stdout, bundle } = await dryRunDeploy(example, ["--config", copy]);
       expect(stdout).toContain("env.COMPUTER (Computer)");
       expect(stdout).toContain("computer-container-computer (registry.cloudflare.com/computerd:dry-run)");
       expect(stdout).toContain("--dry-run: exiting now.");
-      const bundle = readFileSync(join(outdir, "index.js"), "utf8");
       // The Durable Object class and the entry point the container reaches it through.
       expect(bundle).toMatch(/export\s*\{[^}]*\bComputer\b/);
       expect(bundle).toMatch(/export\s*\{[^}]*\bWorkspaceProxy\b/);
     } finally {
-      rmSync(outdir, { recursive: true, force: true });
       rmSync(copy, { force: true });
     }
   });
