@@ -9,16 +9,7 @@
 import { type WorkspaceFilesystem, WorkspaceFsError } from "@cloudflare/dofs";
 import type { ResolvedOptions } from "./options.js";
 import { assertNoSymlinks, isAtOrUnder, outsideRoot, resolvePath } from "./paths.js";
-
-interface StatShape {
-  mode: number;
-  size: number;
-  mtimeMs: number;
-  ino: number;
-  isFile: boolean;
-  isDirectory: boolean;
-  isSymbolicLink: boolean;
-}
+import type { StatShape } from "./protocol.js";
 
 const W_OK = 2;
 

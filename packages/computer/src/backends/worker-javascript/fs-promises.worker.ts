@@ -6,26 +6,9 @@
  * shape arguments and results the way Node does (Buffers, Stats, Dirents).
  */
 import { call } from "./bridge.worker.js";
+import type { DirentShape, StatShape } from "./protocol.js";
 
 type PathLike = string | URL | Uint8Array;
-
-interface StatShape {
-  mode: number;
-  size: number;
-  mtimeMs: number;
-  ino: number;
-  isFile: boolean;
-  isDirectory: boolean;
-  isSymbolicLink: boolean;
-}
-
-interface DirentShape {
-  name: string;
-  parentPath: string;
-  isFile: boolean;
-  isDirectory: boolean;
-  isSymbolicLink: boolean;
-}
 
 const S_IFREG = 0o100000;
 const S_IFDIR = 0o040000;

@@ -56,3 +56,23 @@ export type HostCall =
 export type HostFunction = (call: HostCall) => Promise<unknown>;
 
 export type OutputFrame = ["stdout" | "stderr", string];
+
+/** What `fs.stat`/`fs.lstat` answer across the bridge; the runner wraps it in a node-like `Stats`. */
+export interface StatShape {
+  mode: number;
+  size: number;
+  mtimeMs: number;
+  ino: number;
+  isFile: boolean;
+  isDirectory: boolean;
+  isSymbolicLink: boolean;
+}
+
+/** One entry of `fs.readdir(…, { withFileTypes: true })` across the bridge. */
+export interface DirentShape {
+  name: string;
+  parentPath: string;
+  isFile: boolean;
+  isDirectory: boolean;
+  isSymbolicLink: boolean;
+}
