@@ -7,6 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { inWorkspace } from "../../test/workspace-harness.worker.js";
 import { MemoryArtifactsBinding } from "../artifacts/index.js";
+import { Workspace } from "../workspace/workspace.js";
 import { createGitClient, type GitClient } from "./index.js";
 
 describe("workspace.git in workerd", () => {
@@ -19,7 +20,7 @@ describe("workspace.git in workerd", () => {
 
   it("(31, 34) init, add, commit and log through workspace.git.cli on DO SQLite", async () => {
     await inWorkspace(
-      async ({ workspace }) => {
+      async ({ workspace, storage }) => {
         await workspace.fs.mkdir("/workspace");
         const run = (argv: string[], env: Record<string, string> = {}) =>
           workspace.git.cli({ argv, cwd: "/workspace", env });
@@ -31,7 +32,13 @@ describe("workspace.git in workerd", () => {
         expect(commit.stdout).toMatch(/^\[[0-9a-f]{7}\] m\n$/);
         expect((await run(["log", "--oneline"])).stdout).toBe(`${commit.stdout.slice(1, 8)} m\n`);
         expect((await run(["status"])).stdout).toBe("");
-        const git = workspace.git as GitClient;
+        // A Workspace built with createGitClient() types `git` as the full GitClient: no cast.
+        const typed = new Workspace({
+          storage,
+          git: createGitClient(),
+          defaultGitIdentity: { name: "Default Agent", email: "agent@example.com" },
+        });
+        const git: GitClient = typed.git;
         const [entry] = await git.log({ dir: "/workspace" });
         expect(entry?.commit.committer.name).toBe("Default Agent");
       },

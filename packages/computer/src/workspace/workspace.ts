@@ -39,7 +39,11 @@ export type { WorkspaceStorage };
 /** A directory filled from outside (an R2 prefix, …) by `ready()`; see mounts/types.ts. */
 export type WorkspaceMount = Mount;
 
-export interface WorkspaceOptions {
+/**
+ * `Git` is what `workspace.git` is typed as: the client the configured
+ * provider opens (`GitClient` for `createGitClient()`), the bare seam otherwise.
+ */
+export interface WorkspaceOptions<Git extends WorkspaceGit = WorkspaceGit> {
   storage: WorkspaceStorage;
   /** Execution backends; the first is the default. None makes a filesystem-only Workspace. */
   backends?: readonly WorkspaceBackend[];
@@ -47,7 +51,7 @@ export interface WorkspaceOptions {
   sessionId?: string;
   /** Keyed by absolute root; factories are called once, here. Indexed only by `ready()`. */
   mounts?: MountsOption;
-  git?: WorkspaceGitProvider;
+  git?: WorkspaceGitProvider<Git>;
   defaultGitIdentity?: GitIdentity;
   assets?: CapabilityOption<WorkspaceAssets, Workspace>;
   /**
@@ -71,22 +75,22 @@ export interface PullOptions {
 }
 
 // biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the Think members (interface below) are set per instance.
-export class Workspace {
+export class Workspace<Git extends WorkspaceGit = WorkspaceGit> {
   readonly fs: WorkspaceFilesystem;
   readonly runtime: WorkspaceRuntime;
   readonly sessionId: string | undefined;
   readonly useThink: boolean;
   readonly #db: Database;
-  readonly #options: WorkspaceOptions;
+  readonly #options: WorkspaceOptions<Git>;
   readonly #scheduler: SyncRetryScheduler | undefined;
-  #git: WorkspaceGit | undefined;
+  #git: Git | undefined;
   #assets: WorkspaceAssets | undefined;
   #artifacts: WorkspaceArtifacts | undefined;
   #mounted: Promise<void> | undefined;
   readonly #mounts: ResolvedMount[];
   #closed = false;
 
-  constructor(options: WorkspaceOptions) {
+  constructor(options: WorkspaceOptions<Git>) {
     if (typeof options !== "object" || options === null || !options.storage) {
       throw new TypeError("new Workspace({ storage }) needs storage: the Durable Object's ctx.storage");
     }
@@ -133,7 +137,7 @@ export class Workspace {
     return this.#db;
   }
 
-  get git(): WorkspaceGit {
+  get git(): Git {
     if (!this.#options.git) {
       throw new WorkspaceError(
         "ENOTCONFIGURED",
@@ -239,4 +243,5 @@ export class Workspace {
 
 // With `useThink: true` the constructor adds the Think file methods (think.ts); optional here because
 // only such workspaces have them. `isThinkWorkspace(workspace)` narrows to the full set.
-export interface Workspace extends Partial<ThinkWorkspaceCompatibility> {}
+// biome-ignore lint/correctness/noUnusedVariables: a merged declaration must repeat the class's type parameters
+export interface Workspace<Git extends WorkspaceGit = WorkspaceGit> extends Partial<ThinkWorkspaceCompatibility> {}
