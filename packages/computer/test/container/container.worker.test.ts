@@ -3,7 +3,7 @@
  * real process with a real FUSE mount under the local container host, and
  * the capnweb session over computerd's dial-back.
  */
-import { abortAllDurableObjects, runInDurableObject } from "cloudflare:test";
+import { abortAllDurableObjects, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, inject, it } from "vitest";
 import { WORKSPACE_INSTANCE } from "../../src/workspace/client.js";
@@ -163,6 +163,24 @@ describe("container-shell on the local container host", () => {
     expect(await inObject(stub, (workspace) => workspace.fs.readFile("/workspace/finished.txt", "utf8"))).toBe(
       "done\n",
     );
+    await hostCall(name, "stop");
+  });
+
+  it("completes a deferred pull from the Durable Object's alarm", async () => {
+    const stub = newObject();
+    const name = await inObject(stub, async (workspace, name) => {
+      const result = await (await workspace.runtime.exec("echo via-alarm > alarm.txt", { sync: "defer" })).result();
+      expect(result.sync).toMatchObject({ status: "pending" });
+      await expect(workspace.fs.stat("/workspace/alarm.txt")).rejects.toMatchObject({ code: "ENOENT" });
+      return name;
+    });
+    // The scheduler set the alarm; running it retries the pending sync.
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    expect(await inObject(stub, (workspace) => workspace.fs.readFile("/workspace/alarm.txt", "utf8"))).toBe(
+      "via-alarm\n",
+    );
+    // Completed: the intent is gone, and so is the alarm.
+    expect(await runDurableObjectAlarm(stub)).toBe(false);
     await hostCall(name, "stop");
   });
 

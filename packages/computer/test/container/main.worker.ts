@@ -9,7 +9,7 @@ import { CloudflareContainerBackend } from "../../src/backends/container/backend
 import { localContainer } from "../../src/backends/container/local.js";
 import type { WorkspaceEgressPolicy } from "../../src/backends/container/types.js";
 import { sqlSyncRetryScheduler } from "../../src/runtime/retry.js";
-import { withWorkspace } from "../../src/workspace/with-workspace.worker.js";
+import { withWorkspace, workspaceOf } from "../../src/workspace/with-workspace.worker.js";
 
 function containerOptions(egress: WorkspaceEgressPolicy) {
   return (self: { ctx: DurableObjectState; hostUrl?: string }) => ({
@@ -26,7 +26,10 @@ function containerOptions(egress: WorkspaceEgressPolicy) {
         egress,
       }),
     ],
-    retryScheduler: sqlSyncRetryScheduler(self.ctx.storage),
+    // As a host would wire it: every change of the pending intents points the alarm at the next retry.
+    retryScheduler: sqlSyncRetryScheduler(self.ctx.storage, {
+      onChange: (at) => (at === undefined ? self.ctx.storage.deleteAlarm() : self.ctx.storage.setAlarm(at)),
+    }),
   });
 }
 
@@ -40,6 +43,11 @@ export class ContainerWorkspaceObject extends withWorkspace(DurableObject<Cloudf
   async connectTo(url: string): Promise<void> {
     this.hostUrl = url;
     await this.ctx.storage.put("test:host-url", url);
+  }
+
+  /** Pending syncs are retried here. */
+  override async alarm(): Promise<void> {
+    await workspaceOf(this).retryPendingSync();
   }
 }
 
