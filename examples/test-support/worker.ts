@@ -6,6 +6,7 @@
 import { join } from "node:path";
 import { build } from "esbuild";
 import { Miniflare, type MiniflareOptions } from "miniflare";
+import { afterAll, beforeAll } from "vitest";
 
 export interface ExampleWorker {
   request(path: string, init?: RequestInit): Promise<Response>;
@@ -54,5 +55,31 @@ export async function startExampleWorker(
         body: JSON.stringify(body),
       }),
     dispose: () => mf.dispose(),
+  };
+}
+
+/**
+ * Starts the example's Worker for the calling test file (`beforeAll`) and
+ * stops it after (`afterAll`). `options` may be a function, for bindings that
+ * exist only once other setup ran (a container host's URL).
+ */
+export function useExampleWorker(
+  example: string,
+  options: Partial<MiniflareOptions> | (() => Partial<MiniflareOptions> | Promise<Partial<MiniflareOptions>>) = {},
+): Pick<ExampleWorker, "request" | "exec"> {
+  let worker: ExampleWorker | undefined;
+  beforeAll(async () => {
+    worker = await startExampleWorker(example, typeof options === "function" ? await options() : options);
+  });
+  afterAll(async () => {
+    await worker?.dispose();
+  });
+  const started = (): ExampleWorker => {
+    if (!worker) throw new Error("the example's Worker is not started (call inside a test)");
+    return worker;
+  };
+  return {
+    request: (path, init) => started().request(path, init),
+    exec: (name, body) => started().exec(name, body),
   };
 }

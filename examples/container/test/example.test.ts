@@ -10,27 +10,23 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type RunningHost, startHost } from "@cloudflare/computerd/host";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ExampleWorker, startExampleWorker } from "../../test-support/worker.js";
+import { useExampleWorker } from "../../test-support/worker.js";
 
 const example = join(dirname(fileURLToPath(import.meta.url)), "..");
 const hostLog: string[] = [];
 let host: RunningHost;
-let worker: ExampleWorker;
-
 beforeAll(async () => {
   host = await startHost({ port: 0, log: (line) => hostLog.push(line) });
-  worker = await startExampleWorker(example, { bindings: { COMPUTER_CONTAINER_HOST: host.url } });
 });
-
 afterAll(async () => {
-  await worker?.dispose();
   // Stops every computerd it started, which unmounts their /workspace.
   await host?.close();
   if (process.env.COMPUTER_HOST_LOG) process.stderr.write(`${hostLog.join("\n")}\n`);
 });
 
-const request = (path: string, init?: RequestInit): Promise<Response> => worker.request(path, init);
-const exec = (name: string, body: unknown): Promise<Response> => worker.exec(name, body);
+// Hooks registered after the host's run inside them: the Worker starts after the host and
+// (after-hooks run in reverse) stops before it.
+const { request, exec } = useExampleWorker(example, () => ({ bindings: { COMPUTER_CONTAINER_HOST: host.url } }));
 
 describe("examples/container", () => {
   it("writes and reads files under /workspace, and refuses paths outside it", async () => {

@@ -6,22 +6,11 @@
  */
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ExampleWorker, startExampleWorker } from "../../test-support/worker.js";
+import { describe, expect, it } from "vitest";
+import { useExampleWorker } from "../../test-support/worker.js";
 
 const example = join(dirname(fileURLToPath(import.meta.url)), "..");
-let worker: ExampleWorker;
-
-beforeAll(async () => {
-  worker = await startExampleWorker(example, { workerLoaders: { LOADER: {} } });
-});
-
-afterAll(async () => {
-  await worker?.dispose();
-});
-
-const request = (path: string, init?: RequestInit): Promise<Response> => worker.request(path, init);
-const exec = (name: string, body: unknown): Promise<Response> => worker.exec(name, body);
+const { request, exec } = useExampleWorker(example, { workerLoaders: { LOADER: {} } });
 
 describe("examples/worker-javascript", () => {
   it("writes and reads files under /workspace, and refuses paths outside it", async () => {
