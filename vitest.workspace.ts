@@ -174,6 +174,17 @@ export const projects: TestProjectConfiguration[] = [
     },
   },
   {
+    // examples/mcp: the official MCP SDK client against the Worker under Miniflare (Code Mode `code` tool over the
+    // workspace tools, both shells), `npm run dev` with a client over a real socket, and the deploy dry run.
+    test: {
+      name: "examples:mcp",
+      environment: "node",
+      include: ["examples/mcp/test/**/*.test.ts"],
+      testTimeout: 120_000,
+      hookTimeout: 120_000,
+    },
+  },
+  {
     // The worker-shell backend: just-bash in a real Dynamic Worker over a Workspace in a Durable Object.
     // The global setup builds the shell's module groups when missing, serves a local HTTP endpoint for
     // the egress tests and runs the GNU side of the pipeline comparison.
