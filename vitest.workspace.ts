@@ -163,6 +163,28 @@ export const projects: TestProjectConfiguration[] = [
     },
   },
   {
+    // examples/egress: one URL through container curl, worker-shell curl and worker-javascript fetch under each
+    // EGRESS_MODE (Miniflare, a local container host, a local HTTP server), `npm run dev`, and the deploy dry run.
+    test: {
+      name: "examples:egress",
+      environment: "node",
+      include: ["examples/egress/test/**/*.test.ts"],
+      testTimeout: 120_000,
+      hookTimeout: 120_000,
+    },
+  },
+  {
+    // examples/mcp: the official MCP SDK client against the Worker under Miniflare (Code Mode `code` tool over the
+    // workspace tools, both shells), `npm run dev` with a client over a real socket, and the deploy dry run.
+    test: {
+      name: "examples:mcp",
+      environment: "node",
+      include: ["examples/mcp/test/**/*.test.ts"],
+      testTimeout: 120_000,
+      hookTimeout: 120_000,
+    },
+  },
+  {
     // The worker-shell backend: just-bash in a real Dynamic Worker over a Workspace in a Durable Object.
     // The global setup builds the shell's module groups when missing, serves a local HTTP endpoint for
     // the egress tests and runs the GNU side of the pipeline comparison.

@@ -3,8 +3,9 @@
  * wrangler would (esbuild, the workerd conditions). Needs the packages built
  * (`dist/`), like any consumer of them; `npm test` builds first.
  */
+import { builtinModules } from "node:module";
 import { join } from "node:path";
-import { build } from "esbuild";
+import { build, type Plugin } from "esbuild";
 import { Miniflare, type MiniflareOptions } from "miniflare";
 import { afterAll, beforeAll } from "vitest";
 
@@ -15,6 +16,29 @@ export interface ExampleWorker {
   dispose(): Promise<void>;
 }
 
+/**
+ * Node built-ins the way wrangler's `nodejs_compat` bundling treats them:
+ * external under their `node:` name, and a CommonJS `require()` of one (as in
+ * `ai`'s dependencies) turned into an import, since workerd has no `require`.
+ */
+const nodeBuiltins: Plugin = {
+  name: "node-builtins",
+  setup(build) {
+    const names = new Set(builtinModules.filter((name) => !name.startsWith("_")));
+    const filter = /^(node:.+|[a-z_]+(\/[a-z_]+)*)$/;
+    build.onResolve({ filter }, (args) => {
+      const name = args.path.replace(/^node:/, "");
+      if (!names.has(name)) return undefined;
+      if (args.kind === "require-call") return { path: name, namespace: "node-require" };
+      return { path: `node:${name}`, external: true };
+    });
+    build.onLoad({ filter: /.*/, namespace: "node-require" }, (args) => ({
+      contents: `import library from "node:${args.path}"; module.exports = library;`,
+      loader: "js",
+    }));
+  },
+};
+
 export async function bundleExample(example: string): Promise<string> {
   const result = await build({
     entryPoints: [join(example, "src", "index.ts")],
@@ -24,7 +48,8 @@ export async function bundleExample(example: string): Promise<string> {
     platform: "neutral",
     mainFields: ["module", "main"],
     conditions: ["workerd", "worker", "import"],
-    external: ["cloudflare:workers", "node:*"],
+    external: ["cloudflare:workers"],
+    plugins: [nodeBuiltins],
     logLevel: "warning",
   });
   return result.outputFiles[0]?.text ?? "";
