@@ -3,8 +3,9 @@
  * wrangler would (esbuild, the workerd conditions). Needs the packages built
  * (`dist/`), like any consumer of them; `npm test` builds first.
  */
+import { builtinModules } from "node:module";
 import { join } from "node:path";
-import { build } from "esbuild";
+import { build, type Plugin } from "esbuild";
 import { Miniflare, type MiniflareOptions } from "miniflare";
 import { afterAll, beforeAll } from "vitest";
 
@@ -24,11 +25,34 @@ export async function bundleExample(example: string): Promise<string> {
     platform: "neutral",
     mainFields: ["module", "main"],
     conditions: ["workerd", "worker", "import"],
-    external: ["cloudflare:workers", "node:*"],
+    external: ["cloudflare:workers"],
+    plugins: [nodeBuiltins],
     logLevel: "warning",
   });
   return result.outputFiles[0]?.text ?? "";
 }
+
+const BUILTIN = new RegExp(`^(node:)?(${builtinModules.map((name) => name.replace(/[/]/g, "\\/")).join("|")})$`);
+
+/**
+ * nodejs_compat as wrangler bundles it: Node's built-ins (`node:fs` or plain
+ * `fs`) stay imports for workerd to provide, and a CommonJS `require` of one
+ * becomes an import too — esbuild would otherwise leave a `require` that
+ * throws in an ES module (the AI SDK's dependencies do this).
+ */
+const nodeBuiltins: Plugin = {
+  name: "node-builtins",
+  setup(build) {
+    build.onResolve({ filter: BUILTIN }, ({ path, kind }) => {
+      const name = path.startsWith("node:") ? path : `node:${path}`;
+      return kind === "require-call" ? { path: name, namespace: "node-require" } : { path: name, external: true };
+    });
+    build.onLoad({ filter: /.*/, namespace: "node-require" }, ({ path }) => ({
+      contents: `import * as builtin from ${JSON.stringify(path)}; module.exports = builtin.default ?? builtin;`,
+      loader: "js",
+    }));
+  },
+};
 
 /** Serves the example with a SQLite Durable Object class `Computer` bound as `COMPUTER`, plus `options`. */
 export async function startExampleWorker(

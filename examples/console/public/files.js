@@ -22,7 +22,8 @@ export function startFiles(api) {
       ...entries.map(({ path, type }) => {
         const item = document.createElement("li");
         const depth = path.split("/").length - 3;
-        item.textContent = `${"  ".repeat(depth)}${path.slice(path.lastIndexOf("/") + 1)}${type === "dir" ? "/" : ""}`;
+        item.textContent = `${path.slice(path.lastIndexOf("/") + 1)}${type === "dir" ? "/" : ""}`;
+        item.style.paddingLeft = `${0.3 + depth}rem`;
         item.className = type === "dir" ? "dir" : "file";
         item.dataset.path = path;
         if (path === open) item.classList.add("open");

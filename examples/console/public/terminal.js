@@ -44,7 +44,8 @@ export function startTerminal(api, backend, changed) {
         } else if (name === "stdout" || name === "stderr") {
           write(data.text, name === "stderr" ? "stderr" : undefined);
         } else if (name === "exit") {
-          const value = data.value === undefined ? "" : ` → ${JSON.stringify(data.value)}`;
+          // A module's return value; most terminal lines return nothing (null).
+          const value = data.value === undefined || data.value === null ? "" : ` → ${JSON.stringify(data.value)}`;
           write(`[exit ${data.code} · ${data.status}${value}]\n`, data.code === 0 ? "meta exit-ok" : "meta");
         } else if (name === "sync") {
           const sync = data.sync.status === "complete" ? "complete" : `pending: ${data.sync.error ?? ""}`;
