@@ -67,7 +67,18 @@ function partsFor(prompt: Prompt, step: number): StreamPart[] {
       { type: "finish", finishReason: { unified: "tool-calls", raw: undefined }, usage },
     ];
   }
-  const lines = results.map((result) => `- ${result.toolName}: ${summarize(result.toolName, result.output)}`);
+  const inputs = new Map(
+    prompt
+      .slice(lastUser + 1)
+      .flatMap((message) =>
+        message.role === "assistant" ? message.content.filter((part) => part.type === "tool-call") : [],
+      )
+      .map((call) => [call.toolCallId, call.input] as const),
+  );
+  const lines = results.map(
+    (result) =>
+      `- ${result.toolName}${argumentOf(inputs.get(result.toolCallId))}: ${summarize(result.toolName, result.output)}`,
+  );
   const reply = `${DEMO_PREFIX} No model is configured, so a script picked the tools. They returned:\n${lines.join("\n")}`;
   return [
     { type: "stream-start", warnings: [] },
@@ -84,6 +95,13 @@ export function callsFor(text: string): ToolCall[] {
   const files = [...new Set(text.match(/[\w./-]*\w\.[A-Za-z0-9]+\b/g) ?? [])].slice(0, MAX_READS);
   if (files.length > 0) return files.map((path) => ({ tool: "read", input: { path } }));
   return [{ tool: "ls", input: { path: "/workspace" } }];
+}
+
+/** The one argument worth repeating: the path or the command. */
+function argumentOf(input: unknown): string {
+  const { path, command } = (input ?? {}) as { path?: unknown; command?: unknown };
+  const argument = typeof command === "string" ? command : path;
+  return typeof argument === "string" ? ` ${argument}` : "";
 }
 
 function textOf(message: Prompt[number] | undefined): string {
@@ -112,7 +130,7 @@ function summarize(tool: string, output: ToolOutput): string {
   if (tool === "exec") {
     return `exit ${record.exitCode} on ${record.backend}: ${clip(String(record.stdout || record.stderr || ""))}`;
   }
-  if (tool === "read" && typeof record.content === "string") return `${record.path}: ${clip(record.content)}`;
+  if (tool === "read" && typeof record.content === "string") return clip(record.content);
   return clip(JSON.stringify(value));
 }
 

@@ -105,7 +105,7 @@ describe("examples/console in a browser", () => {
     while (!dev.output().includes(`console ready: ${dev.base}/`))
       await new Promise((resolve) => setTimeout(resolve, 100));
     const page = await openConsole(dev);
-    await expect(page.locator("#model").textContent()).resolves.toBe("model: scripted demo");
+    await page.locator("#model", { hasText: "model: scripted demo" }).waitFor();
 
     // A new file from the tree, typed into the editor and saved.
     await page.locator("#new-path").fill("notes/hello.txt");

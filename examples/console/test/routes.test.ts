@@ -170,7 +170,7 @@ describe("examples/console chat", () => {
       // The read tool pages by line: the content is the lines, without the final newline.
       output: { path: "/workspace/todo.md", content: "- ship the console", totalLines: 1 },
     });
-    expect(events[3]?.data.text).toMatch(/^\[demo model\].*\n- read: \/workspace\/todo\.md: - ship the console/s);
+    expect(events[3]?.data.text).toMatch(/^\[demo model\] .*\n- read todo\.md: - ship the console$/s);
     expect(events[4]?.data).toEqual({ finishReason: "stop", steps: 2 });
   });
 
