@@ -209,6 +209,18 @@ export const projects: TestProjectConfiguration[] = [
     },
   },
   {
+    // examples/console: its HTTP/SSE routes (Miniflare in Node, real computerd under a local container host),
+    // the page in headless Chromium against the real dev script (stop, nothing left, restart, files kept),
+    // and `wrangler deploy --dry-run` of its config.
+    test: {
+      name: "examples:console",
+      environment: "node",
+      include: ["examples/console/test/**/*.test.ts"],
+      testTimeout: 180_000,
+      hookTimeout: 120_000,
+    },
+  },
+  {
     // Repository-wide checks (docs that name paths which must exist).
     test: { name: "repo", environment: "node", include: ["scripts/**/*.test.ts"] },
   },

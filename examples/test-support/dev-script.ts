@@ -53,13 +53,18 @@ export function alive(pid: number): boolean {
   }
 }
 
+export interface DevOptions {
+  /** Extra environment for the script (on top of this process's and PORT). */
+  env?: Record<string, string>;
+}
+
 /** Starts the dev script and waits until the Worker answers; the test's own timeout bounds the wait. */
-export async function startDev(example: string): Promise<DevRun> {
+export async function startDev(example: string, options: DevOptions = {}): Promise<DevRun> {
   const port = await freePort();
   const chunks: string[] = [];
   const child = spawn(process.execPath, [join(example, "scripts", "dev.mjs")], {
     cwd: example,
-    env: { ...process.env, PORT: String(port) },
+    env: { ...process.env, ...options.env, PORT: String(port) },
     stdio: ["ignore", "pipe", "pipe"],
   });
   child.stdout?.on("data", (chunk: Buffer) => chunks.push(chunk.toString("utf8")));

@@ -166,6 +166,40 @@ describe("ExecHandle", () => {
     expect(order).toEqual(["stdout", "exit", "finish", "closed"]);
   });
 
+  it("hands a stream reader the sync summary once the events drained", async () => {
+    const summary = {
+      pushed: 2,
+      pulled: 1,
+      skipped: [],
+      sync: { status: "complete" as const, applied: 1, skipped: [] },
+    };
+    const { handle } = handleOf([out(1, "a"), exit(2, 0)], { finish: async () => summary });
+    let settled = false;
+    const pending = handle.summary().then((value) => {
+      settled = true;
+      return value;
+    });
+    const reader = handle.getReader();
+    await reader.read();
+    await Promise.resolve();
+    expect(settled).toBe(false);
+    let next = await reader.read();
+    while (!next.done) next = await reader.read();
+    expect(await pending).toEqual(summary);
+    // After result() it is the result's sync fields.
+    const other = handleOf([exit(1, 0)], { finish: async () => summary }).handle;
+    await other.result();
+    expect(await other.summary()).toEqual(summary);
+  });
+
+  it("rejects the summary when the stream is cancelled before the execution settled", async () => {
+    const { handle } = handleOf([out(1, "a"), exit(2, 0)]);
+    const reader = handle.getReader();
+    await reader.read();
+    await reader.cancel();
+    await expect(handle.summary()).rejects.toThrow(/cancelled before the execution settled/);
+  });
+
   it("keeps draining after a cancel when asked to, so finish still sees the exit", async () => {
     let seen: ExecExitEvent | undefined;
     let finished!: () => void;

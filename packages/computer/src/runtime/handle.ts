@@ -49,14 +49,25 @@ export function emptySyncSummary(): ExecSyncSummary {
 class HandleSource {
   mode: ConsumerMode = "idle";
   exit: ExecExitEvent | undefined;
+  /** Settles with the finish hook's outcome, whichever way the events were consumed. */
+  readonly summary: Promise<ExecSyncSummary>;
   #reader: ReadableStreamDefaultReader<ExecEvent> | undefined;
   #settled: Promise<ExecSyncSummary> | undefined;
+  #summarize!: (summary: ExecSyncSummary) => void;
+  #noSummary!: (reason: unknown) => void;
 
   constructor(
     readonly id: string,
     readonly events: ReadableStream<ExecEvent>,
     readonly options: ExecHandleOptions,
-  ) {}
+  ) {
+    this.summary = new Promise<ExecSyncSummary>((resolve, reject) => {
+      this.#summarize = resolve;
+      this.#noSummary = reject;
+    });
+    // Nobody has to ask for the summary; an unread rejection is not an error.
+    this.summary.catch(() => {});
+  }
 
   get reader(): ReadableStreamDefaultReader<ExecEvent> {
     this.#reader ??= this.events.getReader();
@@ -73,7 +84,16 @@ class HandleSource {
 
   /** The finish hook, run at most once. */
   settle(): Promise<ExecSyncSummary> {
-    this.#settled ??= (this.options.finish ?? (async () => emptySyncSummary()))(this.exit);
+    this.#settled ??= (this.options.finish ?? (async () => emptySyncSummary()))(this.exit).then(
+      (summary) => {
+        this.#summarize(summary);
+        return summary;
+      },
+      (error: unknown) => {
+        this.#noSummary(error);
+        throw error;
+      },
+    );
     return this.#settled;
   }
 
@@ -93,6 +113,7 @@ class HandleSource {
       void this.#drainInBackground();
       return;
     }
+    this.#noSummary(new TypeError(`Execution "${this.id}": the stream was cancelled before the execution settled`));
     await this.reader.cancel(reason);
     this.options.cancelled?.();
   }
@@ -142,6 +163,19 @@ export class ExecHandle extends ReadableStream<ExecEvent> {
     claimResult(this.#source);
     this.#result = this.#collect();
     return this.#result;
+  }
+
+  /**
+   * What the sync bracket adds to a result — `pushed`, `pulled`, `skipped`,
+   * `sync` — for a caller that reads the stream (and so cannot call
+   * `result()`). Resolves once the events drained, before the stream closes;
+   * rejects if the stream was cancelled before that.
+   */
+  summary(): Promise<ExecSyncSummary> {
+    if (this.#result) {
+      return this.#result.then(({ pushed, pulled, skipped, sync }) => ({ pushed, pulled, skipped, sync }));
+    }
+    return this.#source.summary;
   }
 
   kill(signal?: KillSignal): Promise<void> {
