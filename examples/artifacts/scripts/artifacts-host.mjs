@@ -14,7 +14,7 @@
 // example's `git clone` works offline: `<url>/source/starter.git`.
 //
 // Needs `git` (with `git http-backend`) on PATH.
-import { spawn, spawnSync } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
@@ -50,16 +50,16 @@ export async function startArtifactsHost({ port = 0 } = {}) {
   const sources = join(root, "sources");
   mkdirSync(repos);
   mkdirSync(sources);
-  seedStarter(root, join(sources, "starter.git"));
+  await seedStarter(root, join(sources, "starter.git"));
 
   // `remoteBase` is only known once the server listens; the binding reads it when a repository is made.
   const options = {
     remoteBase: "",
     defaultTtlSec: TTL.fallback,
-    onCreate: (name, source) => {
+    onCreate: async (name, source) => {
       const target = join(repos, `${name}.git`);
-      if (source) git(root, "clone", "--quiet", "--bare", ...depthArgs(source), source.url, target);
-      else git(root, "init", "--quiet", "--bare", "--initial-branch", "main", target);
+      if (source) await git(root, "clone", "--quiet", "--bare", ...depthArgs(source), source.url, target);
+      else await git(root, "init", "--quiet", "--bare", "--initial-branch", "main", target);
     },
   };
   const memory = new MemoryArtifactsBinding(options);
@@ -71,8 +71,7 @@ export async function startArtifactsHost({ port = 0 } = {}) {
     if (area === "api" && req.method === "POST") return void serveApi(api, repo ?? "", req, res);
     if (area === "repos" && repo?.endsWith(".git")) {
       const name = repo.slice(0, -".git".length);
-      const push =
-        url.searchParams.get("service") === "git-receive-pack" || url.pathname.endsWith("/git-receive-pack");
+      const push = url.searchParams.get("service") === "git-receive-pack" || url.pathname.endsWith("/git-receive-pack");
       const info = memory.repos.get(name);
       if (!info) return void res.writeHead(404).end();
       if (!memory.authorize(name, basicPassword(req), push)) {
@@ -134,7 +133,7 @@ function operations(memory, repos) {
       await checkNew(name);
       const info = await memory.create(name, opts);
       if (opts.setDefaultBranch) {
-        git(repos, "--git-dir", `${name}.git`, "symbolic-ref", "HEAD", `refs/heads/${opts.setDefaultBranch}`);
+        await git(repos, "--git-dir", `${name}.git`, "symbolic-ref", "HEAD", `refs/heads/${opts.setDefaultBranch}`);
       }
       return created(info);
     },
@@ -208,7 +207,8 @@ function withoutRemote({ remote: _remote, ...info }) {
 }
 
 async function serveApi(api, op, req, res) {
-  const reply = (status, value) => res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(value));
+  const reply = (status, value) =>
+    res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(value));
   if (!Object.hasOwn(api, op)) return reply(404, { error: { code: "INVALID_INPUT", message: `unknown op '${op}'` } });
   try {
     const chunks = [];
@@ -288,19 +288,27 @@ function depthArgs(source) {
 }
 
 /** A one-commit repository of `STARTER_FILES`, then its bare clone at `target`. */
-function seedStarter(root, target) {
+async function seedStarter(root, target) {
   const work = join(root, "starter");
   mkdirSync(work);
   for (const [name, text] of Object.entries(STARTER_FILES)) writeFileSync(join(work, name), text);
-  git(work, "init", "--quiet", "--initial-branch", "main");
-  git(work, "add", ".");
-  git(work, "-c", "user.name=Starter", "-c", "user.email=starter@example.invalid", "commit", "--quiet", "-m", "starter");
-  git(root, "clone", "--quiet", "--bare", work, target);
+  await git(work, "init", "--quiet", "--initial-branch", "main");
+  await git(work, "add", ".");
+  const identity = ["-c", "user.name=Starter", "-c", "user.email=starter@example.invalid"];
+  await git(work, ...identity, "commit", "--quiet", "-m", "starter");
+  await git(root, "clone", "--quiet", "--bare", work, target);
   rmSync(work, { recursive: true, force: true });
 }
 
+/**
+ * Never synchronous: an import may clone from this very server (the starter),
+ * which a blocked event loop could not serve.
+ */
 function git(cwd, ...args) {
-  const run = spawnSync("git", args, { cwd, encoding: "utf8" });
-  if (run.status !== 0) throw new Error(`git ${args.join(" ")} failed: ${run.stderr || run.error?.message}`);
-  return run.stdout;
+  return new Promise((resolve, reject) => {
+    execFile("git", args, { cwd, env: { ...process.env, GIT_TERMINAL_PROMPT: "0" } }, (error, stdout, stderr) => {
+      if (error) reject(new Error(`git ${args.join(" ")} failed: ${stderr || error.message}`));
+      else resolve(stdout);
+    });
+  });
 }

@@ -72,7 +72,9 @@ describe("examples/artifacts", () => {
     }
     // One fresh commit: the source's history stayed behind.
     expect((await git(dir, "log", "--format=%s")).stdout).toBe("Create my-site from the template\n");
-    expect((await git(dir, "ls-files")).stdout.split("\n").filter(Boolean).sort()).toEqual(Object.keys(STARTER_FILES).sort());
+    expect((await git(dir, "ls-files")).stdout.split("\n").filter(Boolean).sort()).toEqual(
+      Object.keys(STARTER_FILES).sort(),
+    );
     expect((await git(dir, "fsck", "--strict")).status).toBe(0);
 
     // The share is read-only: pushing with it is refused.
