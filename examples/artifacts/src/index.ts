@@ -33,9 +33,10 @@ interface Env {
 }
 
 /**
- * Runs in /workspace with NAME and SOURCE_REPO in the environment. Lines
- * starting with `#` are comments to the reader; `set -e` stops at the first
- * failing step. The last line of stdout is the shared URL.
+ * Runs in /workspace with NAME and SOURCE_REPO in the environment; `set -e`
+ * stops at the first failing step, and the last line of stdout is the shared
+ * URL. `cp -r template site` rather than `template/.`: just-bash's cp refuses
+ * to copy a `.` source. The leftovers of a failed run are removed first.
  */
 const FLOW = `set -e
 rm -rf template site
