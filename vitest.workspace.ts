@@ -185,6 +185,28 @@ export const projects: TestProjectConfiguration[] = [
     },
   },
   {
+    // examples/artifacts through POST /create: Miniflare in Node, the local Artifacts host (real git
+    // http-backend) as the binding's stand-in, real git cloning the result; `npm run dev` and the dry run.
+    test: {
+      name: "examples:artifacts",
+      environment: "node",
+      include: ["examples/artifacts/test/**/*.test.ts"],
+      testTimeout: 60_000,
+      hookTimeout: 60_000,
+    },
+  },
+  {
+    // examples/assets through POST /prompt: Miniflare in Node with local R2, the local image model and
+    // the local presigned-URL route; `npm run dev` and the dry run.
+    test: {
+      name: "examples:assets",
+      environment: "node",
+      include: ["examples/assets/test/**/*.test.ts"],
+      testTimeout: 60_000,
+      hookTimeout: 60_000,
+    },
+  },
+  {
     // The worker-shell backend: just-bash in a real Dynamic Worker over a Workspace in a Durable Object.
     // The global setup builds the shell's module groups when missing, serves a local HTTP endpoint for
     // the egress tests and runs the GNU side of the pipeline comparison.
