@@ -11,9 +11,20 @@
 // Needs git (with `git http-backend`) and the packages built.
 import { spawn } from "node:child_process";
 import { createRequire } from "node:module";
+import { createServer } from "node:net";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startArtifactsHost } from "./artifacts-host.mjs";
+
+/** A port nobody listens on now: wrangler's inspector default, 9229, is taken by any other `wrangler dev`. */
+async function freePort() {
+  const server = createServer();
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port: free } = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  return String(free);
+}
+const inspectorPort = process.env.INSPECTOR_PORT ?? (await freePort());
 
 const here = dirname(fileURLToPath(import.meta.url));
 const port = process.env.PORT ?? "8787";
@@ -34,6 +45,8 @@ const child = spawn(
     "127.0.0.1",
     "--port",
     port,
+    "--inspector-port",
+    inspectorPort,
     "--var",
     `ARTIFACTS_LOCAL_URL:${host.url}`,
     "--var",

@@ -8,8 +8,19 @@
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { createRequire } from "node:module";
+import { createServer } from "node:net";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+
+/** A port nobody listens on now: wrangler's inspector default, 9229, is taken by any other `wrangler dev`. */
+async function freePort() {
+  const server = createServer();
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port: free } = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  return String(free);
+}
+const inspectorPort = process.env.INSPECTOR_PORT ?? (await freePort());
 
 const here = dirname(fileURLToPath(import.meta.url));
 const port = process.env.PORT ?? "8787";
@@ -21,7 +32,7 @@ const vars = {
 };
 // wrangler's own bin, not npx: a signal to this process then reaches wrangler itself.
 const wrangler = createRequire(import.meta.url).resolve("wrangler/bin/wrangler.js");
-const args = ["dev", "--local", "--ip", "127.0.0.1", "--port", port];
+const args = ["dev", "--local", "--ip", "127.0.0.1", "--port", port, "--inspector-port", inspectorPort];
 for (const [key, value] of Object.entries(vars)) args.push("--var", `${key}:${value}`);
 const child = spawn(process.execPath, [wrangler, ...args], {
   cwd: join(here, ".."),

@@ -15,9 +15,20 @@
 import { spawn } from "node:child_process";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import { createServer } from "node:net";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { DEFAULT_HOST_PORT, startHost } from "@cloudflare/computerd/host";
+
+/** A port nobody listens on now: wrangler's inspector default, 9229, is taken by any other `wrangler dev`. */
+async function freePort() {
+  const server = createServer();
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port: free } = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  return String(free);
+}
+const inspectorPort = process.env.INSPECTOR_PORT ?? (await freePort());
 
 const here = dirname(fileURLToPath(import.meta.url));
 const example = join(here, "..");
@@ -62,6 +73,8 @@ const child = spawn(
     "127.0.0.1",
     "--port",
     port,
+    "--inspector-port",
+    inspectorPort,
     "--persist-to",
     persistTo,
     "--var",

@@ -9,9 +9,20 @@
 // Needs root (FUSE mounts, mount and pid namespaces) and the packages built.
 import { spawn } from "node:child_process";
 import { createRequire } from "node:module";
+import { createServer } from "node:net";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { DEFAULT_HOST_PORT, startHost } from "@cloudflare/computerd/host";
+
+/** A port nobody listens on now: wrangler's inspector default, 9229, is taken by any other `wrangler dev`. */
+async function freePort() {
+  const server = createServer();
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port: free } = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  return String(free);
+}
+const inspectorPort = process.env.INSPECTOR_PORT ?? (await freePort());
 
 const here = dirname(fileURLToPath(import.meta.url));
 const port = process.env.PORT ?? "8787";
@@ -30,7 +41,18 @@ const host = await startContainerHost();
 const wrangler = createRequire(import.meta.url).resolve("wrangler/bin/wrangler.js");
 const child = spawn(
   process.execPath,
-  [wrangler, "dev", "--ip", "127.0.0.1", "--port", port, "--var", `COMPUTER_CONTAINER_HOST:${host.url}`],
+  [
+    wrangler,
+    "dev",
+    "--ip",
+    "127.0.0.1",
+    "--port",
+    port,
+    "--inspector-port",
+    inspectorPort,
+    "--var",
+    `COMPUTER_CONTAINER_HOST:${host.url}`,
+  ],
   {
     cwd: join(here, ".."),
     stdio: "inherit",
