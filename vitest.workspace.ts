@@ -163,6 +163,18 @@ export const projects: TestProjectConfiguration[] = [
     },
   },
   {
+    // examples/think: the chat over a real WebSocket with the demo model (Miniflare, the Worker Loader and real
+    // computerd under a local container host), `npm run chat` as a child process, the OpenAI-compatible provider
+    // against a local fake endpoint, `npm run dev` and `wrangler deploy --dry-run`.
+    test: {
+      name: "examples:think",
+      environment: "node",
+      include: ["examples/think/test/**/*.test.ts"],
+      testTimeout: 120_000,
+      hookTimeout: 120_000,
+    },
+  },
+  {
     // The worker-shell backend: just-bash in a real Dynamic Worker over a Workspace in a Durable Object.
     // The global setup builds the shell's module groups when missing, serves a local HTTP endpoint for
     // the egress tests and runs the GNU side of the pipeline comparison.

@@ -3,17 +3,32 @@
  * wrangler would (esbuild, the workerd conditions). Needs the packages built
  * (`dist/`), like any consumer of them; `npm test` builds first.
  */
+import { builtinModules } from "node:module";
 import { join } from "node:path";
-import { build } from "esbuild";
+import { build, type Plugin } from "esbuild";
 import { Miniflare, type MiniflareOptions } from "miniflare";
 import { afterAll, beforeAll } from "vitest";
 
 export interface ExampleWorker {
+  /** Where Miniflare listens (127.0.0.1, a free port): for clients that need a real socket (WebSocket, a CLI). */
+  url: URL;
   request(path: string, init?: RequestInit): Promise<Response>;
   /** `POST /c/<name>/exec` with a JSON body. */
   exec(name: string, body: unknown): Promise<Response>;
   dispose(): Promise<void>;
 }
+
+/**
+ * Bare Node built-ins (`fs`, `path`, … — some npm packages require them) become `node:` imports, which
+ * workerd serves under nodejs_compat; wrangler's own nodejs_compat plugin does the same.
+ */
+const nodeBuiltins: Plugin = {
+  name: "node-builtins",
+  setup(build) {
+    const bare = new RegExp(`^(${builtinModules.filter((name) => !name.startsWith("_")).join("|")})(/.*)?$`);
+    build.onResolve({ filter: bare }, (args) => ({ path: `node:${args.path}`, external: true }));
+  },
+};
 
 export async function bundleExample(example: string): Promise<string> {
   const result = await build({
@@ -23,8 +38,10 @@ export async function bundleExample(example: string): Promise<string> {
     format: "esm",
     platform: "neutral",
     mainFields: ["module", "main"],
-    conditions: ["workerd", "worker", "import"],
-    external: ["cloudflare:workers", "node:*"],
+    // wrangler's conditions ("browser" picks the Web build of packages that ship one for Node and one for browsers).
+    conditions: ["workerd", "worker", "browser", "import"],
+    external: ["cloudflare:*", "node:*"],
+    plugins: [nodeBuiltins],
     logLevel: "warning",
   });
   return result.outputFiles[0]?.text ?? "";
@@ -43,10 +60,11 @@ export async function startExampleWorker(
     durableObjects: { COMPUTER: { className: "Computer", useSQLite: true } },
     ...options,
   } as MiniflareOptions);
-  await mf.ready;
+  const url = await mf.ready;
   const request = (path: string, init?: RequestInit): Promise<Response> =>
     mf.dispatchFetch(`http://example.test${path}`, init as never) as unknown as Promise<Response>;
   return {
+    url,
     request,
     exec: (name, body) =>
       request(`/c/${name}/exec`, {
@@ -66,7 +84,7 @@ export async function startExampleWorker(
 export function useExampleWorker(
   example: string,
   options: Partial<MiniflareOptions> | (() => Partial<MiniflareOptions> | Promise<Partial<MiniflareOptions>>) = {},
-): Pick<ExampleWorker, "request" | "exec"> {
+): Pick<ExampleWorker, "request" | "exec"> & { url(): URL } {
   let worker: ExampleWorker | undefined;
   beforeAll(async () => {
     worker = await startExampleWorker(example, typeof options === "function" ? await options() : options);
@@ -79,6 +97,7 @@ export function useExampleWorker(
     return worker;
   };
   return {
+    url: () => started().url,
     request: (path, init) => started().request(path, init),
     exec: (name, body) => started().exec(name, body),
   };
