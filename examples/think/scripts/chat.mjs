@@ -23,7 +23,11 @@ let inputEnded = false;
 const printed = new Map();
 
 function finishIfIdle() {
-  if (inputEnded && pending === 0) socket.close();
+  if (!inputEnded || pending !== 0) return;
+  socket.close(1000);
+  // The server may never answer the close frame (workerd's hibernated sockets before their auto-reply flag):
+  // a second later, drop the connection rather than wait out ws's 30 s close timeout.
+  setTimeout(() => socket.terminate(), 1000).unref();
 }
 
 function printExecOutput(id, output) {
@@ -52,7 +56,9 @@ socket.on("message", (data) => {
   }
   switch (message.type) {
     case "ready":
-      out(`connected to ${name} — model: ${message.model}${message.turns ? `, ${message.turns} earlier turn(s)` : ""}\n`);
+      out(
+        `connected to ${name} — model: ${message.model}${message.turns ? `, ${message.turns} earlier turn(s)` : ""}\n`,
+      );
       if (message.note) out(`${message.note}\n`);
       listen();
       break;

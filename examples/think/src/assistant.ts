@@ -121,9 +121,13 @@ export class Assistant extends withWorkspace(
       tools,
       stopWhen: stepCountIs(MAX_STEPS),
     });
+    // All of the turn's text (result.text is only the last step's).
+    let said = "";
     for await (const part of result.fullStream) {
-      if (part.type === "text-delta") this.#send({ type: "text", delta: part.text });
-      else if (part.type === "tool-call") {
+      if (part.type === "text-delta") {
+        said += part.text;
+        this.#send({ type: "text", delta: part.text });
+      } else if (part.type === "tool-call") {
         this.#send({ type: "tool-call", id: part.toolCallId, tool: part.toolName, input: part.input });
       } else if (part.type === "tool-result") {
         this.#send({
@@ -134,7 +138,12 @@ export class Assistant extends withWorkspace(
           preliminary: part.preliminary === true,
         });
       } else if (part.type === "tool-error") {
-        this.#send({ type: "tool-result", id: part.toolCallId, tool: part.toolName, output: { error: String(part.error) } });
+        this.#send({
+          type: "tool-result",
+          id: part.toolCallId,
+          tool: part.toolName,
+          output: { error: String(part.error) },
+        });
       } else if (part.type === "error") {
         this.#send({ type: "error", message: errorMessage(part.error) });
         return;
@@ -142,7 +151,7 @@ export class Assistant extends withWorkspace(
     }
     const { messages } = await result.response;
     this.#append([user, ...messages]);
-    this.#send({ type: "done", text: await result.text });
+    this.#send({ type: "done", text: said });
   }
 
   /** `GET …/messages`: the stored conversation; `GET …/file/workspace/<path>`: a file of the workspace. */

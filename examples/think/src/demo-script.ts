@@ -37,7 +37,11 @@ export function thinkDemoScript({ text, turn, results }: DemoTurn): DemoStep[] {
     },
     {
       say:
-        `worker-shell listed ${stdoutOf(results[1]).split("\n").filter((l) => l.startsWith("turn-")).length} ` +
+        `worker-shell listed ${
+          stdoutOf(results[1])
+            .split("\n")
+            .filter((l) => l.startsWith("turn-")).length
+        } ` +
         `saved message(s); container-shell (${uname}) counted ${lines.trim()} lines and wrote chat/lines.txt. ` +
         `This is turn ${turn} of our conversation.`,
     },

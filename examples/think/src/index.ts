@@ -12,11 +12,11 @@
 import { routeAgentRequest } from "agents";
 import type { Env } from "./assistant.js";
 
-export { Assistant } from "./assistant.js";
 // The container reaches its Durable Object through WorkspaceProxy; the worker-shell's Dynamic Worker
 // reaches the workspace through WorkspaceServiceProxy (a Durable Object stub cannot go in its env).
 export { WorkspaceServiceProxy } from "@cloudflare/computer";
 export { WorkspaceProxy } from "@cloudflare/computer/backends/container";
+export { Assistant } from "./assistant.js";
 
 export default {
   async fetch(request: Request, env: Env): Promise<Response> {

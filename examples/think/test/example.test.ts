@@ -37,7 +37,12 @@ const finals = (frames: ServerMessage[]) =>
 describe("examples/think", () => {
   it("says it is the demo model when none is configured, and its tools change the workspace", async () => {
     const chat = await openChat(worker.url(), "alice");
-    expect(chat.ready).toMatchObject({ type: "ready", demo: true, model: "demo model — scripted, not an LLM", turns: 0 });
+    expect(chat.ready).toMatchObject({
+      type: "ready",
+      demo: true,
+      model: "demo model — scripted, not an LLM",
+      turns: 0,
+    });
     expect(chat.ready.note).toMatch(/No model is configured .*OPENAI_BASE_URL/);
 
     const frames = await chat.prompt("remember the milk");
@@ -52,7 +57,11 @@ describe("examples/think", () => {
     ]);
     const [write, shell, container] = finals(frames).map((r) => r.output as Record<string, unknown>);
     expect(write).toMatchObject({ path: "/workspace/chat/turn-1.md" });
-    expect(shell).toMatchObject({ backend: "worker-shell", exitCode: 0, stdout: "turn-1.md\n# Turn 1\n\nremember the milk\n" });
+    expect(shell).toMatchObject({
+      backend: "worker-shell",
+      exitCode: 0,
+      stdout: "turn-1.md\n# Turn 1\n\nremember the milk\n",
+    });
     expect(container).toMatchObject({ backend: "container-shell", exitCode: 0, stdout: "Linux\n3\n" });
     const done = frames.at(-1) as Extract<ServerMessage, { type: "done" }>;
     expect(done.type).toBe("done");
