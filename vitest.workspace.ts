@@ -175,6 +175,17 @@ export const projects: TestProjectConfiguration[] = [
     },
   },
   {
+    // examples/think-compare-runtimes: one task on container-shell and worker-shell side by side (Miniflare, the
+    // Worker Loader, real computerd under a local container host), live events, stop; dev and dry-run deploy.
+    test: {
+      name: "examples:think-compare-runtimes",
+      environment: "node",
+      include: ["examples/think-compare-runtimes/test/**/*.test.ts"],
+      testTimeout: 120_000,
+      hookTimeout: 120_000,
+    },
+  },
+  {
     // The worker-shell backend: just-bash in a real Dynamic Worker over a Workspace in a Durable Object.
     // The global setup builds the shell's module groups when missing, serves a local HTTP endpoint for
     // the egress tests and runs the GNU side of the pipeline comparison.
