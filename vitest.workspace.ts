@@ -186,6 +186,17 @@ export const projects: TestProjectConfiguration[] = [
     },
   },
   {
+    // examples/tutorial: POST /prompt → Markdown → PDF with pandoc and groff in a real computerd container →
+    // a presigned URL served by the local R2 stand-in (Miniflare's R2); dev and dry-run deploy.
+    test: {
+      name: "examples:tutorial",
+      environment: "node",
+      include: ["examples/tutorial/test/**/*.test.ts"],
+      testTimeout: 120_000,
+      hookTimeout: 120_000,
+    },
+  },
+  {
     // The worker-shell backend: just-bash in a real Dynamic Worker over a Workspace in a Durable Object.
     // The global setup builds the shell's module groups when missing, serves a local HTTP endpoint for
     // the egress tests and runs the GNU side of the pipeline comparison.

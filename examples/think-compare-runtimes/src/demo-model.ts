@@ -60,34 +60,40 @@ function readTurn(prompt: CallOptions["prompt"]): { turn: DemoTurn; step: number
   };
 }
 
-/** A model that plays `script(turn)[step]`; the script's last step should only `say`. */
+/** A model that plays `script(turn)[step]`; the script's last step should only `say`. Streams or not. */
 export function demoModel(script: (turn: DemoTurn) => DemoStep[]): MockLanguageModelV3 {
+  const play = (prompt: CallOptions["prompt"]) => {
+    const { turn, step } = readTurn(prompt);
+    const steps = script(turn);
+    const current = steps[Math.min(step, steps.length - 1)] ?? {};
+    const calls = (step < steps.length ? (current.calls ?? []) : []).map((call, i) => ({
+      type: "tool-call" as const,
+      toolCallId: `demo-${turn.turn}-${step}-${i}`,
+      toolName: call.tool,
+      input: JSON.stringify(call.input),
+    }));
+    const finishReason = { unified: calls.length > 0 ? ("tool-calls" as const) : ("stop" as const), raw: undefined };
+    return { id: `t${step}`, say: current.say ?? "", calls, finishReason };
+  };
   return new MockLanguageModelV3({
     provider: "demo",
     modelId: "scripted",
+    doGenerate: async ({ prompt }) => {
+      const { say, calls, finishReason } = play(prompt);
+      const text = say === "" ? [] : [{ type: "text" as const, text: say }];
+      return { content: [...text, ...calls], finishReason, usage, warnings: [] };
+    },
     doStream: async ({ prompt }) => {
-      const { turn, step } = readTurn(prompt);
-      const steps = script(turn);
-      const current = steps[Math.min(step, steps.length - 1)] ?? {};
-      const calls = step < steps.length ? (current.calls ?? []) : [];
+      const { id, say, calls, finishReason } = play(prompt);
       // Words one by one, so a client sees the text arrive in pieces as it would from a real model.
-      const words = (current.say ?? "").split(/(?<= )/).filter(Boolean);
+      const words = say.split(/(?<= )/).filter(Boolean);
       const parts = [
         { type: "stream-start" as const, warnings: [] },
-        ...(words.length > 0 ? [{ type: "text-start" as const, id: `t${step}` }] : []),
-        ...words.map((delta) => ({ type: "text-delta" as const, id: `t${step}`, delta })),
-        ...(words.length > 0 ? [{ type: "text-end" as const, id: `t${step}` }] : []),
-        ...calls.map((call, i) => ({
-          type: "tool-call" as const,
-          toolCallId: `demo-${turn.turn}-${step}-${i}`,
-          toolName: call.tool,
-          input: JSON.stringify(call.input),
-        })),
-        {
-          type: "finish" as const,
-          finishReason: { unified: calls.length > 0 ? ("tool-calls" as const) : ("stop" as const), raw: undefined },
-          usage,
-        },
+        ...(words.length > 0 ? [{ type: "text-start" as const, id }] : []),
+        ...words.map((delta) => ({ type: "text-delta" as const, id, delta })),
+        ...(words.length > 0 ? [{ type: "text-end" as const, id }] : []),
+        ...calls,
+        { type: "finish" as const, finishReason, usage },
       ];
       return {
         stream: new ReadableStream({
