@@ -25,8 +25,8 @@ const printed = new Map();
 function finishIfIdle() {
   if (!inputEnded || pending !== 0) return;
   socket.close(1000);
-  // The server may never answer the close frame (workerd's hibernated sockets before their auto-reply flag):
-  // a second later, drop the connection rather than wait out ws's 30 s close timeout.
+  // The agent's side has not answered the close frame in our runs: a second later, drop the connection
+  // rather than wait out ws's 30 s close timeout.
   setTimeout(() => socket.terminate(), 1000).unref();
 }
 
