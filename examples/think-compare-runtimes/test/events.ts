@@ -7,12 +7,13 @@ export async function readEvents(
 ): Promise<{ events: RunEvent[]; ids: number[] }> {
   const events: RunEvent[] = [];
   const ids: number[] = [];
-  const reader = (response.body as ReadableStream<Uint8Array>).pipeThrough(new TextDecoderStream()).getReader();
+  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+  const decoder = new TextDecoder();
   let buffer = "";
   for (;;) {
     const { value, done } = await reader.read();
     if (done) break;
-    buffer += value;
+    buffer += decoder.decode(value, { stream: true });
     let end = buffer.indexOf("\n\n");
     while (end >= 0) {
       const frame = buffer.slice(0, end);

@@ -18,7 +18,7 @@ export async function openChat(base: URL, name: string): Promise<ChatSession> {
   const socket = new WebSocket(new URL(`/agents/assistant/${name}`, base.href.replace(/^http/, "ws")));
   const frames: ServerMessage[] = [];
   let wake = (): void => {};
-  socket.on("message", (data) => {
+  socket.on("message", (data: Buffer) => {
     const message = JSON.parse(String(data)) as ServerMessage;
     frames.push(message);
     wake();
@@ -39,15 +39,14 @@ export async function openChat(base: URL, name: string): Promise<ChatSession> {
     socket.once("error", reject);
   });
   const ready = (await next((m) => m.type === "ready")).at(-1) as ChatSession["ready"];
+  const send = async (raw: string): Promise<ServerMessage[]> => {
+    socket.send(raw);
+    return next((m) => m.type === "done" || m.type === "error");
+  };
   return {
     ready,
-    prompt(text) {
-      return this.send(JSON.stringify({ type: "prompt", text }));
-    },
-    async send(raw) {
-      socket.send(raw);
-      return next((m) => m.type === "done" || m.type === "error");
-    },
+    send,
+    prompt: (text) => send(JSON.stringify({ type: "prompt", text })),
     close: () => socket.close(),
   };
 }
