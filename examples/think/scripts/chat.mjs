@@ -97,7 +97,12 @@ socket.on("message", (data) => {
 /** Starts reading prompts (after the assistant's "ready", so its greeting comes first). */
 function listen() {
   if (rl) return;
-  rl = createInterface({ input: process.stdin, terminal: process.stdin.isTTY === true });
+  // At a terminal, readline shows the "you> " prompt and echoes typing; piped input stays out of the output.
+  const tty = process.stdin.isTTY === true;
+  rl = createInterface({
+    input: process.stdin,
+    ...(tty ? { output: process.stdout, terminal: true } : { terminal: false }),
+  });
   rl.setPrompt("you> ");
   rl.prompt();
   rl.on("line", (line) => {
