@@ -2,7 +2,7 @@
  * The page: plain HTML and a little JavaScript, no build step. It starts a
  * run, opens one EventSource per runtime and renders each side's events as
  * they arrive: the model's text, every tool call with its (live) output,
- * and the final status and time.
+ * and the final status and time. `/#<run id>` shows (replays) that run.
  */
 export const PAGE = `<!doctype html>
 <html lang="en">
@@ -93,22 +93,33 @@ function follow(id, runtime, url) {
   };
 }
 
-$("#form").addEventListener("submit", async (e) => {
-  e.preventDefault();
+function show(id, runtimes) {
   for (const s of open) s.close();
   open = [];
   for (const section of document.querySelectorAll("section")) {
     $(".log", section).textContent = "";
     $(".status", section).textContent = "";
   }
+  current = id;
+  location.hash = id;
+  $("#run-id").textContent = "run " + id;
+  $("#stop").disabled = false;
+  for (const runtime of runtimes) follow(id, runtime, "/api/runs/" + id + "/events/" + runtime);
+}
+
+$("#form").addEventListener("submit", async (e) => {
+  e.preventDefault();
   const response = await fetch("/api/runs", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ task: $("#task").value }) });
   const run = await response.json();
   if (!response.ok) return alert(run.error);
-  current = run.id;
-  $("#run-id").textContent = "run " + run.id;
-  $("#stop").disabled = false;
-  for (const runtime of run.runtimes) follow(run.id, runtime, run.events[runtime]);
+  show(run.id, run.runtimes);
 });
+
+// A link to a run (/#<run id>) replays it: every event is kept.
+if (location.hash.length > 1) {
+  const id = location.hash.slice(1);
+  fetch("/api/runs/" + id).then((r) => (r.ok ? r.json() : null)).then((run) => run && show(id, Object.keys(run.runs)));
+}
 
 $("#stop").addEventListener("click", async () => {
   if (current) await fetch("/api/runs/" + current + "/stop", { method: "POST" });
