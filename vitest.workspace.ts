@@ -169,6 +169,16 @@ export const projects: TestProjectConfiguration[] = [
       name: "examples:egress",
       environment: "node",
       include: ["examples/egress/test/**/*.test.ts"],
+    },
+  },
+  {
+    // examples/think: the chat over a real WebSocket with the demo model (Miniflare, the Worker Loader and real
+    // computerd under a local container host), `npm run chat` as a child process, the OpenAI-compatible provider
+    // against a local fake endpoint, `npm run dev` and `wrangler deploy --dry-run`.
+    test: {
+      name: "examples:think",
+      environment: "node",
+      include: ["examples/think/test/**/*.test.ts"],
       testTimeout: 120_000,
       hookTimeout: 120_000,
     },
@@ -180,6 +190,15 @@ export const projects: TestProjectConfiguration[] = [
       name: "examples:mcp",
       environment: "node",
       include: ["examples/mcp/test/**/*.test.ts"],
+    },
+  },
+  {
+    // examples/think-compare-runtimes: one task on container-shell and worker-shell side by side (Miniflare, the
+    // Worker Loader, real computerd under a local container host), live events, stop; dev and dry-run deploy.
+    test: {
+      name: "examples:think-compare-runtimes",
+      environment: "node",
+      include: ["examples/think-compare-runtimes/test/**/*.test.ts"],
       testTimeout: 120_000,
       hookTimeout: 120_000,
     },
@@ -204,6 +223,17 @@ export const projects: TestProjectConfiguration[] = [
       include: ["examples/assets/test/**/*.test.ts"],
       testTimeout: 60_000,
       hookTimeout: 60_000,
+    },
+  },
+  {
+    // examples/tutorial: POST /prompt → Markdown → PDF with pandoc and groff in a real computerd container →
+    // a presigned URL served by the local R2 stand-in (Miniflare's R2); dev and dry-run deploy.
+    test: {
+      name: "examples:tutorial",
+      environment: "node",
+      include: ["examples/tutorial/test/**/*.test.ts"],
+      testTimeout: 120_000,
+      hookTimeout: 120_000,
     },
   },
   {

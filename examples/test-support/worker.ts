@@ -10,6 +10,8 @@ import { Miniflare, type MiniflareOptions } from "miniflare";
 import { afterAll, beforeAll } from "vitest";
 
 export interface ExampleWorker {
+  /** Where Miniflare listens (127.0.0.1, a free port): for clients that need a real socket (WebSocket, a CLI). */
+  url: URL;
   request(path: string, init?: RequestInit): Promise<Response>;
   /** `POST /c/<name>/exec` with a JSON body. */
   exec(name: string, body: unknown): Promise<Response>;
@@ -47,8 +49,9 @@ export async function bundleExample(example: string): Promise<string> {
     format: "esm",
     platform: "neutral",
     mainFields: ["module", "main"],
-    conditions: ["workerd", "worker", "import"],
-    external: ["cloudflare:workers"],
+    // wrangler's conditions ("browser" picks the Web build of packages that ship one for Node and one for browsers).
+    conditions: ["workerd", "worker", "browser", "import"],
+    external: ["cloudflare:*"],
     plugins: [nodeBuiltins],
     logLevel: "warning",
   });
@@ -68,10 +71,11 @@ export async function startExampleWorker(
     durableObjects: { COMPUTER: { className: "Computer", useSQLite: true } },
     ...options,
   } as MiniflareOptions);
-  await mf.ready;
+  const url = await mf.ready;
   const request = (path: string, init?: RequestInit): Promise<Response> =>
     mf.dispatchFetch(`http://example.test${path}`, init as never) as unknown as Promise<Response>;
   return {
+    url,
     request,
     exec: (name, body) =>
       request(`/c/${name}/exec`, {
@@ -91,7 +95,7 @@ export async function startExampleWorker(
 export function useExampleWorker(
   example: string,
   options: Partial<MiniflareOptions> | (() => Partial<MiniflareOptions> | Promise<Partial<MiniflareOptions>>) = {},
-): Pick<ExampleWorker, "request" | "exec"> {
+): Pick<ExampleWorker, "request" | "exec"> & { url(): URL } {
   let worker: ExampleWorker | undefined;
   beforeAll(async () => {
     worker = await startExampleWorker(example, typeof options === "function" ? await options() : options);
@@ -104,6 +108,7 @@ export function useExampleWorker(
     return worker;
   };
   return {
+    url: () => started().url,
     request: (path, init) => started().request(path, init),
     exec: (name, body) => started().exec(name, body),
   };
