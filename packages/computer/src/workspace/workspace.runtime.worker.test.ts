@@ -48,7 +48,7 @@ describe("routing and validation", () => {
       await expect(workspace.runtime.exec("echo", { cwd: "workspace" })).rejects.toThrow(/absolute/);
       await expect(workspace.runtime.exec("echo", { timeoutMs: -1 })).rejects.toThrow(/timeoutMs/);
       await expect(workspace.runtime.getExec("x", { resume: "middle" as "tail" })).rejects.toThrow(/resume/);
-      expect(backend.calls["connect"]).toBe(0);
+      expect(backend.calls.connect).toBe(0);
       expect(backend.calls["shell.exec"]).toBe(0);
       // An id of exactly 256 bytes is fine.
       const ok = await workspace.runtime.exec("true", { id: "é".repeat(128) });
@@ -205,7 +205,7 @@ describe("the sync bracket", () => {
       backend.failNext("sync.push", "transport", 2);
       await expect(workspace.runtime.exec("echo hi")).rejects.toThrow(/failed after 1 reconnect retry/);
       expect(backend.calls["shell.exec"]).toBe(0);
-      expect(backend.calls["connect"]).toBe(2);
+      expect(backend.calls.connect).toBe(2);
     });
   });
 
@@ -216,7 +216,7 @@ describe("the sync bracket", () => {
       const result = await (await workspace.runtime.exec("cat /note.txt", utf8)).result();
       expect(result).toMatchObject({ status: "completed", stdout: "n" });
       expect(backend.calls["shell.exec"]).toBe(1);
-      expect(backend.calls["connect"]).toBe(2);
+      expect(backend.calls.connect).toBe(2);
     });
   });
 
@@ -274,13 +274,13 @@ describe("the sync bracket", () => {
       await workspace.fs.writeFile("/p.txt", "p");
       backend.failNext("sync.push", "transport");
       expect(await workspace.push()).toEqual({ pushed: 1 });
-      expect(backend.calls["connect"]).toBe(2);
+      expect(backend.calls.connect).toBe(2);
       expect(await backend.peer.readFile("/p.txt", "utf8")).toBe("p");
 
       await backend.peer.writeFile("/q.txt", "q");
       backend.failNext("sync.fetchChanges", "transport");
       expect(await workspace.pull()).toMatchObject({ status: "complete", applied: 1 });
-      expect(backend.calls["connect"]).toBe(3);
+      expect(backend.calls.connect).toBe(3);
       expect(await workspace.fs.readFile("/q.txt", "utf8")).toBe("q");
     });
   });
@@ -291,7 +291,7 @@ describe("the sync bracket", () => {
       backend.failNext("sync.fetchChanges", new Error("EUNKNOWN_HASH: unknown object hash"));
       await expect(workspace.pull()).rejects.toThrow(/EUNKNOWN_HASH/);
       await workspace.pull();
-      expect(backend.calls["connect"]).toBe(1);
+      expect(backend.calls.connect).toBe(1);
     });
   });
 
@@ -365,7 +365,7 @@ describe("pending sync retries (21, 22)", () => {
           code: "ENOTCONFIGURED",
         });
         expect(backend.calls["shell.exec"]).toBe(0);
-        expect(backend.calls["connect"]).toBe(0);
+        expect(backend.calls.connect).toBe(0);
       },
       { withScheduler: false },
     );
@@ -444,11 +444,11 @@ describe("ready and close", () => {
   it("ready(id) connects ahead of the first call; ready() alone does not", async () => {
     await inWorkspace(async ({ workspace, backend }) => {
       await workspace.ready();
-      expect(backend.calls["connect"]).toBe(0);
+      expect(backend.calls.connect).toBe(0);
       await workspace.ready("test-shell");
-      expect(backend.calls["connect"]).toBe(1);
+      expect(backend.calls.connect).toBe(1);
       await workspace.ready({ all: true });
-      expect(backend.calls["connect"]).toBe(1);
+      expect(backend.calls.connect).toBe(1);
       await expect(workspace.ready("nope")).rejects.toMatchObject({ code: "ENOBACKEND" });
     });
   });
