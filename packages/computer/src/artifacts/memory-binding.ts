@@ -208,6 +208,9 @@ export class MemoryArtifactsBinding implements Artifacts {
   }
 
   #mint(name: string, scope: TokenScope, ttl: number | undefined): ArtifactsToken {
+    if (scope !== "read" && scope !== "write") {
+      throw new MemoryArtifactsError("INVALID_INPUT", `scope must be read or write, not ${JSON.stringify(scope)}`);
+    }
     const seconds = ttl ?? this.#options.defaultTtlSec ?? TTL.fallback;
     if (!Number.isInteger(seconds) || seconds < TTL.min || seconds > TTL.max) {
       throw new MemoryArtifactsError("INVALID_TTL", `ttl must be ${TTL.min} to ${TTL.max} seconds, not ${seconds}`);
