@@ -3,15 +3,16 @@
 // The Artifacts binding exists only on Cloudflare. This Node process plays
 // the service behind it: a JSON API with the binding's operations (create,
 // get, import, list, delete and the repository handle's createToken,
-// listTokens, revokeToken), which `src/local-artifacts.ts` turns back into an
-// object with the binding's interface, and a real git smart-HTTP server
-// (`git http-backend`) for the repositories, checking each request's token
-// the way Artifacts does (Basic auth, the token as the password; write scope
-// to push). The bookkeeping is `MemoryArtifactsBinding` from
-// `@cloudflare/computer/artifacts`; the bytes are bare repositories on disk.
+// listTokens, revokeToken, fork), which `src/local-artifacts.ts` turns back
+// into an object with the binding's interface, and a real git smart-HTTP
+// server (`git http-backend`) for the repositories, checking each request's
+// token the way Artifacts does (Basic auth, the token as the password; write
+// scope to push). The operations and their error codes are
+// `MemoryArtifactsBinding` from `@cloudflare/computer/artifacts`, which has
+// the binding's interface too; the bytes are bare repositories on disk.
 //
 // It also serves a public, read-only source repository, `starter.git`, so the
-// example's `git clone` works offline: `<url>/source/starter.git`.
+// example's `git clone` works offline: `<url>/sources/starter.git`.
 //
 // Needs `git` (with `git http-backend`) on PATH.
 import { execFile, spawn } from "node:child_process";
@@ -26,19 +27,6 @@ export const STARTER_FILES = {
   "index.html": "<!doctype html>\n<title>{{name}}</title>\n<h1>{{name}}</h1>\n<p>Made from the starter template.</p>\n",
   "README.md": "# {{name}}\n\nA site made by the artifacts example from its starter template.\n",
 };
-
-/** The binding's name rule (alphanumeric, dots, hyphens, underscores). */
-const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
-/** Token lifetimes the binding accepts, seconds; 86400 when none is given. */
-const TTL = { min: 60, max: 31_536_000, fallback: 86_400 };
-
-class ArtifactsHostError extends Error {
-  constructor(code, message, status) {
-    super(message);
-    this.code = code;
-    this.status = status;
-  }
-}
 
 /**
  * Starts the stand-in on 127.0.0.1 (`port` 0 = a free one) with its
@@ -55,11 +43,15 @@ export async function startArtifactsHost({ port = 0 } = {}) {
   // `remoteBase` is only known once the server listens; the binding reads it when a repository is made.
   const options = {
     remoteBase: "",
-    defaultTtlSec: TTL.fallback,
-    onCreate: async (name, source) => {
+    onCreate: async (name, origin) => {
       const target = join(repos, `${name}.git`);
-      if (source) await git(root, "clone", "--quiet", "--bare", ...depthArgs(source), source.url, target);
-      else await git(root, "init", "--quiet", "--bare", "--initial-branch", "main", target);
+      if (origin?.kind === "import") {
+        await git(root, "clone", "--quiet", "--bare", ...depthArgs(origin.source), origin.source.url, target);
+      } else if (origin?.kind === "fork") {
+        await git(root, "clone", "--quiet", "--bare", join(repos, `${origin.from}.git`), target);
+      } else {
+        await git(root, "init", "--quiet", "--bare", "--initial-branch", "main", target);
+      }
     },
   };
   const memory = new MemoryArtifactsBinding(options);
@@ -104,107 +96,41 @@ export async function startArtifactsHost({ port = 0 } = {}) {
   };
 }
 
-/** The binding's operations over the memory bookkeeping, in the binding's shapes. */
+/**
+ * The JSON API: the binding's operations, each argument object unpacked
+ * into the call; what the handle does is reached through `get`, as on the
+ * real binding. Results are plain data (a handle's methods do not serialize).
+ */
 function operations(memory, repos) {
-  const requireRepo = async (name) => {
-    const info = await memory.get(name);
-    if (!info) throw new ArtifactsHostError("NOT_FOUND", `repository '${name}' not found`, 404);
-    return info;
-  };
-  const checkNew = async (name) => {
-    if (typeof name !== "string" || !NAME.test(name)) {
-      throw new ArtifactsHostError("INVALID_REPO_NAME", `invalid repository name '${name}'`, 400);
-    }
-    if (await memory.get(name)) throw new ArtifactsHostError("ALREADY_EXISTS", `repository '${name}' exists`, 409);
-  };
-  const ttlOf = (ttl) => {
-    if (ttl === undefined || ttl === null) return TTL.fallback;
-    if (!Number.isInteger(ttl) || ttl < TTL.min || ttl > TTL.max) {
-      throw new ArtifactsHostError("INVALID_TTL", `ttl must be ${TTL.min}..${TTL.max} seconds`, 400);
-    }
-    return ttl;
-  };
-  const created = async (info) => {
-    const token = await memory.createToken(info.name, "write", TTL.fallback);
-    return { ...repoInfo(info), token: token.plaintext, tokenExpiresAt: token.expiresAt };
-  };
+  const handle = async (name) => memory.get(name);
   return {
     async create({ name, opts = {} }) {
-      await checkNew(name);
-      const info = await memory.create(name, opts);
+      const created = await memory.create(name, opts);
       if (opts.setDefaultBranch) {
         await git(repos, "--git-dir", `${name}.git`, "symbolic-ref", "HEAD", `refs/heads/${opts.setDefaultBranch}`);
       }
-      return created(info);
+      return created;
     },
     async get({ name }) {
-      return repoInfo(await requireRepo(name));
+      const { createToken: _c, listTokens: _l, revokeToken: _r, fork: _f, ...info } = await handle(name);
+      return info;
     },
-    async import({ source, target }) {
-      await checkNew(target?.name);
-      if (typeof source?.url !== "string") throw new ArtifactsHostError("INVALID_INPUT", "source.url is required", 400);
-      return created(await memory.import(target.name, source, target.opts ?? {}));
-    },
-    async fork({ name, target, opts = {} }) {
-      await requireRepo(name);
-      await checkNew(target);
-      return created(await memory.import(target, { url: join(repos, `${name}.git`) }, opts));
-    },
-    async list({ opts = {} }) {
-      const limit = Math.min(Math.max(opts.limit ?? 50, 1), 200);
-      const page = await memory.list({ limit, ...(opts.cursor ? { cursor: opts.cursor } : {}) });
-      return {
-        repos: page.repos.map((info) => withoutRemote(repoInfo(info))),
-        total: memory.repos.size,
-        ...(page.cursor ? { cursor: page.cursor } : {}),
-      };
-    },
+    import: (params) => memory.import(params),
+    list: ({ opts }) => memory.list(opts),
     async delete({ name }) {
       const deleted = await memory.delete(name);
       if (deleted) rmSync(join(repos, `${name}.git`), { recursive: true, force: true });
       return deleted;
     },
-    async createToken({ name, scope = "write", ttl }) {
-      await requireRepo(name);
-      const token = await memory.createToken(name, scope === "read" ? "read" : "write", ttlOf(ttl));
-      return { id: token.id, plaintext: token.plaintext, scope: token.scope, expiresAt: token.expiresAt };
-    },
-    async listTokens({ name }) {
-      await requireRepo(name);
-      const now = Date.now();
-      const tokens = (await memory.listTokens(name)).map((token) => ({
-        ...token,
-        state: Date.parse(token.expiresAt) > now ? "active" : "expired",
-      }));
-      return { tokens, total: tokens.length };
-    },
-    async revokeToken({ name, tokenOrId }) {
-      if (typeof tokenOrId !== "string" || tokenOrId === "") {
-        throw new ArtifactsHostError("INVALID_INPUT", "tokenOrId is empty", 400);
-      }
-      return memory.revokeToken(name, tokenOrId);
-    },
+    createToken: async ({ name, scope, ttl }) => (await handle(name)).createToken(scope, ttl),
+    listTokens: async ({ name }) => (await handle(name)).listTokens(),
+    revokeToken: async ({ name, tokenOrId }) => (await handle(name)).revokeToken(tokenOrId),
+    fork: async ({ name, target, opts }) => (await handle(name)).fork(target, opts),
   };
 }
 
-function repoInfo(info) {
-  return {
-    id: info.name,
-    name: info.name,
-    description: info.description ?? null,
-    defaultBranch: info.defaultBranch,
-    createdAt: info.createdAt,
-    updatedAt: info.createdAt,
-    lastPushAt: null,
-    source: null,
-    readOnly: info.readOnly,
-    remote: info.remote,
-  };
-}
-
-function withoutRemote({ remote: _remote, ...info }) {
-  return info;
-}
+/** HTTP statuses for the binding's error codes; anything else is a 500 INTERNAL_ERROR. */
+const STATUS = { NOT_FOUND: 404, ALREADY_EXISTS: 409, INVALID_INPUT: 400, INVALID_REPO_NAME: 400, INVALID_TTL: 400 };
 
 async function serveApi(api, op, req, res) {
   const reply = (status, value) =>
@@ -216,10 +142,8 @@ async function serveApi(api, op, req, res) {
     const args = JSON.parse(Buffer.concat(chunks).toString("utf8") || "{}");
     reply(200, { value: await api[op](args) });
   } catch (error) {
-    const known = error instanceof ArtifactsHostError;
-    reply(known ? error.status : 500, {
-      error: { code: known ? error.code : "INTERNAL_ERROR", message: error?.message ?? String(error) },
-    });
+    const code = typeof error?.code === "string" && Object.hasOwn(STATUS, error.code) ? error.code : "INTERNAL_ERROR";
+    reply(STATUS[code] ?? 500, { error: { code, message: error?.message ?? String(error) } });
   }
 }
 

@@ -13,9 +13,9 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import { getWorkspace, withWorkspace } from "@cloudflare/computer";
+import { createArtifact } from "@cloudflare/computer/artifacts";
 import { type ShellHostContext, WorkerShellBackend } from "@cloudflare/computer/backends/worker-shell";
 import { createGitClient } from "@cloudflare/computer/git";
-import { fromCloudflareArtifacts } from "./artifacts-binding.js";
 import { LocalArtifacts } from "./local-artifacts.js";
 
 // The Dynamic Worker reaches this Worker's Durable Object through this entry point (env.HOST there).
@@ -85,7 +85,8 @@ export class Computer extends withWorkspace(DurableObject<Env>, (self) => ({
     if (this.#creating) return { ok: false, status: 409, error: `repository '${name}' is being created` };
     this.#creating = true;
     try {
-      const artifacts = artifactsOf(this.env);
+      // The package's client over the same binding: `get` answers null for a missing repository.
+      const artifacts = createArtifact(artifactsOf(this.env));
       if (await artifacts.get(name)) {
         return { ok: false, status: 409, error: `repository '${name}' already exists` };
       }
@@ -116,8 +117,9 @@ export class Computer extends withWorkspace(DurableObject<Env>, (self) => ({
   }
 }
 
-function artifactsOf(env: Env) {
-  return fromCloudflareArtifacts(env.ARTIFACTS_LOCAL_URL ? new LocalArtifacts(env.ARTIFACTS_LOCAL_URL) : env.ARTIFACTS);
+/** `env.ARTIFACTS` as it is; in local development, the stand-in with the same interface. */
+function artifactsOf(env: Env): Artifacts {
+  return env.ARTIFACTS_LOCAL_URL ? new LocalArtifacts(env.ARTIFACTS_LOCAL_URL) : env.ARTIFACTS;
 }
 
 function json(value: unknown, status = 200): Response {

@@ -1,7 +1,7 @@
 /**
- * The binding's stand-in and the adapter, without the Worker: the package's
- * artifacts CLI over `fromCloudflareArtifacts(new LocalArtifacts(host))`
- * lists, imports and forks repositories and mints, lists and revokes tokens
+ * The binding's stand-in, without the Worker: `LocalArtifacts` speaks the
+ * binding's interface, and the package's artifacts CLI takes it as it is
+ * (as it takes `env.ARTIFACTS`) to import, list, share and revoke — tokens
  * the local Artifacts host then enforces on git requests.
  */
 import { execFile } from "node:child_process";
@@ -11,7 +11,6 @@ import { join } from "node:path";
 import { createArtifact } from "@cloudflare/computer/artifacts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startArtifactsHost } from "../scripts/artifacts-host.mjs";
-import { fromCloudflareArtifacts } from "../src/artifacts-binding.js";
 import { LocalArtifacts } from "../src/local-artifacts.js";
 
 let host: Awaited<ReturnType<typeof startArtifactsHost>>;
@@ -35,7 +34,7 @@ function git(...args: string[]): Promise<number> {
   });
 }
 
-describe("LocalArtifacts through fromCloudflareArtifacts", () => {
+describe("LocalArtifacts, the binding's stand-in", () => {
   it("speaks the binding's shapes: get throws NOT_FOUND, tokens hang off the repository handle", async () => {
     const local = new LocalArtifacts(host.url);
     await expect(local.get("nope")).rejects.toMatchObject({ name: "ArtifactsError", code: "NOT_FOUND" });
@@ -60,13 +59,14 @@ describe("LocalArtifacts through fromCloudflareArtifacts", () => {
   });
 
   it("runs the package's artifacts CLI: repo and token verbs, import and revoke enforced by git", async () => {
-    const artifacts = createArtifact(fromCloudflareArtifacts(new LocalArtifacts(host.url)));
+    const artifacts = createArtifact(new LocalArtifacts(host.url));
     const cli = (...argv: string[]) => artifacts.cli({ argv });
     // Import the starter (a real clone on the host), then share it.
     expect((await cli("repo", "import", "imported", "--url", host.starterUrl)).exitCode).toBe(0);
-    const listed = await cli("repo", "list");
-    expect(listed.stdout).toContain('"imported"');
-    expect(listed.stdout).toContain(`${host.url}/repos/imported.git`);
+    const listed = JSON.parse((await cli("repo", "list")).stdout);
+    expect(listed).toContainEqual(expect.objectContaining({ name: "imported", source: host.starterUrl }));
+    const got = JSON.parse((await cli("repo", "get", "imported")).stdout);
+    expect(got.remote).toBe(`${host.url}/repos/imported.git`);
     const url = (await cli("share", "imported", "--ttl", "10m")).stdout.trim();
     expect(await git("clone", "--quiet", url, "imported")).toBe(0);
 

@@ -4,7 +4,8 @@
  * its `ctx.storage` inside `runInDurableObject`, so each test chooses its own
  * backends and options.
  */
-import { DurableObject } from "cloudflare:workers";
+import { DurableObject, WorkerEntrypoint } from "cloudflare:workers";
+import { MemoryArtifactsBinding } from "../src/artifacts/memory-binding.js";
 import { TestBackend } from "../src/backends/test/backend.js";
 import type { PublishOptions } from "../src/workspace/capabilities.js";
 import type { WorkspaceStub } from "../src/workspace/stub.worker.js";
@@ -52,6 +53,32 @@ export class WorkspaceObject extends withWorkspace(DurableObject<Cloudflare.Env>
 export class PlainWorkspaceObject extends withWorkspace(DurableObject<Cloudflare.Env>, (self) => ({
   storage: self.ctx.storage,
 })) {}
+
+/**
+ * An Artifacts binding on the far side of a real Workers RPC hop (reached as
+ * `exports.ArtifactsService`), like a binding that is a stub: every property
+ * answers, errors and the handle's methods cross the boundary. One store per
+ * isolate, behind `MemoryArtifactsBinding`.
+ */
+const artifactsStore = new MemoryArtifactsBinding();
+
+export class ArtifactsService extends WorkerEntrypoint implements Artifacts {
+  create(...args: Parameters<Artifacts["create"]>): ReturnType<Artifacts["create"]> {
+    return artifactsStore.create(...args);
+  }
+  get(name: string): ReturnType<Artifacts["get"]> {
+    return artifactsStore.get(name);
+  }
+  import(params: Parameters<Artifacts["import"]>[0]): ReturnType<Artifacts["import"]> {
+    return artifactsStore.import(params);
+  }
+  list(opts?: Parameters<Artifacts["list"]>[0]): ReturnType<Artifacts["list"]> {
+    return artifactsStore.list(opts);
+  }
+  delete(name: string): Promise<boolean> {
+    return artifactsStore.delete(name);
+  }
+}
 
 export default {
   fetch(): Response {

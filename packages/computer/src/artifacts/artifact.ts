@@ -5,14 +5,17 @@
  * or null) the client is namespace-wide and names pass through unchanged.
  */
 import type { ArtifactsCliRequest, GitCliResult, WorkspaceArtifacts } from "../workspace/capabilities.js";
+import { createToken, findRepo, importRepo, listTokens, repoInfo, revokeToken } from "./binding.js";
 import { runArtifactsCLI } from "./cli/index.js";
 import { InvalidRepoNameError, InvalidSessionIdError, NotFoundError } from "./errors.js";
 import type {
-  ArtifactsBinding,
+  ArtifactsCreatedRepo,
+  ArtifactsListedRepo,
   ArtifactsRepoInfo,
   ArtifactsToken,
   ArtifactsTokenInfo,
   CreateRepoOptions,
+  ImportOptions,
   ImportSource,
   TokenScope,
 } from "./types.js";
@@ -22,24 +25,26 @@ export const LIST_PAGE_SIZE = 100;
 
 export interface Artifact extends WorkspaceArtifacts {
   readonly sessionId: string | undefined;
-  create(name: string, options?: CreateRepoOptions): Promise<ArtifactsRepoInfo>;
+  /** The repository and its initial write token (the binding mints one with every repository). */
+  create(name: string, options?: CreateRepoOptions): Promise<ArtifactsCreatedRepo>;
+  /** Null when the binding says `NOT_FOUND`. */
   get(name: string): Promise<ArtifactsRepoInfo | null>;
-  list(): Promise<ArtifactsRepoInfo[]>;
-  import(
-    name: string,
-    source: ImportSource,
-    options?: Omit<CreateRepoOptions, "setDefaultBranch">,
-  ): Promise<ArtifactsRepoInfo>;
+  /** Every repository of the session; like the binding's list, without `remote`. */
+  list(): Promise<ArtifactsListedRepo[]>;
+  import(name: string, source: ImportSource, options?: ImportOptions): Promise<ArtifactsCreatedRepo>;
   delete(name: string): Promise<boolean>;
+  /** A missing repository is NotFoundError (ENOTFOUND). */
   createToken(name: string, scope?: TokenScope, ttlSec?: number): Promise<ArtifactsToken>;
   listTokens(name: string): Promise<ArtifactsTokenInfo[]>;
   /** A missing token is NotFoundError (ENOTFOUND). */
   getToken(name: string, id: string): Promise<ArtifactsTokenInfo>;
+  /** False when the repository or the token is missing. */
   revokeToken(name: string, tokenOrId: string): Promise<boolean>;
   cli(request: ArtifactsCliRequest): Promise<GitCliResult>;
 }
 
-export function createArtifact(binding: ArtifactsBinding, sessionId?: string | null): Artifact {
+/** `binding` is Cloudflare's Artifacts binding (`env.ARTIFACTS`) or `MemoryArtifactsBinding`. */
+export function createArtifact(binding: Artifacts, sessionId?: string | null): Artifact {
   const session = sessionId ?? undefined;
   if (session !== undefined && (typeof session !== "string" || !NAME.test(session) || session.includes("__"))) {
     throw new InvalidSessionIdError(String(session));
@@ -50,28 +55,29 @@ export function createArtifact(binding: ArtifactsBinding, sessionId?: string | n
       throw new InvalidRepoNameError(String(name));
     return `${prefix}${name}`;
   };
-  const strip = (repo: ArtifactsRepoInfo): ArtifactsRepoInfo => ({ ...repo, name: repo.name.slice(prefix.length) });
-  const requireRepo = async (name: string): Promise<string> => {
-    const key = stored(name);
-    if (!(await binding.get(key))) throw new NotFoundError(`repository '${name}'`);
-    return key;
+  const local = (name: string): string => name.slice(prefix.length);
+  const listTokensOf = async (name: string): Promise<ArtifactsTokenInfo[]> => {
+    const tokens = await listTokens(binding, stored(name));
+    if (!tokens) throw new NotFoundError(`repository '${name}'`);
+    return tokens;
   };
   const artifact: Artifact = {
     sessionId: session,
     async create(name, options = {}) {
-      return strip(await binding.create(stored(name), options));
+      const created = await binding.create(stored(name), options);
+      return { ...created, name: local(created.name) };
     },
     async get(name) {
-      const repo = await binding.get(stored(name));
-      return repo ? strip(repo) : null;
+      const repo = await findRepo(binding, stored(name));
+      return repo ? repoInfo(repo, local(repo.name)) : null;
     },
     async list() {
-      const out: ArtifactsRepoInfo[] = [];
+      const out: ArtifactsListedRepo[] = [];
       const seen = new Set<string>();
       let cursor: string | undefined;
       for (;;) {
         const page = await binding.list({ limit: LIST_PAGE_SIZE, ...(cursor ? { cursor } : {}) });
-        for (const repo of page.repos) if (repo.name.startsWith(prefix)) out.push(strip(repo));
+        for (const repo of page.repos) if (repo.name.startsWith(prefix)) out.push({ ...repo, name: local(repo.name) });
         if (!page.cursor) return out;
         if (seen.has(page.cursor))
           throw new Error(`Artifacts list returned cursor ${JSON.stringify(page.cursor)} twice`);
@@ -80,24 +86,25 @@ export function createArtifact(binding: ArtifactsBinding, sessionId?: string | n
       }
     },
     async import(name, source, options = {}) {
-      return strip(await binding.import(stored(name), source, options));
+      const imported = await importRepo(binding, stored(name), source, options);
+      return { ...imported, name: local(imported.name) };
     },
     async delete(name) {
       return binding.delete(stored(name));
     },
     async createToken(name, scope = "write", ttlSec) {
-      return binding.createToken(await requireRepo(name), scope, ttlSec);
+      const token = await createToken(binding, stored(name), scope, ttlSec);
+      if (!token) throw new NotFoundError(`repository '${name}'`);
+      return token;
     },
-    async listTokens(name) {
-      return binding.listTokens(await requireRepo(name));
-    },
+    listTokens: listTokensOf,
     async getToken(name, id) {
-      const token = await binding.getToken(await requireRepo(name), id);
+      const token = (await listTokensOf(name)).find((candidate) => candidate.id === id);
       if (!token) throw new NotFoundError(`token '${id}' of repository '${name}'`);
       return token;
     },
     async revokeToken(name, tokenOrId) {
-      return binding.revokeToken(stored(name), tokenOrId);
+      return revokeToken(binding, stored(name), tokenOrId);
     },
     cli(request) {
       return runArtifactsCLI(artifact, request);

@@ -1,7 +1,8 @@
 /**
- * `@cloudflare/computer/artifacts`: git repositories for agents on the
- * Cloudflare Artifacts binding, scoped to a session, with the `artifacts`
- * CLI. `MemoryArtifactsBinding` stands in for the binding off Cloudflare.
+ * `@cloudflare/computer/artifacts`: git repositories for agents on
+ * Cloudflare's Artifacts binding (`env.ARTIFACTS`, passed as it is), scoped
+ * to a session, with the `artifacts` CLI. `MemoryArtifactsBinding` is the
+ * same interface in memory, for tests and local development.
  */
 export { type Artifact, createArtifact, credentialedRemote, LIST_PAGE_SIZE } from "./artifact.js";
 export { ARTIFACTS_HELP, runArtifactsCLI } from "./cli/index.js";
@@ -13,15 +14,24 @@ export {
   InvalidSessionIdError,
   NotFoundError,
 } from "./errors.js";
-export { MemoryArtifactsBinding, type MemoryArtifactsBindingOptions } from "./memory-binding.js";
+export {
+  MemoryArtifactsBinding,
+  type MemoryArtifactsBindingOptions,
+  MemoryArtifactsError,
+  type MemoryRepoOrigin,
+} from "./memory-binding.js";
 export { remoteAddVia } from "./remote-add.js";
 export type {
   ArtifactsBinding,
+  ArtifactsCreatedRepo,
+  ArtifactsListedRepo,
   ArtifactsListPage,
+  ArtifactsRepoHandle,
   ArtifactsRepoInfo,
   ArtifactsToken,
   ArtifactsTokenInfo,
   CreateRepoOptions,
+  ImportOptions,
   ImportSource,
   TokenScope,
 } from "./types.js";

@@ -1,14 +1,19 @@
 /**
- * An in-memory `ArtifactsBinding` for tests and local development (the real
- * binding exists only on Cloudflare). Repositories live in a Map; their
- * remote is `<remoteBase>/<name>.git`, so pointing `remoteBase` at a local
- * smart-HTTP server (and creating the bare repository in `onCreate`) makes
- * `--remote` and push flows work end to end. `authorize` answers whether a
- * token may read or write a repository, for that server to call.
+ * Cloudflare's Artifacts binding (`Artifacts` from @cloudflare/workers-types)
+ * in memory, for tests and local development: the same interface, the same
+ * error codes (`NOT_FOUND` from `get`, `ALREADY_EXISTS`, `INVALID_REPO_NAME`,
+ * `INVALID_TTL`), tokens on the repository handle, an initial write token
+ * with every new repository. Code that runs on it runs on the real binding.
+ *
+ * A repository's remote is `<remoteBase>/<name>.git`, so pointing
+ * `remoteBase` at a local smart-HTTP server (and making the bare repository
+ * in `onCreate`) makes `--remote` and push flows work end to end;
+ * `authorize` answers whether a token may read or write, for that server.
  */
 import type {
-  ArtifactsBinding,
+  ArtifactsCreatedRepo,
   ArtifactsListPage,
+  ArtifactsRepoHandle,
   ArtifactsRepoInfo,
   ArtifactsToken,
   ArtifactsTokenInfo,
@@ -17,109 +22,97 @@ import type {
   TokenScope,
 } from "./types.js";
 
+/** Where a new repository's contents come from: nothing (`create`), a URL (`import`), or another repository (`fork`). */
+export type MemoryRepoOrigin = { kind: "import"; source: ImportSource } | { kind: "fork"; from: string };
+
 export interface MemoryArtifactsBindingOptions {
   /** Default `https://artifacts.invalid/git`. */
   remoteBase?: string;
-  /** Called with the stored name before create/import resolve (e.g. `git init --bare`). */
-  onCreate?: (name: string, source?: ImportSource) => void | Promise<void>;
-  /** Seconds a token lives without a TTL. Default 3600. */
+  /** Called with the name before create, import or fork resolves (e.g. `git init --bare`); a throw fails the call. */
+  onCreate?: (name: string, origin?: MemoryRepoOrigin) => void | Promise<void>;
+  /** Seconds a token lives when none is asked for. Default 86 400, like the binding. */
   defaultTtlSec?: number;
   now?: () => number;
 }
 
-interface StoredToken extends ArtifactsToken {
-  repo: string;
+/** The binding's rule for names; it allows `__`, which only the session scoping reserves. */
+const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+/** Token lifetimes the binding accepts, in seconds. */
+const TTL = { min: 60, max: 31_536_000, fallback: 86_400 };
+/** The binding's default page size and its cap. */
+const LIST = { fallback: 50, max: 200 };
+
+/** Shaped like the binding's `ArtifactsError`: `name` "ArtifactsError" and a string `code`. */
+export class MemoryArtifactsError extends Error {
+  override readonly name = "ArtifactsError";
+  readonly code: string;
+  constructor(code: string, message: string) {
+    super(message);
+    this.code = code;
+  }
 }
 
-export class MemoryArtifactsBinding implements ArtifactsBinding {
+interface StoredToken {
+  id: string;
+  repo: string;
+  scope: TokenScope;
+  plaintext: string;
+  createdAt: string;
+  expiresAt: string;
+}
+
+export class MemoryArtifactsBinding implements Artifacts {
   readonly repos = new Map<string, ArtifactsRepoInfo>();
   readonly tokens = new Map<string, StoredToken>();
-  /** Every call, as `verb name` — so a test can prove a call did not happen. */
+  /** Every call, as `verb name` (`list` alone), so a test can prove a call did not happen. */
   readonly calls: string[] = [];
   readonly #options: MemoryArtifactsBindingOptions;
+  /** Names whose create, import or fork is between its check and its store. */
+  readonly #pending = new Set<string>();
   #nextToken = 1;
 
   constructor(options: MemoryArtifactsBindingOptions = {}) {
     this.#options = options;
   }
 
-  async create(name: string, options: CreateRepoOptions = {}): Promise<ArtifactsRepoInfo> {
+  async create(name: string, opts: CreateRepoOptions = {}): Promise<ArtifactsCreatedRepo> {
     this.calls.push(`create ${name}`);
-    if (this.repos.has(name)) throw new Error(`repository '${name}' already exists`);
-    await this.#options.onCreate?.(name);
-    return this.#store(name, options.description, options.readOnly, options.setDefaultBranch);
+    return this.#make(name, undefined, opts.description, opts.readOnly, opts.setDefaultBranch);
   }
 
-  async get(name: string): Promise<ArtifactsRepoInfo | null> {
+  async get(name: string): Promise<ArtifactsRepoHandle> {
     this.calls.push(`get ${name}`);
-    return this.repos.get(name) ?? null;
+    return this.#handle(this.#existing(name));
   }
 
-  async list(options: { limit?: number; cursor?: string } = {}): Promise<ArtifactsListPage> {
+  async import(params: Parameters<Artifacts["import"]>[0]): Promise<ArtifactsCreatedRepo> {
+    const { source, target } = params;
+    this.calls.push(`import ${target.name}`);
+    if (typeof source?.url !== "string" || source.url === "") {
+      throw new MemoryArtifactsError("INVALID_INPUT", "source.url is required");
+    }
+    const opts = target.opts ?? {};
+    return this.#make(target.name, { kind: "import", source }, opts.description, opts.readOnly, source.branch);
+  }
+
+  async list(opts: { limit?: number; cursor?: string } = {}): Promise<ArtifactsListPage> {
     this.calls.push("list");
     const all = [...this.repos.values()].sort((a, b) => (a.name < b.name ? -1 : 1));
-    const start = options.cursor ? Number(options.cursor) : 0;
-    const end = start + (options.limit ?? 100);
-    return { repos: all.slice(start, end), ...(end < all.length ? { cursor: String(end) } : {}) };
-  }
-
-  async import(
-    name: string,
-    source: ImportSource,
-    options: Omit<CreateRepoOptions, "setDefaultBranch"> = {},
-  ): Promise<ArtifactsRepoInfo> {
-    this.calls.push(`import ${name}`);
-    if (this.repos.has(name)) throw new Error(`repository '${name}' already exists`);
-    await this.#options.onCreate?.(name, source);
-    return this.#store(name, options.description, options.readOnly, source.branch);
+    const limit = Math.min(Math.max(opts.limit ?? LIST.fallback, 1), LIST.max);
+    const start = opts.cursor ? Number(opts.cursor) : 0;
+    const end = start + limit;
+    return {
+      repos: all.slice(start, end).map(({ remote: _remote, ...listed }) => listed),
+      total: all.length,
+      ...(end < all.length ? { cursor: String(end) } : {}),
+    };
   }
 
   async delete(name: string): Promise<boolean> {
     this.calls.push(`delete ${name}`);
+    this.#checkName(name);
     for (const [id, token] of this.tokens) if (token.repo === name) this.tokens.delete(id);
     return this.repos.delete(name);
-  }
-
-  async createToken(name: string, scope: TokenScope, ttlSec?: number): Promise<ArtifactsToken> {
-    this.calls.push(`createToken ${name}`);
-    if (!this.repos.has(name)) throw new Error(`repository '${name}' not found`);
-    const now = this.#now();
-    const expires = Math.floor(now / 1000) + (ttlSec ?? this.#options.defaultTtlSec ?? 3600);
-    const id = `tok_${this.#nextToken++}`;
-    const secret = Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, "0")).join(
-      "",
-    );
-    const token: StoredToken = {
-      id,
-      scope,
-      repo: name,
-      createdAt: new Date(now).toISOString(),
-      expiresAt: new Date(expires * 1000).toISOString(),
-      plaintext: `art_${secret}?expires=${expires}`,
-    };
-    this.tokens.set(id, token);
-    return publicToken(token, true);
-  }
-
-  async listTokens(name: string): Promise<ArtifactsTokenInfo[]> {
-    this.calls.push(`listTokens ${name}`);
-    return [...this.tokens.values()].filter((token) => token.repo === name).map((token) => publicToken(token, false));
-  }
-
-  async getToken(name: string, id: string): Promise<ArtifactsTokenInfo | null> {
-    this.calls.push(`getToken ${name}`);
-    const token = this.tokens.get(id);
-    return token && token.repo === name ? publicToken(token, false) : null;
-  }
-
-  async revokeToken(name: string, tokenOrId: string): Promise<boolean> {
-    this.calls.push(`revokeToken ${name}`);
-    for (const [id, token] of this.tokens) {
-      if (token.repo === name && (id === tokenOrId || secretOf(token.plaintext) === secretOf(tokenOrId))) {
-        return this.tokens.delete(id);
-      }
-    }
-    return false;
   }
 
   /** Whether `secret` (a token without its `?expires=` tail) may read — or with `write`, push to — `name`. */
@@ -135,23 +128,126 @@ export class MemoryArtifactsBinding implements ArtifactsBinding {
     );
   }
 
-  #store(
+  /** A handle over the stored name: once the repository is deleted, its methods fail with `NOT_FOUND`. */
+  #handle(repo: ArtifactsRepoInfo): ArtifactsRepoHandle {
+    const name = repo.name;
+    return {
+      ...repo,
+      createToken: async (scope = "write", ttl) => {
+        this.calls.push(`createToken ${name}`);
+        this.#existing(name);
+        return this.#mint(name, scope, ttl);
+      },
+      listTokens: async () => {
+        this.calls.push(`listTokens ${name}`);
+        this.#existing(name);
+        const tokens = [...this.tokens.values()].filter((token) => token.repo === name).map((t) => this.#info(t));
+        return { tokens, total: tokens.length };
+      },
+      revokeToken: async (tokenOrId) => {
+        this.calls.push(`revokeToken ${name}`);
+        this.#existing(name);
+        if (tokenOrId === "") throw new MemoryArtifactsError("INVALID_INPUT", "tokenOrId is empty");
+        for (const [id, token] of this.tokens) {
+          if (token.repo === name && (id === tokenOrId || secretOf(token.plaintext) === secretOf(tokenOrId))) {
+            return this.tokens.delete(id);
+          }
+        }
+        return false;
+      },
+      fork: async (target, opts = {}) => {
+        this.calls.push(`fork ${name}`);
+        const from = this.#existing(name);
+        return this.#make(target, { kind: "fork", from: name }, opts.description, opts.readOnly, from.defaultBranch);
+      },
+    };
+  }
+
+  async #make(
     name: string,
+    origin: MemoryRepoOrigin | undefined,
     description: string | undefined,
     readOnly: boolean | undefined,
     branch: string | undefined,
-  ): ArtifactsRepoInfo {
+  ): Promise<ArtifactsCreatedRepo> {
+    this.#checkName(name);
+    if (this.repos.has(name) || this.#pending.has(name)) {
+      throw new MemoryArtifactsError("ALREADY_EXISTS", `repository '${name}' already exists`);
+    }
+    this.#pending.add(name);
+    try {
+      await this.#options.onCreate?.(name, origin);
+    } finally {
+      this.#pending.delete(name);
+    }
+    const now = new Date(this.#now()).toISOString();
     const base = this.#options.remoteBase ?? "https://artifacts.invalid/git";
     const repo: ArtifactsRepoInfo = {
+      id: `repo_${name}`,
       name,
-      remote: `${base}/${name}.git`,
+      description: description ?? null,
       defaultBranch: branch ?? "main",
+      createdAt: now,
+      updatedAt: now,
+      lastPushAt: null,
+      source: origin === undefined ? null : origin.kind === "import" ? origin.source.url : `artifacts:${origin.from}`,
       readOnly: readOnly === true,
-      createdAt: new Date(this.#now()).toISOString(),
-      ...(description ? { description } : {}),
+      remote: `${base}/${name}.git`,
     };
     this.repos.set(name, repo);
+    const token = this.#mint(name, "write", undefined);
+    return {
+      id: repo.id,
+      name,
+      description: repo.description,
+      defaultBranch: repo.defaultBranch,
+      remote: repo.remote,
+      token: token.plaintext,
+      tokenExpiresAt: token.expiresAt,
+    };
+  }
+
+  #mint(name: string, scope: TokenScope, ttl: number | undefined): ArtifactsToken {
+    if (scope !== "read" && scope !== "write") {
+      throw new MemoryArtifactsError("INVALID_INPUT", `scope must be read or write, not ${JSON.stringify(scope)}`);
+    }
+    const seconds = ttl ?? this.#options.defaultTtlSec ?? TTL.fallback;
+    if (!Number.isInteger(seconds) || seconds < TTL.min || seconds > TTL.max) {
+      throw new MemoryArtifactsError("INVALID_TTL", `ttl must be ${TTL.min} to ${TTL.max} seconds, not ${seconds}`);
+    }
+    const now = this.#now();
+    const expires = Math.floor(now / 1000) + seconds;
+    const id = `tok_${this.#nextToken++}`;
+    const secret = Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, "0")).join(
+      "",
+    );
+    const token: StoredToken = {
+      id,
+      repo: name,
+      scope,
+      plaintext: `art_${secret}?expires=${expires}`,
+      createdAt: new Date(now).toISOString(),
+      expiresAt: new Date(expires * 1000).toISOString(),
+    };
+    this.tokens.set(id, token);
+    return { id, plaintext: token.plaintext, scope, expiresAt: token.expiresAt };
+  }
+
+  #info(token: StoredToken): ArtifactsTokenInfo {
+    const state = Date.parse(token.expiresAt) > this.#now() ? "active" : "expired";
+    return { id: token.id, scope: token.scope, state, createdAt: token.createdAt, expiresAt: token.expiresAt };
+  }
+
+  #existing(name: string): ArtifactsRepoInfo {
+    const repo = this.repos.get(name);
+    if (!repo) throw new MemoryArtifactsError("NOT_FOUND", `repository '${name}' not found`);
     return repo;
+  }
+
+  #checkName(name: string): void {
+    if (typeof name !== "string" || !NAME.test(name)) {
+      throw new MemoryArtifactsError("INVALID_REPO_NAME", `invalid repository name ${JSON.stringify(name)}`);
+    }
   }
 
   #now(): number {
@@ -161,16 +257,4 @@ export class MemoryArtifactsBinding implements ArtifactsBinding {
 
 function secretOf(plaintext: string): string {
   return plaintext.split("?expires=")[0] ?? plaintext;
-}
-
-function publicToken(token: StoredToken, withSecret: true): ArtifactsToken;
-function publicToken(token: StoredToken, withSecret: false): ArtifactsTokenInfo;
-function publicToken(token: StoredToken, withSecret: boolean): ArtifactsToken | ArtifactsTokenInfo {
-  const info: ArtifactsTokenInfo = {
-    id: token.id,
-    scope: token.scope,
-    expiresAt: token.expiresAt,
-    createdAt: token.createdAt,
-  };
-  return withSecret ? { ...info, plaintext: token.plaintext } : info;
 }

@@ -1,66 +1,43 @@
 /**
- * The Artifacts binding as this package uses it. The binding is
- * Cloudflare-only; this is the interface the reference's client implies
- * (one method per verb, tokens per repository, cursor paging), so tests run
- * against `MemoryArtifactsBinding` and production against the real one.
+ * The Artifacts binding is Cloudflare's own: `Artifacts` from
+ * @cloudflare/workers-types, what `env.ARTIFACTS` is typed as. Every shape
+ * below is read off that declaration rather than restated, so the package
+ * accepts exactly the binding a Worker gets and follows it when
+ * workers-types changes. (The Node type-check gets the same declaration
+ * through `workers-types.node.ts`.)
  */
 
-export type TokenScope = "read" | "write";
+/** What `createArtifact` and `new Workspace({ artifacts: { binding } })` take: Cloudflare's `Artifacts`. */
+export type ArtifactsBinding = Artifacts;
 
-export interface ArtifactsRepoInfo {
-  name: string;
-  /** The repository's git URL (https), without credentials. */
-  remote: string;
-  defaultBranch: string;
-  description?: string;
-  readOnly: boolean;
-  /** ISO 8601. */
-  createdAt: string;
-}
+/** What the binding's `get` answers: a repository's metadata plus its token and fork methods. */
+export type ArtifactsRepoHandle = Awaited<ReturnType<Artifacts["get"]>>;
 
-export interface ArtifactsTokenInfo {
-  id: string;
-  scope: TokenScope;
-  /** ISO 8601. */
-  expiresAt: string;
-  createdAt: string;
-}
+/** A repository's metadata (`get`), as plain data. */
+export type ArtifactsRepoInfo = Omit<ArtifactsRepoHandle, "createToken" | "listTokens" | "revokeToken" | "fork">;
 
-export interface ArtifactsToken extends ArtifactsTokenInfo {
-  /** The secret, shown once; may end in `?expires=<unix seconds>`. */
-  plaintext: string;
-}
+/** What `create` and `import` answer: the repository and its initial write token. */
+export type ArtifactsCreatedRepo = Awaited<ReturnType<Artifacts["create"]>>;
 
-export interface ArtifactsListPage {
-  repos: ArtifactsRepoInfo[];
-  /** Present while more pages follow. */
-  cursor?: string | null;
-}
+/** One page of `list`. */
+export type ArtifactsListPage = Awaited<ReturnType<Artifacts["list"]>>;
 
-export interface CreateRepoOptions {
-  description?: string;
-  readOnly?: boolean;
-  setDefaultBranch?: string;
-}
+/** A listed repository: the binding's list leaves out `remote` (`get` has it). */
+export type ArtifactsListedRepo = ArtifactsListPage["repos"][number];
 
-export interface ImportSource {
-  url: string;
-  branch?: string;
-  depth?: number;
-}
+/** A new token; `plaintext` is the secret, shown once. */
+export type ArtifactsToken = Awaited<ReturnType<ArtifactsRepoHandle["createToken"]>>;
 
-export interface ArtifactsBinding {
-  create(name: string, options?: CreateRepoOptions): Promise<ArtifactsRepoInfo>;
-  get(name: string): Promise<ArtifactsRepoInfo | null>;
-  list(options?: { limit?: number; cursor?: string }): Promise<ArtifactsListPage>;
-  import(
-    name: string,
-    source: ImportSource,
-    options?: Omit<CreateRepoOptions, "setDefaultBranch">,
-  ): Promise<ArtifactsRepoInfo>;
-  delete(name: string): Promise<boolean>;
-  createToken(name: string, scope: TokenScope, ttlSec?: number): Promise<ArtifactsToken>;
-  listTokens(name: string): Promise<ArtifactsTokenInfo[]>;
-  getToken(name: string, id: string): Promise<ArtifactsTokenInfo | null>;
-  revokeToken(name: string, tokenOrId: string): Promise<boolean>;
-}
+/** A token's metadata, without the secret. */
+export type ArtifactsTokenInfo = Awaited<ReturnType<ArtifactsRepoHandle["listTokens"]>>["tokens"][number];
+
+export type TokenScope = ArtifactsToken["scope"];
+
+export type CreateRepoOptions = NonNullable<Parameters<Artifacts["create"]>[1]>;
+
+type ImportParams = Parameters<Artifacts["import"]>[0];
+
+/** Where `import` clones from: an https git URL, optionally one branch and a depth. */
+export type ImportSource = ImportParams["source"];
+
+export type ImportOptions = NonNullable<ImportParams["target"]["opts"]>;

@@ -7,7 +7,6 @@
 import { type Database, WorkspaceFilesystem } from "@cloudflare/dofs";
 import { DEFAULT_BATCH_BUDGET, type SyncBudget } from "@cloudflare/dofs/sync";
 import { createArtifact } from "../artifacts/artifact.js";
-import type { ArtifactsBinding } from "../artifacts/types.js";
 import { indexMounts, type ResolvedMount, resolveMounts } from "../mounts/index-mounts.js";
 import type { Mount, MountsOption } from "../mounts/types.js";
 import type { WorkspaceBackend } from "../runtime/backend.js";
@@ -55,10 +54,10 @@ export interface WorkspaceOptions<Git extends WorkspaceGit = WorkspaceGit> {
   defaultGitIdentity?: GitIdentity;
   assets?: CapabilityOption<WorkspaceAssets, Workspace>;
   /**
-   * The Artifacts binding. Repositories are scoped to `sessionId` (default: the workspace's
-   * `sessionId`; `null` opts out and works namespace-wide).
+   * Cloudflare's Artifacts binding (`env.ARTIFACTS`) as it is, or `MemoryArtifactsBinding`. Repositories
+   * are scoped to `sessionId` (default: the workspace's `sessionId`; `null` opts out and works namespace-wide).
    */
-  artifacts?: { binding: ArtifactsBinding; sessionId?: string | null };
+  artifacts?: { binding: Artifacts; sessionId?: string | null };
   /** Adds the Think agent's file methods (`readFile` → null on ENOENT, …). See think.ts. */
   useThink?: boolean;
   /** Where pending-sync intents are kept; needed for `sync: "defer"` and `retryPendingSync`. */

@@ -31,14 +31,19 @@ export const create: ArtifactsAction = async (artifact, args, request) => {
   if (existing && !force) return failure(`repository '${name}' already exists; pass --force to reuse it`);
   const description = option(args, "description");
   const defaultBranch = option(args, "default-branch");
-  const repo =
-    existing ??
-    (await artifact.create(name, {
+  let repo: { name: string; remote: string; defaultBranch: string } | null = existing;
+  let plaintext: string | undefined;
+  if (!repo) {
+    const created = await artifact.create(name, {
       ...(description ? { description } : {}),
       ...(defaultBranch ? { setDefaultBranch: defaultBranch } : {}),
-    }));
-  const token = await artifact.createToken(name, scope, ttl);
-  const credentialed = credentialedRemote(repo.remote, token.plaintext);
+    });
+    repo = created;
+    // A new repository comes with a write token of the default lifetime; minting another would leave that one live, unused.
+    if (scope === "write" && ttl === undefined) plaintext = created.token;
+  }
+  plaintext ??= (await artifact.createToken(name, scope, ttl)).plaintext;
+  const credentialed = credentialedRemote(repo.remote, plaintext);
   const gitRemote = option(args, "remote") ?? name;
   let remoteRegistered = false;
   if (request.remoteAdd) {
@@ -53,7 +58,7 @@ export const create: ArtifactsAction = async (artifact, args, request) => {
     defaultBranch: repo.defaultBranch,
     gitRemote,
     scope,
-    plaintext: token.plaintext,
+    plaintext,
     remoteRegistered,
     ...(remoteRegistered ? {} : { remoteAddCommand: `git remote add ${gitRemote} ${credentialed}` }),
   });

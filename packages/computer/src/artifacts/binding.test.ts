@@ -1,0 +1,186 @@
+/**
+ * The scoped client on Cloudflare's binding interface: `get`'s NOT_FOUND
+ * becomes null, tokens go through the repository handle, `import` gets one
+ * object. First against a binding written from the declaration alone, whose
+ * errors are `ArtifactsError`s with a string `code` and whose handle keeps
+ * its fields on a prototype; then against `MemoryArtifactsBinding`, which
+ * every other artifacts test runs on. Shared: runs in Node and in workerd.
+ */
+import { describe, expect, it } from "vitest";
+import { createArtifact, MemoryArtifactsBinding, NotFoundError } from "./index.js";
+
+const AT = "2026-01-01T00:00:00.000Z";
+
+/** What the binding throws: `ArtifactsError` with a string `code` (and a numeric one, unused here). */
+function artifactsError(code: string, message: string): Error {
+  return Object.assign(new Error(message), { name: "ArtifactsError", code, numericCode: 0 });
+}
+
+/** One repository, `s1__foo`; `s1__busy` is still importing; anything else is NOT_FOUND. Every call is logged. */
+function declaredBinding() {
+  const log: unknown[][] = [];
+  const info = (name: string) => ({
+    id: `id_${name}`,
+    name,
+    description: null,
+    defaultBranch: "main",
+    createdAt: AT,
+    updatedAt: AT,
+    lastPushAt: null,
+    source: null,
+    readOnly: false,
+    remote: `https://artifacts.test/${name}.git`,
+  });
+  const created = (name: string) => ({ ...info(name), token: "art_initial?expires=1", tokenExpiresAt: AT });
+  const binding: Artifacts = {
+    async create(name, opts) {
+      log.push(["create", name, opts]);
+      return created(name);
+    },
+    async get(name) {
+      log.push(["get", name]);
+      if (name === "s1__busy") throw artifactsError("IMPORT_IN_PROGRESS", `repository '${name}' is importing`);
+      if (name !== "s1__foo") throw artifactsError("NOT_FOUND", `repository '${name}' not found`);
+      // The data lives on the prototype, as it may on a handle the platform builds: spreading it would lose it.
+      return Object.assign(Object.create(info(name)), {
+        async createToken(scope?: "read" | "write", ttl?: number) {
+          log.push(["createToken", name, scope, ttl]);
+          return { id: "tok_9", plaintext: "art_new?expires=2", scope: scope ?? "write", expiresAt: AT };
+        },
+        async listTokens() {
+          log.push(["listTokens", name]);
+          return { tokens: [{ id: "tok_9", scope: "read", state: "active", createdAt: AT, expiresAt: AT }], total: 1 };
+        },
+        async revokeToken(tokenOrId: string) {
+          log.push(["revokeToken", name, tokenOrId]);
+          return tokenOrId === "tok_9";
+        },
+        async fork() {
+          throw artifactsError("INVALID_INPUT", "not used here");
+        },
+      });
+    },
+    async import(params) {
+      log.push(["import", params]);
+      return created(params.target.name);
+    },
+    async list(opts) {
+      log.push(["list", opts]);
+      return { repos: [info("s1__foo"), info("s2__bar")].map(({ remote: _remote, ...repo }) => repo), total: 2 };
+    },
+    async delete(name) {
+      log.push(["delete", name]);
+      return name === "s1__foo";
+    },
+  };
+  return { binding, log };
+}
+
+describe("a binding shaped like Cloudflare's", () => {
+  it("answers null where get throws NOT_FOUND, and lets every other error through", async () => {
+    const { binding } = declaredBinding();
+    const s1 = createArtifact(binding, "s1");
+    expect(await s1.get("missing")).toBeNull();
+    await expect(s1.get("busy")).rejects.toMatchObject({ name: "ArtifactsError", code: "IMPORT_IN_PROGRESS" });
+    // The handle's fields come out as plain data, under the session's name, without its methods.
+    const found = await s1.get("foo");
+    expect(found).toEqual({
+      id: "id_s1__foo",
+      name: "foo",
+      description: null,
+      defaultBranch: "main",
+      createdAt: AT,
+      updatedAt: AT,
+      lastPushAt: null,
+      source: null,
+      readOnly: false,
+      remote: "https://artifacts.test/s1__foo.git",
+    });
+    expect(JSON.parse(JSON.stringify(found))).toEqual(found);
+    expect((await s1.cli({ argv: ["repo", "get", "missing"] })).exitCode).toBe(1);
+  });
+
+  it("creates, lists and revokes tokens on the repository handle", async () => {
+    const { binding, log } = declaredBinding();
+    const s1 = createArtifact(binding, "s1");
+    expect(await s1.createToken("foo", "read", 120)).toMatchObject({ id: "tok_9", scope: "read" });
+    expect(await s1.listTokens("foo")).toEqual([expect.objectContaining({ id: "tok_9", state: "active" })]);
+    expect(await s1.getToken("foo", "tok_9")).toMatchObject({ id: "tok_9" });
+    expect(await s1.revokeToken("foo", "tok_9")).toBe(true);
+    expect(log).toEqual([
+      ["get", "s1__foo"],
+      ["createToken", "s1__foo", "read", 120],
+      ["get", "s1__foo"],
+      ["listTokens", "s1__foo"],
+      ["get", "s1__foo"],
+      ["listTokens", "s1__foo"],
+      ["get", "s1__foo"],
+      ["revokeToken", "s1__foo", "tok_9"],
+    ]);
+  });
+
+  it("treats a missing repository as NotFoundError for tokens and false for revoke, calling no handle", async () => {
+    const { binding, log } = declaredBinding();
+    const s1 = createArtifact(binding, "s1");
+    await expect(s1.createToken("gone")).rejects.toBeInstanceOf(NotFoundError);
+    await expect(s1.listTokens("gone")).rejects.toMatchObject({ code: "ENOTFOUND" });
+    await expect(s1.getToken("foo", "tok_nope")).rejects.toMatchObject({ code: "ENOTFOUND" });
+    expect(await s1.revokeToken("gone", "tok_9")).toBe(false);
+    const share = await s1.cli({ argv: ["share", "gone"] });
+    expect(share).toMatchObject({ exitCode: 1, stderr: "artifacts: repository 'gone' not found\n" });
+    expect(log.filter(([verb]) => verb === "createToken" || verb === "revokeToken")).toEqual([]);
+  });
+
+  it("passes import one {source, target} object and strips the session from what comes back", async () => {
+    const { binding, log } = declaredBinding();
+    const s1 = createArtifact(binding, "s1");
+    const source = { url: "https://git.test/a.git", branch: "dev", depth: 1 };
+    const imported = await s1.import("copy", source, { description: "d" });
+    expect(imported).toMatchObject({ name: "copy", token: "art_initial?expires=1" });
+    expect(log).toEqual([["import", { source, target: { name: "s1__copy", opts: { description: "d" } } }]]);
+    expect((await s1.list()).map(({ name }) => name)).toEqual(["foo"]);
+    expect(await s1.delete("foo")).toBe(true);
+  });
+
+  it("artifacts create uses the token a new repository comes with, unless another scope or TTL is asked", async () => {
+    const { binding, log } = declaredBinding();
+    const s1 = createArtifact(binding, "s1");
+    // `get` says NOT_FOUND for s1__site, so create goes ahead (the declared binding does not remember it).
+    const made = JSON.parse((await s1.cli({ argv: ["create", "site"] })).stdout);
+    expect(made.plaintext).toBe("art_initial?expires=1");
+    expect(made.credentialedRemote).toBe("https://x:art_initial@artifacts.test/s1__site.git");
+    expect(log.some(([verb]) => verb === "createToken")).toBe(false);
+    const read = JSON.parse((await s1.cli({ argv: ["create", "foo", "--force", "--scope", "read"] })).stdout);
+    expect(read.plaintext).toBe("art_new?expires=2");
+    expect(log.filter(([verb]) => verb === "createToken")).toEqual([["createToken", "s1__foo", "read", undefined]]);
+  });
+});
+
+describe("MemoryArtifactsBinding speaks the same interface", () => {
+  it("throws NOT_FOUND from get, keeps tokens on the handle and mints one with every repository", async () => {
+    const binding = new MemoryArtifactsBinding({ now: () => Date.parse(AT) });
+    await expect(binding.get("nope")).rejects.toMatchObject({ name: "ArtifactsError", code: "NOT_FOUND" });
+    await expect(binding.create("-bad")).rejects.toMatchObject({ code: "INVALID_REPO_NAME" });
+    const created = await binding.create("foo", { description: "d" });
+    expect(created).toMatchObject({ name: "foo", description: "d", defaultBranch: "main" });
+    expect(created.tokenExpiresAt).toBe("2026-01-02T00:00:00.000Z");
+    await expect(binding.create("foo")).rejects.toMatchObject({ code: "ALREADY_EXISTS" });
+    const repo = await binding.get("foo");
+    await expect(repo.createToken("read", 59)).rejects.toMatchObject({ code: "INVALID_TTL" });
+    const read = await repo.createToken("read", 60);
+    expect((await repo.listTokens()).tokens.map(({ scope }) => scope)).toEqual(["write", "read"]);
+    expect(await repo.revokeToken(read.plaintext)).toBe(true);
+    expect((await binding.list()).repos[0]).not.toHaveProperty("remote");
+    expect(await binding.delete("foo")).toBe(true);
+    await expect(repo.listTokens()).rejects.toMatchObject({ code: "NOT_FOUND" });
+  });
+
+  it("is what the scoped client reaches through: get, then the handle's createToken", async () => {
+    const binding = new MemoryArtifactsBinding();
+    const s1 = createArtifact(binding, "s1");
+    await s1.create("foo");
+    expect(await s1.get("bar")).toBeNull();
+    await s1.createToken("foo", "read");
+    expect(binding.calls).toEqual(["create s1__foo", "get s1__bar", "get s1__foo", "createToken s1__foo"]);
+  });
+});
