@@ -41,6 +41,6 @@ export function egressEnv(options: EgressEnvOptions): Record<string, string> {
     // Node 24+ reads the proxy variables itself when asked to.
     NODE_USE_ENV_PROXY: "1",
     // A bundled computerd (the container image) has no preload next to it, and no gateway either.
-    ...(existsSync(preload) ? { NODE_OPTIONS: `--require ${preload}` } : {}),
+    ...(existsSync(preload) ? { NODE_OPTIONS: `--require ${JSON.stringify(preload)}` } : {}),
   };
 }

@@ -179,6 +179,8 @@ export function createHostServer(options: HostServerOptions): Server {
     if (rest === "/egress") {
       const token = request.headers[EGRESS_TOKEN_HEADER];
       if (!options.egress) return reject(socket, 404, "this host has no egress gateway");
+      // Only the holder of the container's secret (its Durable Object) may receive its commands' requests.
+      if (!hasBearer(request, containers.get(name)?.secret)) return reject(socket, 401, "unauthorized");
       if (typeof token !== "string" || token === "") return reject(socket, 400, `missing ${EGRESS_TOKEN_HEADER}`);
       const { channels } = options.egress;
       wss.handleUpgrade(request, socket, head, (ws) => channels.open(name, ws, token));

@@ -15,6 +15,8 @@ export interface EgressChannelOptions {
   /** `<host>/v1/containers/<name>/egress`. */
   url: string;
   token: string;
+  /** The container's bearer secret: the host lets only its Durable Object open the channel. */
+  secret: string;
   fetch: (request: Request) => Promise<Response>;
   /** Where the requests go: the backend's `handleFetch`. */
   handle: (request: Request) => Promise<Response>;
@@ -22,7 +24,13 @@ export interface EgressChannelOptions {
 
 export async function openEgressChannel(options: EgressChannelOptions): Promise<Session<unknown>> {
   const response = await options.fetch(
-    new Request(options.url, { headers: { upgrade: "websocket", [EGRESS_TOKEN_HEADER]: options.token } }),
+    new Request(options.url, {
+      headers: {
+        upgrade: "websocket",
+        authorization: `Bearer ${options.secret}`,
+        [EGRESS_TOKEN_HEADER]: options.token,
+      },
+    }),
   );
   const socket = (response as Response & { webSocket?: WebSocket | null }).webSocket;
   if (response.status !== 101 || !socket) {

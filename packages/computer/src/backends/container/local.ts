@@ -123,6 +123,7 @@ class LocalContainer implements WorkspaceContainerAPI {
     this.#egress = await openEgressChannel({
       url: `${this.#base}/egress`,
       token,
+      secret: await this.secret(),
       fetch: this.#fetch,
       handle: (request) =>
         this.#handler

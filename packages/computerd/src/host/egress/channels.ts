@@ -1,8 +1,9 @@
 /**
  * The egress channels of the local container host: one capnweb session per
  * container, over a WebSocket its Durable Object opened (`GET
- * /v1/containers/<name>/egress` — nothing can address a Durable Object from
- * outside, so the object dials in, as it does for the dial-back). The host
+ * /v1/containers/<name>/egress` with the container's bearer — nothing can
+ * address a Durable Object from outside, so the object dials in, as it does
+ * for the dial-back). The host
  * plays `WorkspaceProxy`'s part: each intercepted request goes to the object
  * as a request to `/api` stamped with the egress token the object registered
  * and the original URL, and the object's backend checks the token, strips

@@ -143,8 +143,9 @@ function targetOf(url: string, origin: string | undefined): URL | undefined {
   try {
     if (origin !== undefined) {
       // Origin form inside a tunnel; an absolute URL there still goes to the tunnel's host.
-      const path = url.startsWith("/") ? url : `${new URL(url).pathname}${new URL(url).search}`;
-      return new URL(`${origin}${path}`);
+      if (url.startsWith("/")) return new URL(`${origin}${url}`);
+      const absolute = new URL(url);
+      return new URL(`${origin}${absolute.pathname}${absolute.search}`);
     }
     const target = new URL(url);
     return target.protocol === "http:" || target.protocol === "https:" ? target : undefined;
