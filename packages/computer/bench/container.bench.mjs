@@ -7,6 +7,10 @@
  * inside the Durable Object. Two baselines measured in the same run put the
  * numbers in proportion: spawning `/bin/sh -c true` from Node, and the same
  * exec sent straight to computerd over capnweb from Node (no DO, no sync).
+ * A second object runs with egress `http-gateway`: the same exec (commands
+ * enter the gateway's network namespace instead of a fresh one), and a curl
+ * whose request travels the gateway path (proxy port → computerd's tunnel →
+ * the host's proxy → the egress channel → the object's gateway) and back.
  *
  *   node packages/computer/bench/container.bench.mjs [runs]
  *
@@ -27,23 +31,27 @@ const HOST = `
 import { DurableObject } from "cloudflare:workers";
 import { Workspace } from "@cloudflare/computer";
 import { CloudflareContainerBackend, localContainer } from "@cloudflare/computer/backends/container";
+const gateway = { fetch: async (request) => new Response("gateway " + request.url) };
 export class Bench extends DurableObject {
-  constructor(ctx, env) {
-    super(ctx, env);
-    this.workspace = new Workspace({
-      storage: ctx.storage,
+  workspace(egress) {
+    // One object per egress mode (idFromName), each with its own container named after it.
+    this.ws ??= new Workspace({
+      storage: this.ctx.storage,
       backends: [new CloudflareContainerBackend({
-        container: () => localContainer({ url: env.HOST_URL, name: "bench", storage: ctx.storage }),
+        container: () => localContainer({ url: this.env.HOST_URL, name: "bench-" + egress, storage: this.ctx.storage }),
         heartbeatIntervalMs: 0,
+        egress: egress === "http-gateway" ? { mode: egress, gateway } : { mode: egress },
       })],
     });
+    return this.ws;
   }
-  async run(source, runs) {
+  async run(source, runs, egress) {
+    const workspace = this.workspace(egress);
     const times = [];
     let pushed = 0, pulled = 0;
     for (let i = 0; i < runs; i++) {
       const started = performance.now();
-      const result = await (await this.workspace.runtime.exec(source, { encoding: "utf8" })).result();
+      const result = await (await workspace.runtime.exec(source, { encoding: "utf8" })).result();
       times.push(performance.now() - started);
       if (result.status !== "completed") throw new Error(result.stderr);
       pushed += result.pushed;
@@ -54,17 +62,24 @@ export class Bench extends DurableObject {
 }
 export default {
   async fetch(request, env) {
-    const { source, runs } = await request.json();
-    const stub = env.BENCH.get(env.BENCH.idFromName("bench"));
-    return Response.json(await stub.run(source, runs));
+    const { source, runs, egress } = await request.json();
+    const stub = env.BENCH.get(env.BENCH.idFromName(egress));
+    return Response.json(await stub.run(source, runs, egress));
   },
 };
 `;
 
-const WORKLOADS = {
-  true: "true",
-  "write 100 files": "mkdir -p out && i=0; while [ $i -lt 100 ]; do echo $i$RANDOM > out/f$i; i=$((i+1)); done",
-};
+/** [row label, egress mode, shell source] */
+const WORKLOADS = [
+  ["`true`", "none", "true"],
+  [
+    "`write 100 files`",
+    "none",
+    "mkdir -p out && i=0; while [ $i -lt 100 ]; do echo $i$RANDOM > out/f$i; i=$((i+1)); done",
+  ],
+  ["`true`, egress http-gateway", "http-gateway", "true"],
+  ["`curl http://example.test/`, egress http-gateway", "http-gateway", "curl -sS http://example.test/ >/dev/null"],
+];
 
 const host = await startHost({ port: 0, log: () => {} });
 const mf = await benchWorker(HOST, here, { bindings: { HOST_URL: host.url } });
@@ -80,18 +95,18 @@ try {
   }
   rows.push(["baseline: spawn /bin/sh -c true (Node)", stats(spawnTimes)]);
 
-  for (const [name, source] of Object.entries(WORKLOADS)) {
+  for (const [name, egress, source] of WORKLOADS) {
     const response = await mf.dispatchFetch("http://bench/", {
       method: "POST",
-      body: JSON.stringify({ source, runs: runs + WARMUP }),
+      body: JSON.stringify({ source, runs: runs + WARMUP, egress }),
     });
     if (!response.ok) throw new Error(await response.text());
     const { times, pushed, pulled } = await response.json();
-    rows.push([`DO exec \`${name}\` (push + run + pull)`, stats(times.slice(WARMUP)), { pushed, pulled }]);
+    rows.push([`DO exec ${name} (push + run + pull)`, stats(times.slice(WARMUP)), { pushed, pulled }]);
   }
 
   // Baseline 2: the same computerd, reached directly from Node over capnweb: the daemon's share of an exec.
-  const container = host.containers.get("bench");
+  const container = host.containers.get("bench-none");
   const client = await createWorkspaceClient({
     url: `ws://127.0.0.1:${container.port}/api`,
     headers: { authorization: `Bearer ${container.secret}` },

@@ -1,4 +1,5 @@
 /** `@cloudflare/computer-rpc`: the wire types and error codes shared by both ends. */
+export { EGRESS_TOKEN_HEADER, EGRESS_URL_HEADER, type EgressEndpoint } from "./egress.js";
 export {
   decodeWireError,
   encodeWireError,

@@ -6,6 +6,7 @@
 import { abortAllDurableObjects, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, inject, it } from "vitest";
+import { EGRESS_TOKEN_HEADER, EGRESS_URL_HEADER } from "../../src/backends/container/egress.js";
 import { WORKSPACE_INSTANCE } from "../../src/workspace/client.js";
 import type { Workspace } from "../../src/workspace/workspace.js";
 import type { ContainerWorkspaceObject } from "./main.worker.js";
@@ -14,10 +15,19 @@ const utf8 = { encoding: "utf8" } as const;
 
 type ContainerStub = DurableObjectStub<ContainerWorkspaceObject>;
 
-function newObject(direct = false): ContainerStub {
-  const namespace = (direct
-    ? env.DIRECT_CONTAINER_WORKSPACE
-    : env.CONTAINER_WORKSPACE) as unknown as DurableObjectNamespace<ContainerWorkspaceObject>;
+type Egress = "none" | "direct" | "http-gateway";
+
+function namespaceOf(egress: Egress): DurableObjectNamespace<ContainerWorkspaceObject> {
+  const bindings = {
+    none: env.CONTAINER_WORKSPACE,
+    direct: env.DIRECT_CONTAINER_WORKSPACE,
+    "http-gateway": env.GATEWAY_CONTAINER_WORKSPACE,
+  };
+  return bindings[egress] as unknown as DurableObjectNamespace<ContainerWorkspaceObject>;
+}
+
+function newObject(egress: Egress = "none"): ContainerStub {
+  const namespace = namespaceOf(egress);
   return namespace.get(namespace.newUniqueId());
 }
 
@@ -32,9 +42,9 @@ async function inObject<T>(stub: ContainerStub, body: (workspace: Workspace, nam
 
 async function inContainerWorkspace(
   body: (workspace: Workspace, name: string) => Promise<void>,
-  direct = false,
+  egress: Egress = "none",
 ): Promise<void> {
-  const stub = newObject(direct);
+  const stub = newObject(egress);
   try {
     await inObject(stub, body);
   } finally {
@@ -205,7 +215,72 @@ describe("container-shell on the local container host", () => {
         exitCode: 0,
         stdout: "reached\n",
       });
-    }, true);
+    }, "direct");
+  });
+
+  it("egress http-gateway: every HTTP(S) request of a command reaches the gateway, and nothing else is reachable", async () => {
+    const host = inject("containerHost");
+    await inContainerWorkspace(async (workspace) => {
+      const run = async (source: string) => {
+        const result = await (await workspace.runtime.exec(source, utf8)).result();
+        return { ...result, stdout: String(result.stdout) };
+      };
+      // A server on the host's loopback, by address: answered by the gateway, not by the server.
+      const posted = await run(`curl -sS --max-time 20 -X POST --data-binary 'sent body' ${host}/x?q=1`);
+      expect(posted).toMatchObject({ exitCode: 0 });
+      expect(JSON.parse(posted.stdout)).toEqual({
+        url: `${host}/x?q=1`,
+        method: "POST",
+        body: "sent body",
+        headers: expect.any(Array),
+      });
+      const headers = (JSON.parse(posted.stdout) as { headers: string[] }).headers;
+      expect(headers).toContain("content-type");
+      expect(headers).not.toContain(EGRESS_TOKEN_HEADER);
+      expect(headers).not.toContain(EGRESS_URL_HEADER);
+      // HTTPS to a name: no internet is needed, TLS ends at the host with a certificate the command trusts.
+      const secure = await run("curl -sS --max-time 20 -i https://example.com/");
+      expect(secure).toMatchObject({ exitCode: 0 });
+      expect(secure.stdout).toMatch(/x-gateway: echo/i);
+      expect(JSON.parse(secure.stdout.slice(secure.stdout.indexOf("{")))).toMatchObject({
+        url: "https://example.com/",
+        method: "GET",
+        body: "",
+      });
+      // workerd holds bodies decoded: the gzip header is dropped rather than handed to curl over plain bytes.
+      expect(await run("curl -sS --max-time 20 --compressed https://example.com/gzip")).toMatchObject({
+        exitCode: 0,
+        stdout: "decoded by workerd\n",
+      });
+      // Node's fetch, through the preload computerd gives node processes.
+      const node = await run(
+        `node -e 'fetch("https://example.com/n", { method: "PUT", body: "js" }).then((r) => r.json()).then((j) => console.log(j.method, j.url, j.body))'`,
+      );
+      expect(node).toMatchObject({ exitCode: 0, stdout: "PUT https://example.com/n js\n" });
+      // Around the proxy there is nothing: not the host's loopback, not a name.
+      expect(await run(`curl -sS --max-time 10 --noproxy '*' ${host}/health`)).toMatchObject({ exitCode: 7 });
+      expect((await run("curl -sS --max-time 10 --noproxy '*' https://example.com/")).exitCode).not.toBe(0);
+    }, "http-gateway");
+  });
+
+  it("egress http-gateway: a restarted Durable Object adopts its container and opens a new channel", async () => {
+    const id = env.GATEWAY_CONTAINER_WORKSPACE.newUniqueId();
+    const probe = "curl -sS --max-time 20 https://example.com/again";
+    const first = env.GATEWAY_CONTAINER_WORKSPACE.get(id) as unknown as ContainerStub;
+    const name = await inObject(first, async (workspace, name) => {
+      const result = await (await workspace.runtime.exec(probe, { ...utf8, id: "before" })).result();
+      expect(JSON.parse(String(result.stdout))).toMatchObject({ url: "https://example.com/again" });
+      return name;
+    });
+    await abortAllDurableObjects();
+    const again = env.GATEWAY_CONTAINER_WORKSPACE.get(id) as unknown as ContainerStub;
+    await inObject(again, async (workspace) => {
+      const result = await (await workspace.runtime.exec(probe, utf8)).result();
+      expect(JSON.parse(String(result.stdout))).toMatchObject({ url: "https://example.com/again" });
+      // Adopted, not relaunched: the execution from before the restart is still known.
+      expect(await (await workspace.runtime.getExec("before", utf8)).result()).toMatchObject({ exitCode: 0 });
+    });
+    await hostCall(name, "stop");
   });
 
   it("a crash in the middle of a push loses nothing the Durable Object holds", async () => {

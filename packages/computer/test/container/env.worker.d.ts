@@ -3,5 +3,6 @@ declare namespace Cloudflare {
   interface Env {
     CONTAINER_WORKSPACE: DurableObjectNamespace<import("./main.worker.js").ContainerWorkspaceObject>;
     DIRECT_CONTAINER_WORKSPACE: DurableObjectNamespace<import("./main.worker.js").DirectContainerWorkspaceObject>;
+    GATEWAY_CONTAINER_WORKSPACE: DurableObjectNamespace<import("./main.worker.js").GatewayContainerWorkspaceObject>;
   }
 }

@@ -63,6 +63,41 @@ export class DirectContainerWorkspaceObject extends withWorkspace(DurableObject<
   }
 }
 
+/**
+ * The gateway of the `http-gateway` object: it answers every request a
+ * command makes with what it saw, so the command's output shows it. `/gzip`
+ * answers with a `content-encoding` header over a body workerd holds decoded.
+ */
+export const echoGateway = {
+  async fetch(request: Request): Promise<Response> {
+    if (new URL(request.url).pathname === "/gzip") {
+      return new Response("decoded by workerd\n", { headers: { "content-encoding": "gzip" } });
+    }
+    const seen = {
+      url: request.url,
+      method: request.method,
+      // Bytes decoded by hand: request.text() warns about a form content type.
+      body: new TextDecoder().decode(await request.arrayBuffer()),
+      headers: [...request.headers.keys()],
+    };
+    return Response.json(seen, { headers: { "x-gateway": "echo" } });
+  },
+};
+
+/** Egress `http-gateway`: commands reach nothing but `echoGateway`. */
+export class GatewayContainerWorkspaceObject extends withWorkspace(DurableObject<Cloudflare.Env>, (self) =>
+  containerOptions({ mode: "http-gateway", gateway: echoGateway })(
+    self as unknown as { ctx: DurableObjectState; hostUrl?: string },
+  ),
+) {
+  hostUrl: string | undefined;
+
+  async connectTo(url: string): Promise<void> {
+    this.hostUrl = url;
+    await this.ctx.storage.put("test:host-url", url);
+  }
+}
+
 export default {
   fetch(): Response {
     return new Response("computer container test worker");

@@ -10,6 +10,9 @@ import type { AddressInfo } from "node:net";
 import { WorkspaceFilesystem } from "@cloudflare/dofs";
 import { openNodeDatabase } from "@cloudflare/dofs/node";
 import { SyncPeer } from "@cloudflare/dofs/sync";
+import { egressEnv } from "../egress/env.js";
+import { type EgressNamespace, openEgressNamespace } from "../egress/namespace.js";
+import { tunnelConnections } from "../egress/tunnel.js";
 import { allowedEnv } from "../exec/env.js";
 import { Runner } from "../exec/runner.js";
 import type { MountDriver } from "../mount/driver.js";
@@ -44,14 +47,30 @@ export async function startDaemon(config: Config, log: Logger): Promise<Daemon> 
   }
   const mounted = driver !== undefined;
 
+  // Egress gateway: the commands' namespace and its proxy port exist before the first command can run.
+  let egress: EgressNamespace | undefined;
+  if (config.execNetwork === "gateway" && config.egress) {
+    egress = await openEgressNamespace();
+    tunnelConnections(egress.listener, {
+      url: config.egress.tunnel,
+      secret: config.secret,
+      log: (line) => log.error(line),
+    });
+  }
   const runner = new Runner({
     db,
     logMaxBytes: config.execLogMaxBytes,
     defaultCwd: mounted ? config.mountPoint : process.cwd(),
     checkCwd: mounted ? (cwd) => checkVfsCwd(fs, cwd) : checkDiskCwd,
-    envLayers: [allowedEnv(process.env), config.computerVars],
+    envLayers: [
+      allowedEnv(process.env),
+      ...(egress && config.egress
+        ? [egressEnv({ port: egress.port, caCert: config.egress.caCert, caBundle: config.egress.caBundle })]
+        : []),
+      config.computerVars,
+    ],
     beforeSpawn: driver?.beforeExec ? () => driver.beforeExec?.() : undefined,
-    isolateNetwork: config.execNetwork === "none",
+    network: egress ? { join: egress.path } : config.execNetwork === "none" ? "isolated" : "host",
   });
   const peer = new SyncPeer(db, {
     ...(driver?.afterApply ? { afterApply: () => driver.afterApply?.() } : {}),
@@ -88,6 +107,7 @@ export async function startDaemon(config: Config, log: Logger): Promise<Daemon> 
     close() {
       closing ??= (async () => {
         runner.shutdown();
+        egress?.close();
         await server.close().catch((error) => log.error("closing the server failed", error));
         await driver?.unmount().catch((error) => log.error("unmount failed", error));
       })();

@@ -62,7 +62,25 @@ describe("COMPUTERD_EXEC_NETWORK", () => {
   test("host by default, none on request, anything else refused", () => {
     expect(readConfig({}).execNetwork).toBe("host");
     expect(readConfig({ COMPUTERD_EXEC_NETWORK: "none" }).execNetwork).toBe("none");
-    expect(() => readConfig({ COMPUTERD_EXEC_NETWORK: "off" })).toThrow(/COMPUTERD_EXEC_NETWORK must be host or none/);
+    expect(readConfig({ COMPUTERD_EXEC_NETWORK: "none" }).egress).toBeUndefined();
+    expect(() => readConfig({ COMPUTERD_EXEC_NETWORK: "off" })).toThrow(
+      /COMPUTERD_EXEC_NETWORK must be host, none or gateway/,
+    );
+  });
+
+  test("gateway needs the host's tunnel URL and the CA files", () => {
+    const gateway = {
+      COMPUTERD_EXEC_NETWORK: "gateway",
+      COMPUTERD_EGRESS_TUNNEL: "http://127.0.0.1:45600/v1/containers/a/egress/tunnel",
+      COMPUTERD_EGRESS_CA: "/tmp/ca/ca.pem",
+      COMPUTERD_EGRESS_CA_BUNDLE: "/tmp/ca/bundle.pem",
+    };
+    expect(readConfig({ ...gateway })).toMatchObject({
+      execNetwork: "gateway",
+      egress: { tunnel: gateway.COMPUTERD_EGRESS_TUNNEL, caCert: "/tmp/ca/ca.pem", caBundle: "/tmp/ca/bundle.pem" },
+    });
+    expect(() => readConfig({ ...gateway, COMPUTERD_EGRESS_TUNNEL: "" })).toThrow(/COMPUTERD_EGRESS_TUNNEL/);
+    expect(() => readConfig({ ...gateway, COMPUTERD_EGRESS_CA: "ca.pem" })).toThrow(/COMPUTERD_EGRESS_CA/);
   });
 });
 

@@ -39,10 +39,18 @@ export interface Config {
   /**
    * `COMPUTERD_EXEC_NETWORK`: `host` (default) runs commands in the daemon's
    * network; `none` gives each command an empty network namespace (loopback
-   * only, nothing outside). The local container host sets it for egress `none`,
-   * where no container runtime cuts the network for us.
+   * only, nothing outside); `gateway` puts all commands in one namespace whose
+   * only way out is an HTTP proxy port tunnelled to the local container host
+   * (egress `http-gateway`; needs `egress`). The local container host sets it,
+   * since no container runtime cuts the network for us.
    */
-  execNetwork: "host" | "none";
+  execNetwork: "host" | "none" | "gateway";
+  /**
+   * For `gateway`: `COMPUTERD_EGRESS_TUNNEL` (the host's tunnel URL),
+   * `COMPUTERD_EGRESS_CA` and `COMPUTERD_EGRESS_CA_BUNDLE` (the CA the
+   * commands trust, alone and with the system roots).
+   */
+  egress: { tunnel: string; caCert: string; caBundle: string } | undefined;
 }
 
 export const DEFAULT_PORT = 45_678;
@@ -87,6 +95,7 @@ export function readConfig(env: Env, defaults: { port?: number } = {}): Config {
     trackStubs: env.CAPNWEB_TRACK_STUBS === "1",
     fuse: fuseOptions(env),
     execNetwork: execNetwork(env.COMPUTERD_EXEC_NETWORK),
+    egress: egressConfig(env),
   };
 }
 
@@ -187,8 +196,26 @@ function trimSlash(path: string): string {
   return path.length > 1 ? path.replace(/\/+$/, "") : path;
 }
 
-function execNetwork(value: string | undefined): "host" | "none" {
+function execNetwork(value: string | undefined): "host" | "none" | "gateway" {
   if (value === undefined || value === "" || value === "host") return "host";
-  if (value === "none") return "none";
-  throw new ConfigError(`COMPUTERD_EXEC_NETWORK must be host or none; got ${JSON.stringify(value)}`);
+  if (value === "none" || value === "gateway") return value;
+  throw new ConfigError(`COMPUTERD_EXEC_NETWORK must be host, none or gateway; got ${JSON.stringify(value)}`);
+}
+
+function egressConfig(env: Env): Config["egress"] {
+  if (execNetwork(env.COMPUTERD_EXEC_NETWORK) !== "gateway") return undefined;
+  const tunnel = env.COMPUTERD_EGRESS_TUNNEL ?? "";
+  if (!/^http:\/\/[^/]+\/.*$/.test(tunnel)) {
+    throw new ConfigError(
+      `COMPUTERD_EXEC_NETWORK=gateway needs COMPUTERD_EGRESS_TUNNEL, an http:// URL; got "${tunnel}"`,
+    );
+  }
+  const caCert = env.COMPUTERD_EGRESS_CA ?? "";
+  const caBundle = env.COMPUTERD_EGRESS_CA_BUNDLE ?? "";
+  if (!isAbsolute(caCert) || !isAbsolute(caBundle)) {
+    throw new ConfigError(
+      "COMPUTERD_EXEC_NETWORK=gateway needs COMPUTERD_EGRESS_CA and COMPUTERD_EGRESS_CA_BUNDLE, absolute paths",
+    );
+  }
+  return { tunnel, caCert, caBundle };
 }

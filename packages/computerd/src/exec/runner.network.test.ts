@@ -1,5 +1,5 @@
 /**
- * `isolateNetwork` (egress `none` on the local container host): a command
+ * `network: "isolated"` (egress `none` on the local container host): a command
  * runs in an empty network namespace and cannot reach even a server on the
  * host's 127.0.0.1, while the same command without it can. Real processes,
  * a real server; needs root for `unshare --net`.
@@ -22,7 +22,7 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-async function run(isolateNetwork: boolean): Promise<{ code: number | undefined; stdout: string }> {
+async function run(isolated: boolean): Promise<{ code: number | undefined; stdout: string }> {
   const runner = new Runner({
     db: openNodeDatabase(),
     logMaxBytes: 1 << 20,
@@ -30,7 +30,7 @@ async function run(isolateNetwork: boolean): Promise<{ code: number | undefined;
     checkCwd: () => undefined,
     envLayers: [allowedEnv(process.env)],
     sweepIntervalMs: 0,
-    isolateNetwork,
+    network: isolated ? "isolated" : "host",
   });
   try {
     // node is on PATH wherever these tests run; exit 7 means the request failed.
@@ -46,7 +46,7 @@ async function run(isolateNetwork: boolean): Promise<{ code: number | undefined;
   }
 }
 
-describe("isolateNetwork", () => {
+describe('network: "isolated"', () => {
   test("without it a command reaches a server on the host's loopback", async () => {
     expect(await run(false)).toEqual({ code: 0, stdout: "reached\n" });
   });

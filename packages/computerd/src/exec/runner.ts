@@ -46,8 +46,13 @@ export interface RunnerOptions {
   retentionMs?: number;
   defaultTimeoutMs?: number;
   killGraceMs?: number;
-  /** Run each command in an empty network namespace (`unshare --net`): egress `none` without a container runtime. */
-  isolateNetwork?: boolean;
+  /**
+   * The network each command runs in: `host` (default) the daemon's;
+   * `isolated`, a fresh empty namespace per command (`unshare --net`: egress
+   * `none` without a container runtime); `{ join }`, an existing namespace
+   * (`nsenter --net=<join>`: the egress gateway's, see egress/namespace.ts).
+   */
+  network?: "host" | "isolated" | { join: string };
 }
 
 type RunnerEvent = ExecEvent;
@@ -109,10 +114,7 @@ export class Runner implements RunnerLike {
     let child: ChildProcess;
     try {
       const script = `cd ${shellQuote(cwd)} && ${request.source}`;
-      // unshare execs the shell in place, so the pid and process group stay the command's own.
-      const [command, args] = this.#options.isolateNetwork
-        ? ["unshare", ["--net", "--", "/bin/sh", "-c", script]]
-        : ["/bin/sh", ["-c", script]];
+      const [command, args] = networked(this.#options.network ?? "host", ["/bin/sh", "-c", script]);
       child = spawn(command, args, {
         // No `cwd` here: chdir into a FUSE mount from the daemon's own process can deadlock against its own loop.
         env,
@@ -270,6 +272,13 @@ export class Runner implements RunnerLike {
       { highWaterMark: 1 },
     );
   }
+}
+
+/** The command line that runs `argv` in `network`. unshare and nsenter exec it in place: pid and group stay its own. */
+function networked(network: NonNullable<RunnerOptions["network"]>, argv: string[]): [string, string[]] {
+  if (network === "isolated") return ["unshare", ["--net", "--", ...argv]];
+  if (typeof network === "object") return ["nsenter", [`--net=${network.join}`, "--", ...argv]];
+  return [argv[0] ?? "/bin/sh", argv.slice(1)];
 }
 
 function checkId(id: unknown, rpc: string): void {

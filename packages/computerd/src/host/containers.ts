@@ -18,9 +18,14 @@ export interface ContainerExit {
   message?: string;
 }
 
+/** What a container's commands may reach: nothing, the host's network, or only the Durable Object's gateway. */
+export type EgressMode = "none" | "direct" | "http-gateway";
+
 export interface LaunchRequest {
   env: Record<string, string>;
   enableInternet: boolean;
+  /** Default: `direct` with `enableInternet`, else `none`. */
+  egress?: EgressMode;
   runtimeId: string;
 }
 
@@ -49,6 +54,11 @@ export interface ContainerSetOptions {
   log?: (line: string) => void;
   /** How long a container may take to print its listening line. */
   bootTimeoutMs?: number;
+  /**
+   * The daemon's environment for egress `http-gateway` (its tunnel to the
+   * host's proxy, the CA its commands trust); without it such a launch fails.
+   */
+  gatewayEnv?: (name: string) => Promise<Record<string, string>>;
 }
 
 /** Kill grace before SIGKILL, as computerd gives its own children. */
@@ -136,6 +146,19 @@ export class ContainerSet {
     await Promise.all(this.names().map((name) => this.stop(name)));
   }
 
+  /**
+   * `none`: each command in an empty network namespace. `http-gateway`: the
+   * commands share one namespace whose only way out is the proxy port
+   * computerd tunnels to this host. `direct`: the host's network.
+   */
+  async #egressEnv(name: string, request: LaunchRequest): Promise<Record<string, string>> {
+    const egress = request.egress ?? (request.enableInternet ? "direct" : "none");
+    if (egress === "direct") return {};
+    if (egress === "none") return { COMPUTERD_EXEC_NETWORK: "none" };
+    if (!this.#options.gatewayEnv) throw new Error("this container host has no egress gateway");
+    return { COMPUTERD_EXEC_NETWORK: "gateway", ...(await this.#options.gatewayEnv(name)) };
+  }
+
   async #start(name: string, request: LaunchRequest): Promise<HostContainer> {
     await this.stop(name);
     const mountPoint = request.env.MOUNT_POINT ?? "/workspace";
@@ -147,8 +170,8 @@ export class ContainerSet {
       // One process per container on the host's loopback: the container's port is whatever it gets.
       PORT: "0",
       HOST: "127.0.0.1",
-      // Egress none: commands get an empty network namespace (the daemon keeps its loopback for the host).
-      ...(request.enableInternet ? {} : { COMPUTERD_EXEC_NETWORK: "none" }),
+      // The daemon keeps the host's network (it must reach the host); its commands get what egress allows.
+      ...(await this.#egressEnv(name, request)),
     };
     const node = this.#options.node ?? process.execPath;
     const namespaces = this.#options.namespaces ?? true;

@@ -8,7 +8,15 @@
  * WebSocket) first; the host holds that upgrade until computerd dials
  * `…/callback/api` with the container's bearer, then answers both and
  * splices the two sockets, frame for frame.
+ *
+ * Egress `http-gateway` (see egress/): the Durable Object opens `GET …/egress`
+ * (a WebSocket carrying its egress token) as the channel intercepted requests
+ * travel on, and computerd opens `GET …/egress/tunnel` (an `Upgrade:
+ * computerd-egress` with the container's bearer) for every connection a
+ * command makes to its proxy port; the host's proxy serves that connection.
  */
+
+import { timingSafeEqual } from "node:crypto";
 import {
   createServer,
   request as httpRequest,
@@ -17,11 +25,17 @@ import {
   type ServerResponse,
 } from "node:http";
 import type { Duplex } from "node:stream";
+import { EGRESS_TOKEN_HEADER } from "@cloudflare/computer-rpc";
 import { type WebSocket, WebSocketServer } from "ws";
-import type { ContainerSet } from "./containers.js";
+import { EGRESS_TUNNEL_PROTOCOL } from "../egress/tunnel.js";
+import type { ContainerSet, EgressMode } from "./containers.js";
+import type { EgressChannels } from "./egress/channels.js";
+import type { EgressProxy } from "./egress/proxy.js";
 
 export interface HostServerOptions {
   containers: ContainerSet;
+  /** Egress `http-gateway`: the Durable Objects' channels and the proxy commands' connections reach. */
+  egress?: { channels: EgressChannels; proxy: EgressProxy };
   log?: (line: string) => void;
 }
 
@@ -69,14 +83,19 @@ export function createHostServer(options: HostServerOptions): Server {
       const body = JSON.parse(await readBody(request)) as {
         env?: Record<string, string>;
         enableInternet?: boolean;
+        egress?: string;
         runtimeId?: string;
       };
       if (typeof body.runtimeId !== "string" || typeof body.env !== "object" || body.env === null) {
         return send(response, 400, { error: "start needs { env, enableInternet, runtimeId }" });
       }
+      if (body.egress !== undefined && !isEgressMode(body.egress)) {
+        return send(response, 400, { error: "egress must be none, direct or http-gateway" });
+      }
       const started = await containers.start(name, {
         env: body.env,
         enableInternet: body.enableInternet === true,
+        ...(body.egress === undefined ? {} : { egress: body.egress }),
         runtimeId: body.runtimeId,
       });
       return send(response, 200, { state: "running", runtimeId: started.runtimeId });
@@ -147,11 +166,7 @@ export function createHostServer(options: HostServerOptions): Server {
       return;
     }
     if (rest === "/callback/api") {
-      const container = containers.get(name);
-      const bearer = /^bearer\s+(.+)$/i.exec(String(request.headers.authorization ?? ""))?.[1];
-      if (!container || container.secret === undefined || bearer !== container.secret) {
-        return reject(socket, 401, "unauthorized");
-      }
+      if (!hasBearer(request, containers.get(name)?.secret)) return reject(socket, 401, "unauthorized");
       const dial = waiting.get(name);
       if (!dial) return reject(socket, 409, "no Durable Object is waiting for this dial-back");
       waiting.delete(name);
@@ -159,6 +174,25 @@ export function createHostServer(options: HostServerOptions): Server {
       wss.handleUpgrade(dial.request, dial.socket, dial.head, (toObject) => {
         wss.handleUpgrade(request, socket, head, (toDaemon) => splice(toObject, toDaemon));
       });
+      return;
+    }
+    if (rest === "/egress") {
+      const token = request.headers[EGRESS_TOKEN_HEADER];
+      if (!options.egress) return reject(socket, 404, "this host has no egress gateway");
+      // Only the holder of the container's secret (its Durable Object) may receive its commands' requests.
+      if (!hasBearer(request, containers.get(name)?.secret)) return reject(socket, 401, "unauthorized");
+      if (typeof token !== "string" || token === "") return reject(socket, 400, `missing ${EGRESS_TOKEN_HEADER}`);
+      const { channels } = options.egress;
+      wss.handleUpgrade(request, socket, head, (ws) => channels.open(name, ws, token));
+      return;
+    }
+    if (rest === "/egress/tunnel" && request.headers.upgrade?.toLowerCase() === EGRESS_TUNNEL_PROTOCOL) {
+      if (!options.egress) return reject(socket, 404, "this host has no egress gateway");
+      if (!hasBearer(request, containers.get(name)?.secret)) return reject(socket, 401, "unauthorized");
+      socket.write(
+        `HTTP/1.1 101 Switching Protocols\r\nconnection: upgrade\r\nupgrade: ${EGRESS_TUNNEL_PROTOCOL}\r\n\r\n`,
+      );
+      options.egress.proxy.accept(socket, name, head);
       return;
     }
     if (rest?.startsWith("/port/")) return reject(socket, 400, "use /dial for WebSockets");
@@ -189,6 +223,19 @@ function splice(a: WebSocket, b: WebSocket): void {
   };
   pipe(a, b);
   pipe(b, a);
+}
+
+function isEgressMode(value: string): value is EgressMode {
+  return value === "none" || value === "direct" || value === "http-gateway";
+}
+
+/** `Authorization: Bearer <secret>` of a running container, compared in constant time. */
+function hasBearer(request: IncomingMessage, secret: string | undefined): boolean {
+  const bearer = /^bearer\s+(.+)$/i.exec(String(request.headers.authorization ?? ""))?.[1];
+  if (secret === undefined || bearer === undefined) return false;
+  const given = Buffer.from(bearer);
+  const expected = Buffer.from(secret);
+  return given.length === expected.length && timingSafeEqual(given, expected);
 }
 
 function reject(socket: Duplex, status: number, message: string): void {

@@ -169,23 +169,27 @@ describe("connect stages", () => {
 });
 
 describe("egress (30)", () => {
-  it("none launches without internet, direct with it", async () => {
-    for (const [mode, internet] of [
-      ["none", false],
-      ["direct", true],
+  it("none launches without internet, direct with it, http-gateway without it and intercepting everything", async () => {
+    const gateway = { fetch: async () => new Response() };
+    for (const [egress, internet, intercepted] of [
+      [{ mode: "none" }, false, ["computer.internal"]],
+      [{ mode: "direct" }, true, ["computer.internal"]],
+      [{ mode: "http-gateway", gateway }, false, ["computer.internal", "*"]],
     ] as const) {
       const container = new ScriptedContainer(() => {
         throw new Error("stop here");
       });
       const backend = new CloudflareContainerBackend({
         container: () => container,
-        egress: { mode },
+        egress,
         heartbeatIntervalMs: 0,
         connectTimeoutMs: 300,
         restartAttempts: 0,
       });
       await backend.connect().catch(() => {});
-      expect(container.launches[0]?.enableInternet).toBe(internet);
+      // The mode travels with the launch: the local container host builds the commands' network from it.
+      expect(container.launches[0]).toMatchObject({ enableInternet: internet, egress: egress.mode });
+      expect(container.intercepted).toEqual(intercepted);
     }
   });
 
@@ -254,6 +258,19 @@ describe("launch records (24, 25)", () => {
       action: "relaunch",
     });
     expect(await decideLaunch(storage, true, { ...launch, enableInternet: true })).toEqual({ action: "relaunch" });
+    // Launched for none, wanted for http-gateway: the local host's network differs, so not adopted.
+    expect(await decideLaunch(storage, true, { ...launch, egress: "http-gateway" })).toEqual({ action: "relaunch" });
+    expect(await decideLaunch(storage, true, { ...launch, egress: "none" })).toEqual({ action: "adopt", runtimeId });
+  });
+
+  it("a record from before egress modes were recorded reads as none or direct, from enableInternet", async () => {
+    const storage = new MemoryStorage();
+    const runtimeId = await recordLaunch(storage, launch);
+    const record = storage.map.get(CONTAINER_STORAGE_KEYS.launchRecord) as Record<string, unknown>;
+    expect(record.egress).toBe("none");
+    delete record.egress;
+    expect(await decideLaunch(storage, true, { ...launch, egress: "none" })).toEqual({ action: "adopt", runtimeId });
+    expect(await decideLaunch(storage, true, { ...launch, egress: "http-gateway" })).toEqual({ action: "relaunch" });
   });
 
   it("an exit clears the runtime id only if it is still the current one", async () => {

@@ -7,7 +7,8 @@
  * The Durable Object is the WebSocket server: `connect()` arms an upgrade
  * slot, asks computerd to dial back, and the dial-back reaches the DO's
  * `fetch`, which must hand it to `handleFetch`. The same entry point serves
- * the container's egress gateway requests.
+ * the container's egress gateway requests — through `WorkspaceProxy` on
+ * Cloudflare, through the egress channel on the local container host.
  */
 import { createWorkspaceClient } from "@cloudflare/computer-rpc/client";
 import type { BackendContext, BackendHandle, CommandBackend, ShellRPCLike } from "../../runtime/backend.js";
@@ -115,6 +116,7 @@ export class CloudflareContainerBackend implements CommandBackend {
         [SECRET_ENV]: secret,
       },
       enableInternet: this.egress.mode === "direct",
+      egress: this.egress.mode,
     };
     const connected = await connectContainer({
       backendId: this.id,
@@ -124,13 +126,7 @@ export class CloudflareContainerBackend implements CommandBackend {
       connectTimeoutMs: this.#settings.connectTimeoutMs,
       restartAttempts: this.#settings.restartAttempts,
       egress: async (target) => {
-        if (dial) {
-          // The local host splices the dial-back itself, and has no gateway proxy: refuse rather than run open.
-          if (this.egress.mode === "http-gateway") {
-            throw new Error("egress http-gateway is not supported by the local container host; use none or direct");
-          }
-          return;
-        }
+        // A container that delivers the dial-back itself (the local host) treats the first call as a no-op.
         await target.interceptOutboundHttp(this.#settings.egressHost);
         if (this.egress.mode === "http-gateway") await target.interceptAllOutboundHttp(this.#egressToken);
       },

@@ -6,8 +6,9 @@
  * the right token never reaches the gateway (404).
  */
 
-export const EGRESS_TOKEN_HEADER = "x-workspace-egress-token";
-export const EGRESS_URL_HEADER = "x-workspace-egress-url";
+import { EGRESS_TOKEN_HEADER, EGRESS_URL_HEADER } from "@cloudflare/computer-rpc";
+
+export { EGRESS_TOKEN_HEADER, EGRESS_URL_HEADER };
 
 export async function forwardToGateway(
   request: Request,

@@ -4,6 +4,7 @@
  * kept in the Durable Object's storage so a new DO incarnation can adopt the
  * container that is still running — or know that it must replace it.
  */
+import type { ContainerLaunch, EgressMode } from "./types.js";
 
 export const CONTAINER_STORAGE_KEYS = {
   runtimeIdentity: "computer:container-runtime-identity",
@@ -23,6 +24,8 @@ export interface LaunchStorage {
 
 export interface LaunchRecord {
   enableInternet: boolean;
+  /** Absent in records written before egress modes were recorded: read as `egressOf(enableInternet)`. */
+  egress?: EgressMode;
   /** SHA-256 (hex) of the sorted environment, the secret excluded. */
   envDigest: string;
   runtimeId: string;
@@ -50,10 +53,15 @@ export async function clientSecret(storage: LaunchStorage): Promise<string> {
 /** How a start went, decided from the record and what is running. */
 export type LaunchDecision = { action: "adopt"; runtimeId: string } | { action: "launch" } | { action: "relaunch" };
 
+/** The egress mode of a launch or record, defaulted from `enableInternet` where it is not stated. */
+export function egressOf(launch: { enableInternet: boolean; egress?: EgressMode }): EgressMode {
+  return launch.egress ?? (launch.enableInternet ? "direct" : "none");
+}
+
 export async function decideLaunch(
   storage: LaunchStorage,
   running: boolean,
-  launch: { env: Record<string, string>; enableInternet: boolean },
+  launch: ContainerLaunch,
 ): Promise<LaunchDecision> {
   if (!running) return { action: "launch" };
   const record = await storage.get<LaunchRecord>(CONTAINER_STORAGE_KEYS.launchRecord);
@@ -63,6 +71,7 @@ export async function decideLaunch(
     runtimeId !== undefined &&
     record.runtimeId === runtimeId &&
     record.enableInternet === launch.enableInternet &&
+    egressOf(record) === egressOf(launch) &&
     record.envDigest === (await envDigest(launch.env))
   ) {
     return { action: "adopt", runtimeId };
@@ -71,13 +80,11 @@ export async function decideLaunch(
 }
 
 /** Records a fresh launch and returns its new runtime id. */
-export async function recordLaunch(
-  storage: LaunchStorage,
-  launch: { env: Record<string, string>; enableInternet: boolean },
-): Promise<string> {
+export async function recordLaunch(storage: LaunchStorage, launch: ContainerLaunch): Promise<string> {
   const runtimeId = crypto.randomUUID();
   const record: LaunchRecord = {
     enableInternet: launch.enableInternet,
+    egress: egressOf(launch),
     envDigest: await envDigest(launch.env),
     runtimeId,
   };

@@ -12,15 +12,19 @@
  * - `* /port/<port>/<path>` → forwarded to that port of the container
  * - `GET /dial` (WebSocket): answered once computerd dials `<base>/api` with the
  *   bearer, then the two sockets are spliced; `<base>` is `/callback`.
+ * - `GET /egress` (WebSocket, egress `http-gateway`): the channel the host
+ *   sends the commands' intercepted HTTP(S) requests on (local-egress.ts).
  */
 import {
   CONTAINER_STORAGE_KEYS,
   clientSecret,
   decideLaunch,
+  egressOf,
   type LaunchStorage,
   recordExit,
   recordLaunch,
 } from "./launch.js";
+import { openEgressChannel } from "./local-egress.js";
 import type { ContainerDial, ContainerExit, ContainerLaunch, ContainerStart, WorkspaceContainerAPI } from "./types.js";
 
 export interface LocalContainerOptions {
@@ -51,6 +55,8 @@ class LocalContainer implements WorkspaceContainerAPI {
   readonly #base: string;
   readonly #storage: LaunchStorage;
   readonly #fetch: (request: Request) => Promise<Response>;
+  #handler: ((request: Request) => Promise<Response>) | undefined;
+  #egress: { close(): Promise<void> } | undefined;
 
   constructor(options: LocalContainerOptions) {
     if (!/^https?:\/\//.test(options.url))
@@ -105,8 +111,29 @@ class LocalContainer implements WorkspaceContainerAPI {
     // The dial-back goes through the host (see `dial`), so there is nothing to intercept.
   }
 
-  async interceptAllOutboundHttp(_token: string): Promise<void> {
-    throw new Error("egress http-gateway is not supported by the local container host yet");
+  /**
+   * Opens (or reopens, at every connect) the egress channel: a new backend
+   * instance — a restarted Durable Object — has a new token, and the host
+   * replaces the older channel with this one.
+   */
+  async interceptAllOutboundHttp(token: string): Promise<void> {
+    const previous = this.#egress;
+    this.#egress = undefined;
+    await previous?.close();
+    this.#egress = await openEgressChannel({
+      url: `${this.#base}/egress`,
+      token,
+      secret: await this.secret(),
+      fetch: this.#fetch,
+      handle: (request) =>
+        this.#handler
+          ? this.#handler(request)
+          : Promise.resolve(new Response("no container backend is connected\n", { status: 404 })),
+    });
+  }
+
+  serve(handler: (request: Request) => Promise<Response>): void {
+    this.#handler = handler;
   }
 
   secret(): Promise<string> {
@@ -138,7 +165,12 @@ class LocalContainer implements WorkspaceContainerAPI {
       new Request(`${this.#base}/start`, {
         method: "POST",
         headers: { "content-type": "application/json" },
-        body: JSON.stringify({ env: launch.env, enableInternet: launch.enableInternet, runtimeId }),
+        body: JSON.stringify({
+          env: launch.env,
+          enableInternet: launch.enableInternet,
+          egress: egressOf(launch),
+          runtimeId,
+        }),
       }),
     );
     if (!response.ok)

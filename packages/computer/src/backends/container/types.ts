@@ -19,10 +19,20 @@ export type WorkspaceEgressPolicy =
       revision?: string;
     };
 
+export type EgressMode = WorkspaceEgressPolicy["mode"];
+
 export interface ContainerLaunch {
   /** The container's environment, `RPC_CLIENT_SECRET` included. */
   env: Record<string, string>;
   enableInternet: boolean;
+  /**
+   * The egress mode the container is launched for. Cloudflare's container
+   * only needs `enableInternet` (interception is set up after the start);
+   * the local container host builds the commands' network around it at
+   * start, so a container launched for one mode is never adopted for another.
+   * Default: `direct` with `enableInternet`, else `none`.
+   */
+  egress?: EgressMode;
 }
 
 export type ContainerStartStatus = "launched" | "adopted" | "relaunched";
