@@ -169,6 +169,8 @@ export const projects: TestProjectConfiguration[] = [
       name: "examples:egress",
       environment: "node",
       include: ["examples/egress/test/**/*.test.ts"],
+      testTimeout: 120_000,
+      hookTimeout: 120_000,
     },
   },
   {
@@ -190,6 +192,8 @@ export const projects: TestProjectConfiguration[] = [
       name: "examples:mcp",
       environment: "node",
       include: ["examples/mcp/test/**/*.test.ts"],
+      testTimeout: 120_000,
+      hookTimeout: 120_000,
     },
   },
   {
