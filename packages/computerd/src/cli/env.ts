@@ -8,7 +8,13 @@ import { isAbsolute } from "node:path";
 export type MountKind = "fuse" | "macfuse" | "shim" | "none";
 export type MountSetting = MountKind | "auto";
 
+/** The FUSE binding: fuse-napi (libfuse 3) or fuse-native (libfuse 2); auto prefers fuse-napi when it is built. */
+export type FuseDriverSetting = "auto" | "fuse-napi" | "fuse-native";
+
 export interface FuseOptions {
+  driver: FuseDriverSetting;
+  /** The kernel's writeback cache (fuse-napi only). */
+  writebackCache: boolean;
   maxRead: number;
   maxWrite: number;
   autoCache: boolean;
@@ -157,6 +163,8 @@ function fuseOptions(env: Env): FuseOptions {
   const trace =
     env.COMPUTERD_FUSE_TRACE === "summary" ? { file: env.COMPUTERD_FUSE_TRACE_FILE || undefined } : undefined;
   return {
+    driver: parseDriver(env.COMPUTERD_FUSE_DRIVER),
+    writebackCache: parseSwitch(env.COMPUTERD_FUSE_WRITEBACK_CACHE, false),
     maxRead: parsePositive(env.COMPUTERD_FUSE_MAX_READ, "COMPUTERD_FUSE_MAX_READ", DEFAULT_FUSE_IO_SIZE),
     maxWrite: parsePositive(env.COMPUTERD_FUSE_MAX_WRITE, "COMPUTERD_FUSE_MAX_WRITE", DEFAULT_FUSE_IO_SIZE),
     autoCache,
@@ -169,6 +177,12 @@ function fuseOptions(env: Env): FuseOptions {
     extra,
     trace,
   };
+}
+
+function parseDriver(value: string | undefined): FuseDriverSetting {
+  if (value === undefined || value === "" || value === "auto") return "auto";
+  if (value === "fuse-napi" || value === "fuse-native") return value;
+  throw new ConfigError(`COMPUTERD_FUSE_DRIVER must be auto, fuse-napi or fuse-native; got ${JSON.stringify(value)}`);
 }
 
 /** The `-o` list for a FUSE mount, in the reference's order. */

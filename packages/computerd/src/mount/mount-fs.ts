@@ -85,6 +85,12 @@ export class MountFs {
     return this.#stat(attr, this.#files.get(attr.inode));
   }
 
+  /** fstat: by handle, so a file unlinked while open still answers. */
+  fgetattr(fd: number): FuseStat {
+    const file = this.#handle(fd).file;
+    return this.#stat(inodeAttr(this.#db, file.inode) ?? detachedAttr(file), file);
+  }
+
   async chmod(path: string, mode: number): Promise<void> {
     await this.#fs.chmod(this.vfsPath(path), mode & 0o7777);
   }
@@ -98,6 +104,13 @@ export class MountFs {
     setInodeMtime(this.#db, attr.inode, mtime, this.vfsPath(path));
     const open = this.#files.get(attr.inode);
     if (open !== undefined) open.mtime = mtime;
+  }
+
+  /** futimens: by handle; a file unlinked while open keeps the time in memory only. */
+  futimens(fd: number, mtime: number): void {
+    const file = this.#handle(fd).file;
+    file.mtime = mtime;
+    if (!file.detached) setInodeMtime(this.#db, file.inode, mtime, file.path);
   }
 
   // Names
@@ -122,6 +135,8 @@ export class MountFs {
     if (this.#hidden.delete(path)) return;
     const attr = this.#attr(path);
     if (attr.type === "dir") throw new ErrnoError(EISDIR, path);
+    // libfuse 3 with hard_remove unlinks an open file directly (libfuse 2 renames it to .fuse_hidden first).
+    this.#detachIfLastName(attr);
     await this.#fs.rm(this.vfsPath(path));
   }
 
@@ -129,6 +144,8 @@ export class MountFs {
     const name = to.slice(to.lastIndexOf("/") + 1);
     if (name.startsWith(HIDDEN_PREFIX)) return this.#hide(from, to);
     const attr = this.#attr(from);
+    const replaced = lookupInode(this.#db, this.vfsPath(to));
+    if (replaced !== undefined && replaced.inode !== attr.inode) this.#detachIfLastName(replaced);
     await this.#fs.rename(this.vfsPath(from), this.vfsPath(to));
     const open = this.#files.get(attr.inode);
     if (open !== undefined) open.path = this.vfsPath(to);
@@ -196,6 +213,10 @@ export class MountFs {
     this.#handles.delete(fd);
     handle.file.refs--;
     if (handle.file.refs === 0) this.#close(handle.file);
+  }
+
+  get hasOpenFiles(): boolean {
+    return this.#handles.size > 0;
   }
 
   /** Commits every open file's dirty chunks: before a fetchChanges, and at unmount. */
@@ -267,7 +288,7 @@ export class MountFs {
       this.#commit(file);
     } finally {
       file.release();
-      this.#files.delete(file.inode);
+      if (this.#files.get(file.inode) === file) this.#files.delete(file.inode);
     }
   }
 
@@ -285,6 +306,19 @@ export class MountFs {
     if (attr.nlink <= 1) file.detach();
     this.#hidden.set(to, file);
     await this.#fs.rm(this.vfsPath(from));
+  }
+
+  /**
+   * An open file losing its last name lives on in memory until its handles
+   * close: its stored chunks stay readable (blobs go only at gc), its dirty
+   * ones stay in the buffer, and nothing of it commits again.
+   */
+  #detachIfLastName(attr: InodeAttr): void {
+    const file = this.#files.get(attr.inode);
+    if (file === undefined || attr.type !== "file" || attr.nlink > 1) return;
+    file.detach();
+    // Only its handles reach it now; the inode number may be reused by a new file.
+    this.#files.delete(attr.inode);
   }
 
   #stat(attr: InodeAttr, open: OpenFile | undefined): FuseStat {
