@@ -11,6 +11,7 @@ export {
   inodeChunks,
   lookupInode,
   readChunk,
+  type SharedChunk,
   setInodeMtime,
   writeInode,
 } from "./fs/inode-io.js";

@@ -55,8 +55,11 @@ export async function startDaemon(config: Config, log: Logger): Promise<Daemon> 
     isolateNetwork: config.execNetwork === "none",
   });
   const peer = new SyncPeer(db, {
-    ...(driver?.afterApply ? { afterApply: () => driver.afterApply?.() } : {}),
+    ...(driver?.afterApply
+      ? { afterApply: (_result, entries) => driver.afterApply?.(entries.map((entry) => entry.path)) }
+      : {}),
     ...(driver?.beforeFetch ? { beforeFetch: () => driver.beforeFetch?.() } : {}),
+    ...(driver?.beforeApply ? { beforeApply: () => driver.beforeApply?.() } : {}),
     log: (message, error) => log.error(message, error),
   });
 

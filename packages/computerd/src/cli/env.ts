@@ -15,6 +15,12 @@ export interface FuseOptions {
   driver: FuseDriverSetting;
   /** The kernel's writeback cache (fuse-napi only). */
   writebackCache: boolean;
+  /**
+   * fuse-napi's page-cache policy: `kernel` (the default when neither
+   * switch is set) keeps pages across opens and drops them when a sync
+   * apply changes a path; `auto` revalidates on open by mtime; `none`.
+   */
+  pageCache: "kernel" | "auto" | "none";
   maxRead: number;
   maxWrite: number;
   autoCache: boolean;
@@ -165,6 +171,7 @@ function fuseOptions(env: Env): FuseOptions {
   return {
     driver: parseDriver(env.COMPUTERD_FUSE_DRIVER),
     writebackCache: parseSwitch(env.COMPUTERD_FUSE_WRITEBACK_CACHE, false),
+    pageCache: pageCache(env),
     maxRead: parsePositive(env.COMPUTERD_FUSE_MAX_READ, "COMPUTERD_FUSE_MAX_READ", DEFAULT_FUSE_IO_SIZE),
     maxWrite: parsePositive(env.COMPUTERD_FUSE_MAX_WRITE, "COMPUTERD_FUSE_MAX_WRITE", DEFAULT_FUSE_IO_SIZE),
     autoCache,
@@ -177,6 +184,14 @@ function fuseOptions(env: Env): FuseOptions {
     extra,
     trace,
   };
+}
+
+function pageCache(env: Env): FuseOptions["pageCache"] {
+  const auto = env.COMPUTERD_FUSE_AUTO_CACHE;
+  const kernel = env.COMPUTERD_FUSE_KERNEL_CACHE;
+  if (auto === undefined && kernel === undefined) return "kernel";
+  if (parseSwitch(auto, false)) return "auto";
+  return parseSwitch(kernel, false) ? "kernel" : "none";
 }
 
 function parseDriver(value: string | undefined): FuseDriverSetting {

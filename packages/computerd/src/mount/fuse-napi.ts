@@ -8,6 +8,9 @@
  * - `utimensat` with `UTIME_OMIT` (`touch -m`) and nanosecond times, exactly;
  * - files unlinked while open are unlinked for real (hard_remove): no
  *   `.fuse_hidden*` names, the handle ops arrive with a null path;
+ * - copy_file_range (cp, fs.copyFile) answered by sharing stored chunks;
+ * - kernel_cache with explicit invalidation after a sync apply (our patch's
+ *   `invalidatePath`), so reads of unchanged files never reach the daemon;
  * - the kernel's writeback cache, when `COMPUTERD_FUSE_WRITEBACK_CACHE` is on.
  */
 import { execFile } from "node:child_process";
@@ -17,6 +20,7 @@ import type { Database } from "@cloudflare/dofs";
 import type { FuseOptions } from "../cli/env.js";
 import type { Logger } from "../cli/log.js";
 import type { MountDriver } from "./driver.js";
+import { EINVAL, ErrnoError } from "./errno.js";
 import { type Callback, type Op, opAdapter } from "./fuse-callbacks.js";
 import { MountFs } from "./mount-fs.js";
 import { clearStaleMount, lazyUnmount, withTimeout } from "./mount-point.js";
@@ -24,6 +28,9 @@ import { FuseTrace } from "./trace.js";
 
 const run = promisify(execFile);
 const MOUNT_TIMEOUT_MS = 5_000;
+const INVALIDATE_BATCH = 256;
+/** `FUSE_CAP_AUTO_INVAL_DATA`: off with kernel_cache, where invalidation is explicit (afterApply). */
+const FUSE_CAP_AUTO_INVAL_DATA = 1 << 12;
 /** libfuse 3's `FUSE_CAP_WRITEBACK_CACHE` (fuse_common.h). */
 const FUSE_CAP_WRITEBACK_CACHE = 1 << 16;
 /** Linux's `UTIME_NOW` / `UTIME_OMIT` as fuse-napi hands them over (`Fuse.UTIME_NOW`). */
@@ -42,6 +49,8 @@ interface Connection {
 interface FuseInstance {
   mount(cb: (error: Error | null) => void): void;
   unmount(cb: (error: Error | null) => void): void;
+  /** Our patch: fuse_invalidate_path (the inode's attributes and pages); a path the kernel never saw is no error. */
+  invalidatePath(path: string, cb: (error: Error | null) => void): void;
   _fuseOptions(): string;
 }
 type FuseClass = new (mnt: string, ops: Record<string, unknown>, opts: Record<string, unknown>) => FuseInstance;
@@ -80,10 +89,10 @@ export class FuseNapiDriver implements MountDriver {
       fsname: "computerd",
       subtype: "computerd",
       maxRead: o.maxRead,
-      ...(o.autoCache ? { autoCache: true } : o.kernelCache ? { kernelCache: true } : {}),
+      ...(o.pageCache === "auto" ? { autoCache: true } : o.pageCache === "kernel" ? { kernelCache: true } : {}),
       ...(o.attrTimeout !== undefined ? { attrTimeout: o.attrTimeout } : {}),
       ...(o.entryTimeout !== undefined ? { entryTimeout: o.entryTimeout } : {}),
-      ...(o.acAttrTimeout !== undefined && o.autoCache ? { acAttrTimeout: o.acAttrTimeout } : {}),
+      ...(o.acAttrTimeout !== undefined && o.pageCache === "auto" ? { acAttrTimeout: o.acAttrTimeout } : {}),
     });
     const extra = [...(o.negativeTimeout !== undefined ? [`negative_timeout=${o.negativeTimeout}`] : []), ...o.extra];
     if (extra.length > 0) {
@@ -141,8 +150,34 @@ export class FuseNapiDriver implements MountDriver {
     this.fs.commitAll();
   }
 
-  afterApply(): void {
+  /**
+   * A push changed these store paths behind the kernel's back: drop its
+   * cached attributes and pages of each (with kernel_cache nothing else
+   * would), before the push answers, so the next command sees the new bytes.
+   */
+  async afterApply(paths: readonly string[]): Promise<void> {
     this.fs.invalidate();
+    const fuse = this.#fuse;
+    if (fuse === undefined) return;
+    const mounted = paths.map((path) => this.fs.fusePath(path)).filter((path) => path !== undefined);
+    // fuse-napi queues at most 1,024 notifications per mount.
+    for (let at = 0; at < mounted.length; at += INVALIDATE_BATCH) {
+      await Promise.all(
+        mounted.slice(at, at + INVALIDATE_BATCH).map(
+          (path) =>
+            new Promise<void>((resolve) =>
+              fuse.invalidatePath(path, (error) => {
+                if (error) this.#log.error(`invalidating ${path} failed`, error);
+                resolve();
+              }),
+            ),
+        ),
+      );
+    }
+  }
+
+  beforeApply(): void {
+    this.fs.commitAll();
   }
 
   stats(): Record<string, number> {
@@ -157,10 +192,10 @@ export class FuseNapiDriver implements MountDriver {
     return {
       initWithConfig: (connection: unknown, cb: unknown) => {
         const conn = connection as Connection;
-        const want =
-          options.writebackCache && (conn.capable & FUSE_CAP_WRITEBACK_CACHE) !== 0
-            ? conn.want | FUSE_CAP_WRITEBACK_CACHE
-            : conn.want;
+        let want = conn.want;
+        if (options.writebackCache && (conn.capable & FUSE_CAP_WRITEBACK_CACHE) !== 0) want |= FUSE_CAP_WRITEBACK_CACHE;
+        // The kernel would otherwise drop a file's pages whenever our mtime (ms) differs from its own after a write.
+        if (options.pageCache === "kernel") want &= ~FUSE_CAP_AUTO_INVAL_DATA;
         (cb as Callback)(0, { maxWrite: Math.min(conn.maxWrite, options.maxWrite), want });
       },
       getattr: op("getattr", (path: string) => fs.getattr(path)),
@@ -206,7 +241,25 @@ export class FuseNapiDriver implements MountDriver {
       write: op(
         "write",
         (_path: string | null, fd: number, buffer: Buffer, length: number, position: number) =>
-          fs.write(fd, buffer, length, position),
+          fs.write(fd, buffer, length, position, true),
+        true,
+      ),
+      // cp and copyFile use copy_file_range: whole chunks are shared by hash, no bytes cross the kernel.
+      copyFileRange: op(
+        "copyFileRange",
+        (
+          _src: string | null,
+          srcFd: number,
+          srcOffset: number,
+          _dest: string | null,
+          destFd: number,
+          destOffset: number,
+          length: number,
+          flags: number,
+        ) => {
+          if (flags !== 0) throw new ErrnoError(EINVAL, "copy_file_range flags");
+          return fs.copyRange(srcFd, Number(srcOffset), destFd, Number(destOffset), Number(length));
+        },
         true,
       ),
     };

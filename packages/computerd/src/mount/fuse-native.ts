@@ -99,6 +99,10 @@ export class FuseNativeDriver implements MountDriver {
     this.fs.invalidate();
   }
 
+  beforeApply(): void {
+    this.fs.commitAll();
+  }
+
   stats(): Record<string, number> {
     return this.fs.stats();
   }

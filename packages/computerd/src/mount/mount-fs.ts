@@ -42,7 +42,7 @@ interface Handle {
 
 export interface MountFsOptions {
   now?: () => number;
-  /** Idle chunk buffers kept for reuse (512 KiB each). */
+  /** Idle chunk buffers kept for reuse (512 KiB each; 160 = 80 MiB covers a 64 MiB file rewritten in place). */
   poolKeep?: number;
 }
 
@@ -56,6 +56,9 @@ export class MountFs {
   readonly #handles = new Map<number, Handle>();
   /** `.fuse_hidden*` paths (relative to the mount) → the inode they stand for. */
   readonly #hidden = new Map<string, OpenFile>();
+  /** Closed files waiting for their commit, oldest first, with the bytes each was parked with. */
+  readonly #parked = new Map<OpenFile, number>();
+  #parkedBytes = 0;
   #nextHandle = 1;
   readonly #uid = process.getuid?.() ?? 0;
   readonly #gid = process.getgid?.() ?? 0;
@@ -65,12 +68,19 @@ export class MountFs {
     this.#now = options.now ?? Date.now;
     this.#fs = new WorkspaceFilesystem(db, { now: this.#now });
     this.#root = mountPoint === "/" ? "" : mountPoint;
-    this.#pool = new BufferPool(CHUNK_SIZE, options.poolKeep ?? 64);
+    this.#pool = new BufferPool(CHUNK_SIZE, options.poolKeep ?? 160);
   }
 
   /** The dofs path of a FUSE path. */
   vfsPath(path: string): string {
     return path === "/" ? this.#root || "/" : this.#root + path;
+  }
+
+  /** The FUSE path of a dofs path; undefined outside the mount. */
+  fusePath(vfsPath: string): string | undefined {
+    if (this.#root === "") return vfsPath;
+    if (vfsPath === this.#root) return "/";
+    return vfsPath.startsWith(`${this.#root}/`) ? vfsPath.slice(this.#root.length) : undefined;
   }
 
   // Attributes
@@ -174,6 +184,8 @@ export class MountFs {
     const attr = this.#attr(path);
     if (attr.type === "dir") throw new ErrnoError(EISDIR, path);
     const file = this.#openFile(attr, this.vfsPath(path));
+    // A parked file opened again is an open file again: its commit waits for the last close.
+    this.#unpark(file);
     file.refs++;
     const fd = this.#nextHandle++;
     this.#handles.set(fd, { file });
@@ -185,11 +197,49 @@ export class MountFs {
     return this.#handle(fd).file.read(buffer, length, position);
   }
 
-  write(fd: number, buffer: Buffer, length: number, position: number): number {
+  /** `adopt`: the binding hands over `buffer` for good (fuse-napi's request-owned copy), so whole chunks are kept, not copied. */
+  write(fd: number, buffer: Buffer, length: number, position: number, adopt = false): number {
     const file = this.#handle(fd).file;
-    const written = file.write(buffer, length, position, this.#now());
+    const written = file.write(buffer, length, position, this.#now(), adopt);
     if (file.dirtyBytes > DIRTY_FLUSH_BYTES) this.#commit(file);
     return written;
+  }
+
+  /**
+   * copy_file_range: whole stored chunks are shared by hash (nothing is read,
+   * hashed or stored again), the rest is copied through a scratch chunk.
+   * Answers the bytes copied (short at the source's end).
+   */
+  copyRange(srcFd: number, srcPos: number, dstFd: number, dstPos: number, length: number): number {
+    const src = this.#handle(srcFd).file;
+    const dst = this.#handle(dstFd).file;
+    const end = Math.min(src.size, srcPos + length);
+    if (end <= srcPos) return 0;
+    const now = this.#now();
+    const scratch = this.#pool.take();
+    try {
+      let at = srcPos;
+      let to = dstPos;
+      while (at < end) {
+        const idx = Math.floor(at / CHUNK_SIZE);
+        const offset = at - idx * CHUNK_SIZE;
+        const take = Math.min(CHUNK_SIZE - offset, end - at);
+        const ref = offset === 0 && to % CHUNK_SIZE === 0 ? src.cleanRef(idx) : undefined;
+        // Shared only when the blob is exactly what is copied and nothing of the destination's chunk shows past it.
+        if (ref !== undefined && ref.size === take && (take === CHUNK_SIZE || to + take >= dst.size)) {
+          dst.share(to / CHUNK_SIZE, ref, now);
+        } else {
+          src.read(scratch, take, at);
+          dst.write(scratch, take, to, now);
+        }
+        at += take;
+        to += take;
+      }
+    } finally {
+      this.#pool.give(scratch);
+    }
+    if (dst.dirtyBytes > DIRTY_FLUSH_BYTES) this.#commit(dst);
+    return end - srcPos;
   }
 
   truncate(path: string, size: number): void {
@@ -197,7 +247,7 @@ export class MountFs {
     if (attr.type === "dir") throw new ErrnoError(EISDIR, path);
     const file = this.#openFile(attr, this.vfsPath(path));
     file.truncate(size, this.#now());
-    if (file.refs === 0) this.#close(file);
+    if (file.refs === 0) this.#park(file);
   }
 
   ftruncate(fd: number, size: number): void {
@@ -212,16 +262,36 @@ export class MountFs {
     const handle = this.#handle(fd);
     this.#handles.delete(fd);
     handle.file.refs--;
-    if (handle.file.refs === 0) this.#close(handle.file);
+    if (handle.file.refs === 0) this.#park(handle.file);
   }
 
   get hasOpenFiles(): boolean {
     return this.#handles.size > 0;
   }
 
-  /** Commits every open file's dirty chunks: before a fetchChanges, and at unmount. */
+  /**
+   * Commits every open or parked file in one transaction (before a
+   * fetchChanges, before a push applies, at unmount); parked files are done
+   * with. A file that fails stays dirty; the first error is thrown after the rest.
+   */
   commitAll(): void {
-    for (const file of this.#files.values()) this.#commit(file);
+    let failure: unknown;
+    this.#db.transaction(() => {
+      for (const file of [...this.#files.values()]) {
+        try {
+          this.#commit(file);
+          if (file.refs === 0) this.#forget(file);
+        } catch (error) {
+          failure ??= error;
+        }
+      }
+    });
+    if (failure !== undefined) throw failure;
+  }
+
+  /** Bytes held by closed files waiting for their commit. */
+  get parkedBytes(): number {
+    return this.#parkedBytes;
   }
 
   /** After a sync apply: cached chunk lists may name replaced content. */
@@ -250,6 +320,8 @@ export class MountFs {
     return {
       mount_open_files: this.#files.size,
       mount_handles: this.#handles.size,
+      mount_parked_files: this.#parked.size,
+      mount_parked_bytes: this.#parkedBytes,
       mount_dirty_buffers: this.#pool.inUse,
       mount_idle_buffers: this.#pool.idle,
     };
@@ -280,16 +352,44 @@ export class MountFs {
 
   #commit(file: OpenFile): void {
     if (file.detached) return;
+    this.#unpark(file);
     file.commit(sha256, this.#now());
   }
 
-  #close(file: OpenFile): void {
-    try {
-      this.#commit(file);
-    } finally {
-      file.release();
-      if (this.#files.get(file.inode) === file) this.#files.delete(file.inode);
+  /**
+   * The last handle closed. A clean file is forgotten; a dirty one is parked:
+   * its commit (hashing and storing) waits until someone needs the store to
+   * be current (a fetchChanges, a push, an fsync), or until parked files
+   * hold PARKED_LIMIT bytes. A file written and then deleted, or rewritten,
+   * before that is never hashed at all, and close() is never slowed by it.
+   */
+  #park(file: OpenFile): void {
+    if (!file.isDirty || file.detached) {
+      this.#forget(file);
+      return;
     }
+    this.#unpark(file);
+    file.compact();
+    this.#parked.set(file, file.dirtyBytes);
+    this.#parkedBytes += file.dirtyBytes;
+    for (const oldest of [...this.#parked.keys()]) {
+      if (this.#parkedBytes <= PARKED_LIMIT) break;
+      this.#commit(oldest);
+      if (oldest.refs === 0) this.#forget(oldest);
+    }
+  }
+
+  #unpark(file: OpenFile): void {
+    const bytes = this.#parked.get(file);
+    if (bytes === undefined) return;
+    this.#parked.delete(file);
+    this.#parkedBytes -= bytes;
+  }
+
+  #forget(file: OpenFile): void {
+    this.#unpark(file);
+    file.release();
+    if (this.#files.get(file.inode) === file) this.#files.delete(file.inode);
   }
 
   /**
@@ -316,9 +416,11 @@ export class MountFs {
   #detachIfLastName(attr: InodeAttr): void {
     const file = this.#files.get(attr.inode);
     if (file === undefined || attr.type !== "file" || attr.nlink > 1) return;
+    this.#unpark(file);
     file.detach();
     // Only its handles reach it now; the inode number may be reused by a new file.
     this.#files.delete(attr.inode);
+    if (file.refs === 0) file.release();
   }
 
   #stat(attr: InodeAttr, open: OpenFile | undefined): FuseStat {
@@ -340,8 +442,10 @@ export class MountFs {
   }
 }
 
-/** Commit a file early once this many bytes are dirty: memory stays bounded on huge copies. */
+/** Commit an open file early once this many bytes are dirty: memory stays bounded on huge copies. */
 const DIRTY_FLUSH_BYTES = 64 * 1024 * 1024;
+/** Parked (closed, uncommitted) files are committed oldest first past this many bytes. */
+const PARKED_LIMIT = 128 * 1024 * 1024;
 
 const EMPTY = new Uint8Array(0);
 

@@ -74,12 +74,22 @@ export interface DirtyChunk {
   bytes: Uint8Array;
 }
 
+/** A chunk pointing at a stored blob. */
+export interface SharedChunk extends ChunkRef {
+  idx: number;
+}
+
 export interface InodeWrite {
   /** The file's new length; chunks past it are dropped. */
   size: number;
   mtime: number;
-  /** Rewritten chunks. Every chunk that the new size cuts short must be here with its new bytes. */
+  /** Rewritten chunks. Every chunk that the new size cuts short must be here with its new bytes (or in `shared`). */
   dirty: readonly DirtyChunk[];
+  /**
+   * Chunks set to content already stored, by hash (a `copy_file_range` from
+   * another file): nothing to hash or stage. EIO when the blob is gone.
+   */
+  shared?: readonly SharedChunk[];
   /** Synchronous SHA-256 in lowercase hex (node:crypto in computerd). */
   sha256: (bytes: Uint8Array) => string;
   /** For error messages and the read-only check. */
@@ -105,6 +115,15 @@ export function writeInode(db: Database, inode: number, write: InodeWrite, now: 
     if (node.type !== "file") throw fsError("EISDIR", "write", write.path);
     stageBlobs(db, staged, now);
     const chunks = inodeChunks(db, inode).slice(0, count);
+    const shared = (write.shared ?? []).filter((chunk) => chunk.idx < count);
+    for (const { idx, hash, size } of shared) {
+      const blob = db.one<{ size: number }>("SELECT size FROM vfs_blobs WHERE hash = ?", hash);
+      if (blob === undefined || Number(blob.size) !== size) {
+        throw fsError("EIO", "write", write.path, `shared chunk ${hash} is gone`);
+      }
+      db.run("UPDATE vfs_blobs SET last_seen = ? WHERE hash = ?", now, hash);
+      chunks[idx] = { hash, size };
+    }
     for (const { idx, hash, bytes } of staged) chunks[idx] = { hash, size: bytes.byteLength };
     for (let idx = 0; idx < count; idx++) {
       const chunk = chunks[idx];
@@ -123,14 +142,17 @@ export function writeInode(db: Database, inode: number, write: InodeWrite, now: 
       count,
     );
     db.run("DELETE FROM vfs_chunks WHERE inode = ? AND idx >= ?", inode, count);
-    for (const { idx, hash, bytes } of staged) {
+    for (const { idx, hash, size } of [
+      ...shared,
+      ...staged.map(({ idx, hash, bytes }) => ({ idx, hash, size: bytes.byteLength })),
+    ]) {
       db.run(
         `INSERT INTO vfs_chunks (inode, idx, hash, size) VALUES (?, ?, ?, ?)
          ON CONFLICT (inode, idx) DO UPDATE SET hash = excluded.hash, size = excluded.size`,
         inode,
         idx,
         hash,
-        bytes.byteLength,
+        size,
       );
     }
     const rev = bumpRev(db);
