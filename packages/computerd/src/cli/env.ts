@@ -61,6 +61,8 @@ export const DEFAULT_PORT = 45_678;
 export const DEFAULT_MOUNT_POINT = "/workspace";
 export const DEFAULT_EXEC_LOG_MAX_BYTES = 16 * 1024 * 1024;
 export const DEFAULT_FUSE_IO_SIZE = 524_288;
+/** 1 MiB: libfuse 3's largest write request (256 pages); fewer round trips per large write. */
+export const DEFAULT_FUSE_MAX_WRITE = 1_048_576;
 
 /** Variables of older daemons whose meaning changed; refusing them beats guessing. */
 export const LEGACY_VARIABLES = ["DISABLE_FUSE", "FUSE_SHIM", "WSD_FUSE_BACKEND"] as const;
@@ -173,7 +175,7 @@ function fuseOptions(env: Env): FuseOptions {
     writebackCache: parseSwitch(env.COMPUTERD_FUSE_WRITEBACK_CACHE, false),
     pageCache: pageCache(env),
     maxRead: parsePositive(env.COMPUTERD_FUSE_MAX_READ, "COMPUTERD_FUSE_MAX_READ", DEFAULT_FUSE_IO_SIZE),
-    maxWrite: parsePositive(env.COMPUTERD_FUSE_MAX_WRITE, "COMPUTERD_FUSE_MAX_WRITE", DEFAULT_FUSE_IO_SIZE),
+    maxWrite: parsePositive(env.COMPUTERD_FUSE_MAX_WRITE, "COMPUTERD_FUSE_MAX_WRITE", DEFAULT_FUSE_MAX_WRITE),
     autoCache,
     // auto_cache wins when both are on: kernel_cache would keep stale pages after a sync from the DO.
     kernelCache: !autoCache && parseSwitch(env.COMPUTERD_FUSE_KERNEL_CACHE, false),

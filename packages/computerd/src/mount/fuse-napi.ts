@@ -231,7 +231,7 @@ export class FuseNapiDriver implements MountDriver {
       flush: op("flush", () => undefined),
       fsync: op("fsync", (_path: string | null, _datasync: number, fd: number) => fs.fsync(fd)),
       release: op("release", (_path: string | null, fd: number) => fs.release(fd)),
-      // read/write answer a byte count; both buffers are the request's own.
+      // read/write answer a byte count. The write buffer is libfuse's request memory (our patch): copied, never kept.
       read: op(
         "read",
         (_path: string | null, fd: number, buffer: Buffer, length: number, position: number) =>
@@ -241,7 +241,7 @@ export class FuseNapiDriver implements MountDriver {
       write: op(
         "write",
         (_path: string | null, fd: number, buffer: Buffer, length: number, position: number) =>
-          fs.write(fd, buffer, length, position, true),
+          fs.write(fd, buffer, length, position),
         true,
       ),
       // cp and copyFile use copy_file_range: whole chunks are shared by hash, no bytes cross the kernel.

@@ -197,10 +197,9 @@ export class MountFs {
     return this.#handle(fd).file.read(buffer, length, position);
   }
 
-  /** `adopt`: the binding hands over `buffer` for good (fuse-napi's request-owned copy), so whole chunks are kept, not copied. */
-  write(fd: number, buffer: Buffer, length: number, position: number, adopt = false): number {
+  write(fd: number, buffer: Buffer, length: number, position: number): number {
     const file = this.#handle(fd).file;
-    const written = file.write(buffer, length, position, this.#now(), adopt);
+    const written = file.write(buffer, length, position, this.#now());
     if (file.dirtyBytes > DIRTY_FLUSH_BYTES) this.#commit(file);
     return written;
   }
@@ -224,10 +223,18 @@ export class MountFs {
         const idx = Math.floor(at / CHUNK_SIZE);
         const offset = at - idx * CHUNK_SIZE;
         const take = Math.min(CHUNK_SIZE - offset, end - at);
-        const ref = offset === 0 && to % CHUNK_SIZE === 0 ? src.cleanRef(idx) : undefined;
-        // Shared only when the blob is exactly what is copied and nothing of the destination's chunk shows past it.
-        if (ref !== undefined && ref.size === take && (take === CHUNK_SIZE || to + take >= dst.size)) {
+        // Shared only when the chunk is exactly what is copied and nothing of the destination's chunk shows past it.
+        const whole =
+          offset === 0 &&
+          to % CHUNK_SIZE === 0 &&
+          (take === CHUNK_SIZE || at + take === src.size) &&
+          (take === CHUNK_SIZE || to + take >= dst.size);
+        const ref = whole ? src.cleanRef(idx) : undefined;
+        const bytes = whole && ref === undefined ? src.freezeDirty(idx) : undefined;
+        if (ref !== undefined && ref.size === take) {
           dst.share(to / CHUNK_SIZE, ref, now);
+        } else if (bytes !== undefined && bytes.byteLength >= take) {
+          dst.shareBytes(to / CHUNK_SIZE, bytes, take, now);
         } else {
           src.read(scratch, take, at);
           dst.write(scratch, take, to, now);
@@ -353,8 +360,20 @@ export class MountFs {
   #commit(file: OpenFile): void {
     if (file.detached) return;
     this.#unpark(file);
-    file.commit(sha256, this.#now());
+    file.commit(this.#sha256, this.#now());
   }
+
+  /** Frozen buffers never change, so their hash is kept by identity: shared bytes are hashed once. */
+  readonly #frozenHashes = new WeakMap<Uint8Array, string>();
+  readonly #sha256 = (bytes: Uint8Array): string => {
+    if (!(bytes instanceof Buffer) || !this.#pool.isFrozen(bytes)) return sha256(bytes);
+    let hash = this.#frozenHashes.get(bytes);
+    if (hash === undefined) {
+      hash = sha256(bytes);
+      this.#frozenHashes.set(bytes, hash);
+    }
+    return hash;
+  };
 
   /**
    * The last handle closed. A clean file is forgotten; a dirty one is parked:

@@ -1,8 +1,8 @@
 /**
  * The write buffer of one file (one per inode, shared by every handle on it).
  * Each 512 KiB chunk of the file is, in order of precedence:
- * - dirty: its bytes in a Buffer (a pooled chunk buffer, a binding's request
- *   buffer adopted whole, or a compacted copy of a short last chunk);
+ * - dirty: its bytes in a Buffer (a pooled chunk buffer, a compacted copy of
+ *   a short last chunk, or a frozen buffer shared with another file);
  * - shared: a reference to a blob already stored (copied by copy_file_range
  *   from another file), so nothing is hashed or stored again;
  * - stored: the chunk the store's manifest names.
@@ -84,25 +84,16 @@ export class OpenFile {
     return Math.max(0, end - position);
   }
 
-  /**
-   * Copies `source` into the chunks it covers. With `adopt`, a source the
-   * caller will not touch again (fuse-napi's request-owned copy) becomes the
-   * chunk itself wherever it covers a whole chunk: no copy.
-   */
-  write(source: Buffer, length: number, position: number, now: number, adopt = false): number {
+  /** Copies `source` into the chunks it covers (the binding's buffer is not ours to keep). */
+  write(source: Buffer, length: number, position: number, now: number): number {
     const end = position + length;
     let at = position;
     while (at < end) {
       const idx = Math.floor(at / CHUNK_SIZE);
       const offset = at - idx * CHUNK_SIZE;
       const take = Math.min(CHUNK_SIZE - offset, end - at);
-      if (adopt && offset === 0 && take === CHUNK_SIZE) {
-        this.#drop(idx);
-        this.#dirty.set(idx, source.subarray(at - position, at - position + take));
-      } else {
-        const chunk = this.#dirtyChunk(idx, offset, take);
-        source.copy(chunk, offset, at - position, at - position + take);
-      }
+      const chunk = this.#dirtyChunk(idx, offset, take);
+      source.copy(chunk, offset, at - position, at - position + take);
       at += take;
     }
     if (end > this.size) this.size = end;
@@ -121,6 +112,26 @@ export class OpenFile {
     const end = idx * CHUNK_SIZE + ref.size;
     if (end > this.size) this.size = end;
     this.mtime = now;
+  }
+
+  /**
+   * Makes chunk `idx` of this file the dirty bytes `buffer` of another file,
+   * frozen so neither writes it in place (copy_file_range of unhashed bytes).
+   */
+  shareBytes(idx: number, buffer: Buffer, length: number, now: number): void {
+    this.#pool.freeze(buffer);
+    this.#drop(idx);
+    this.#dirty.set(idx, buffer);
+    const end = idx * CHUNK_SIZE + length;
+    if (end > this.size) this.size = end;
+    this.mtime = now;
+  }
+
+  /** Chunk `idx`'s dirty bytes, frozen first so they can be shared; undefined when the chunk is clean. */
+  freezeDirty(idx: number): Buffer | undefined {
+    const buffer = this.#dirty.get(idx);
+    if (buffer !== undefined) this.#pool.freeze(buffer);
+    return buffer;
   }
 
   /** What chunk `idx` holds when it is not dirty: shared or stored (undefined past the stored end). */
@@ -153,7 +164,7 @@ export class OpenFile {
   compact(): void {
     for (const [idx, buffer] of this.#dirty) {
       const live = Math.max(0, Math.min(CHUNK_SIZE, this.size - idx * CHUNK_SIZE));
-      if (live >= buffer.byteLength || !this.#pool.owns(buffer)) continue;
+      if (live >= buffer.byteLength || !this.#pool.owns(buffer)) continue; // frozen buffers stay
       this.#dirty.set(idx, Buffer.from(buffer.subarray(0, live)));
       this.#pool.give(buffer);
     }
@@ -183,7 +194,8 @@ export class OpenFile {
     for (const [idx, buffer] of this.#dirty) {
       if (idx >= count) continue;
       const length = Math.min(CHUNK_SIZE, this.size - idx * CHUNK_SIZE);
-      dirty.push({ idx, bytes: buffer.subarray(0, length) });
+      // The buffer itself when whole: a frozen one's hash is cached by identity (MountFs's sha256).
+      dirty.push({ idx, bytes: length === buffer.byteLength ? buffer : buffer.subarray(0, length) });
     }
     const shared: SharedChunk[] = [];
     for (const [idx, ref] of this.#shared) if (idx < count) shared.push({ idx, ...ref });
@@ -228,7 +240,7 @@ export class OpenFile {
     return bytes;
   }
 
-  /** A short dirty buffer (compacted, or a binding's) becomes a full pooled one, zeros past its bytes. */
+  /** A short (compacted) or frozen dirty buffer becomes a full pooled one of its own, zeros past its bytes. */
   #promote(idx: number, short: Buffer): Buffer {
     const buffer = this.#pool.take();
     short.copy(buffer, 0, 0, short.byteLength);
@@ -246,8 +258,10 @@ export class OpenFile {
   #dirtyChunk(idx: number, offset: number, length: number): Buffer {
     const existing = this.#dirty.get(idx);
     if (existing !== undefined) {
-      // An adopted request buffer is writable in place; a compacted short one is not.
-      return existing.byteLength === CHUNK_SIZE ? existing : this.#promote(idx, existing);
+      // A compacted short buffer or a frozen shared one is not writable in place.
+      return existing.byteLength === CHUNK_SIZE && !this.#pool.isFrozen(existing)
+        ? existing
+        : this.#promote(idx, existing);
     }
     const buffer = this.#pool.take();
     const start = idx * CHUNK_SIZE;

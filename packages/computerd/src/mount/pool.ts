@@ -10,6 +10,7 @@ export class BufferPool {
   readonly #keep: number;
   readonly #idle: Buffer[] = [];
   readonly #made = new WeakSet<Buffer>();
+  readonly #frozen = new WeakSet<Buffer>();
   #inUse = 0;
 
   constructor(size: number, keep: number) {
@@ -41,6 +42,20 @@ export class BufferPool {
 
   owns(buffer: Buffer): boolean {
     return this.#made.has(buffer);
+  }
+
+  /**
+   * Marks a buffer as shared by several files (copy_file_range of a dirty
+   * chunk): it is never written in place again and never comes back to the
+   * pool; whoever writes to the chunk copies it first.
+   */
+  freeze(buffer: Buffer): void {
+    if (this.#made.delete(buffer)) this.#inUse--;
+    this.#frozen.add(buffer);
+  }
+
+  isFrozen(buffer: Buffer): boolean {
+    return this.#frozen.has(buffer);
   }
 
   /** Takes back a buffer of its own; anything else is left to the GC. */
