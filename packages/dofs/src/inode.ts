@@ -4,6 +4,7 @@
  * synchronous SHA-256.
  */
 export {
+  createFileInode,
   type DirtyChunk,
   type InodeAttr,
   type InodeWrite,

@@ -4,7 +4,7 @@ import type { Database } from "../database.js";
 import { fsError } from "../errors.js";
 import { type ChunkRef, encodeManifest, saveManifest } from "../manifest.js";
 import { assertWritable } from "../mounts.js";
-import { getNode, linkCount, type NodeRow } from "../nodes.js";
+import { addDirent, getNode, insertNode, linkCount, type NodeRow } from "../nodes.js";
 import { resolvePath } from "../resolve.js";
 import { bumpRev } from "../schema.js";
 import type { NodeType } from "../types.js";
@@ -165,6 +165,33 @@ export function writeInode(db: Database, inode: number, write: InodeWrite, now: 
       inode,
     );
     return rev;
+  });
+}
+
+/**
+ * Creates an empty file at a free path (FUSE's create after a negative
+ * lookup) in one synchronous transaction: the same rows as `writeFile` of
+ * nothing, without its async chunking. EEXIST when the path is taken, so the
+ * caller can fall back to opening what is there.
+ */
+export function createFileInode(
+  db: Database,
+  path: string,
+  mode: number,
+  sha256: (bytes: Uint8Array) => string,
+  now: number,
+): InodeAttr {
+  assertWritable(db, path, "open");
+  const manifest = sha256(new TextEncoder().encode(encodeManifest([])));
+  return db.transaction(() => {
+    const target = resolvePath(db, path, { followFinal: false }, "open");
+    if (target.kind === "found") throw fsError("EEXIST", "open", path);
+    if (target.kind === "blocked") throw fsError(target.reason === "missing" ? "ENOENT" : "ENOTDIR", "open", path);
+    const rev = bumpRev(db);
+    saveManifest(db, manifest, [], now);
+    const inode = insertNode(db, { type: "file", mode, mtime: now, rev, size: 0, manifestHash: manifest });
+    addDirent(db, target.parent, target.name, inode);
+    return { inode, type: "file", mode, mtime: now, size: 0, nlink: 1, linkTarget: null };
   });
 }
 
