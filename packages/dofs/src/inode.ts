@@ -4,6 +4,7 @@
  * synchronous SHA-256.
  */
 export {
+  childAttr,
   createFileInode,
   type DirtyChunk,
   type InodeAttr,

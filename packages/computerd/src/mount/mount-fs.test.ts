@@ -170,3 +170,27 @@ describe("copyRange (copy_file_range)", () => {
     expect(stored("/v.bin")).toEqual(await reference(expected));
   });
 });
+
+describe("lookups through remembered directories", () => {
+  test("renames, rmdir, symlinked parents and a sync apply never leave a stale answer", async () => {
+    await fs.mkdir("/d", 0o755);
+    await fs.mkdir("/d/e", 0o755);
+    fs.release(await fs.create("/d/e/f", 0o644));
+    const inode = fs.getattr("/d/e/f").ino;
+    await fs.rename("/d", "/x");
+    expect(() => fs.getattr("/d/e/f")).toThrow();
+    expect(fs.getattr("/x/e/f").ino).toBe(inode);
+    await fs.symlink("x", "/l");
+    expect(fs.getattr("/l/e/f").ino).toBe(inode);
+    await fs.unlink("/x/e/f");
+    await fs.rmdir("/x/e");
+    await fs.mkdir("/x/e", 0o755);
+    expect(() => fs.getattr("/x/e/f")).toThrow();
+    fs.release(await fs.create("/x/e/f", 0o644));
+    // Behind MountFs's back, as a push would: the driver calls invalidate() after the apply.
+    await new WorkspaceFilesystem(db).rename(`${MOUNT}/x`, `${MOUNT}/y`);
+    fs.invalidate();
+    expect(() => fs.getattr("/x/e/f")).toThrow();
+    expect(fs.getattr("/y/e/f").mode & 0o777).toBe(0o644);
+  });
+});

@@ -11,7 +11,14 @@
 import { createHash } from "node:crypto";
 import { constants } from "node:fs";
 import { CHUNK_SIZE, type Database, isFsError, WorkspaceFilesystem } from "@cloudflare/dofs";
-import { createFileInode, type InodeAttr, inodeAttr, lookupInode, setInodeMtime } from "@cloudflare/dofs/inode";
+import {
+  childAttr,
+  createFileInode,
+  type InodeAttr,
+  inodeAttr,
+  lookupInode,
+  setInodeMtime,
+} from "@cloudflare/dofs/inode";
 import { EBADF, EISDIR, ENOENT, ENOTDIR, EPERM, ErrnoError } from "./errno.js";
 import { OpenFile } from "./open-file.js";
 import { BufferPool } from "./pool.js";
@@ -56,6 +63,8 @@ export class MountFs {
   readonly #handles = new Map<number, Handle>();
   /** `.fuse_hidden*` paths (relative to the mount) → the inode they stand for. */
   readonly #hidden = new Map<string, OpenFile>();
+  /** FUSE directory path → inode, for #lookup; cleared by anything that moves or removes a name. */
+  readonly #dirs = new Map<string, number>();
   /** Closed files waiting for their commit, oldest first, with the bytes each was parked with. */
   readonly #parked = new Map<OpenFile, number>();
   #parkedBytes = 0;
@@ -90,7 +99,7 @@ export class MountFs {
     if (hidden !== undefined) {
       return this.#stat(inodeAttr(this.#db, hidden.inode) ?? detachedAttr(hidden), hidden);
     }
-    const attr = lookupInode(this.#db, this.vfsPath(path));
+    const attr = this.#lookup(path);
     if (attr === undefined) throw new ErrnoError(ENOENT, path);
     return this.#stat(attr, this.#files.get(attr.inode));
   }
@@ -138,6 +147,7 @@ export class MountFs {
 
   async rmdir(path: string): Promise<void> {
     if (this.#attr(path).type !== "dir") throw new ErrnoError(ENOTDIR, path);
+    this.#forgetDirs();
     await this.#fs.rm(this.vfsPath(path));
   }
 
@@ -145,6 +155,7 @@ export class MountFs {
     if (this.#hidden.delete(path)) return;
     const attr = this.#attr(path);
     if (attr.type === "dir") throw new ErrnoError(EISDIR, path);
+    if (attr.type === "symlink") this.#forgetDirs();
     // libfuse 3 with hard_remove unlinks an open file directly (libfuse 2 renames it to .fuse_hidden first).
     this.#detachIfLastName(attr);
     await this.#fs.rm(this.vfsPath(path));
@@ -154,6 +165,7 @@ export class MountFs {
     const name = to.slice(to.lastIndexOf("/") + 1);
     if (name.startsWith(HIDDEN_PREFIX)) return this.#hide(from, to);
     const attr = this.#attr(from);
+    this.#forgetDirs();
     const replaced = lookupInode(this.#db, this.vfsPath(to));
     if (replaced !== undefined && replaced.inode !== attr.inode) this.#detachIfLastName(replaced);
     await this.#fs.rename(this.vfsPath(from), this.vfsPath(to));
@@ -311,8 +323,9 @@ export class MountFs {
     return this.#parkedBytes;
   }
 
-  /** After a sync apply: cached chunk lists may name replaced content. */
+  /** After a sync apply: cached chunk lists and directory inodes may name replaced content. */
   invalidate(): void {
+    this.#forgetDirs();
     for (const file of this.#files.values()) file.invalidate();
   }
 
@@ -347,9 +360,38 @@ export class MountFs {
   #attr(path: string): InodeAttr {
     const hidden = this.#hidden.get(path);
     if (hidden !== undefined) return inodeAttr(this.#db, hidden.inode) ?? detachedAttr(hidden);
-    const attr = lookupInode(this.#db, this.vfsPath(path));
+    const attr = this.#lookup(path);
     if (attr === undefined) throw new ErrnoError(ENOENT, path);
     return attr;
+  }
+
+  /**
+   * A path's node: its parent directory's inode from #dirs (one query for the
+   * name) instead of a walk from the root, one query per segment. A parent
+   * that is missing, a file or a symlink takes the full walk, which also
+   * knows ENOTDIR.
+   */
+  #lookup(path: string): InodeAttr | undefined {
+    if (path === "/") return lookupInode(this.#db, this.vfsPath(path));
+    const slash = path.lastIndexOf("/");
+    const parent = this.#dirInode(slash === 0 ? "/" : path.slice(0, slash));
+    if (parent === undefined) return lookupInode(this.#db, this.vfsPath(path));
+    return childAttr(this.#db, parent, path.slice(slash + 1));
+  }
+
+  #dirInode(path: string): number | undefined {
+    const known = this.#dirs.get(path);
+    if (known !== undefined) return known;
+    const attr = this.#lookup(path);
+    if (attr?.type !== "dir") return undefined;
+    if (this.#dirs.size >= DIR_CACHE_LIMIT) this.#dirs.clear();
+    this.#dirs.set(path, attr.inode);
+    return attr.inode;
+  }
+
+  /** Any change that can move or remove a directory (or a symlink a path walks through) forgets them all. */
+  #forgetDirs(): void {
+    this.#dirs.clear();
   }
 
   #openFile(attr: InodeAttr, vfsPath: string): OpenFile {
@@ -473,6 +515,8 @@ export class MountFs {
 
 /** Commit an open file early once this many bytes are dirty: memory stays bounded on huge copies. */
 const DIRTY_FLUSH_BYTES = 64 * 1024 * 1024;
+/** Directory inodes remembered for lookups; past this the map starts over (a walk refills it). */
+const DIR_CACHE_LIMIT = 10_000;
 /** Parked (closed, uncommitted) files are committed oldest first past this many bytes. */
 const PARKED_LIMIT = 128 * 1024 * 1024;
 

@@ -4,7 +4,7 @@ import type { Database } from "../database.js";
 import { fsError } from "../errors.js";
 import { type ChunkRef, encodeManifest, saveManifest } from "../manifest.js";
 import { assertWritable } from "../mounts.js";
-import { addDirent, getNode, insertNode, linkCount, type NodeRow } from "../nodes.js";
+import { addDirent, getNode, insertNode, linkCount, lookupNode, type NodeRow } from "../nodes.js";
 import { resolvePath } from "../resolve.js";
 import { bumpRev } from "../schema.js";
 import type { NodeType } from "../types.js";
@@ -36,6 +36,12 @@ export function lookupInode(db: Database, path: string): InodeAttr | undefined {
   if (found.kind === "found") return attrOf(db, found.node);
   if (found.kind === "blocked" && found.reason === "notdir") throw fsError("ENOTDIR", "lstat", path);
   return undefined;
+}
+
+/** The node named `name` in directory `parent`, without following it; undefined when absent. One query. */
+export function childAttr(db: Database, parent: number, name: string): InodeAttr | undefined {
+  const node = lookupNode(db, parent, name);
+  return node === undefined ? undefined : attrOf(db, node);
 }
 
 export function inodeAttr(db: Database, inode: number): InodeAttr | undefined {
