@@ -5,6 +5,7 @@
  */
 export {
   childAttr,
+  childAttrs,
   createFileInode,
   type DirtyChunk,
   type InodeAttr,

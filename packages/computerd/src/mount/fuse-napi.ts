@@ -189,6 +189,7 @@ export class FuseNapiDriver implements MountDriver {
     const fs = this.fs;
     const op = opAdapter(this.#trace);
     const options = this.#options;
+    const readdirPlus = op("readdir", (dir: string) => fs.readdirPlus(dir));
     return {
       initWithConfig: (connection: unknown, cb: unknown) => {
         const conn = connection as Connection;
@@ -202,7 +203,13 @@ export class FuseNapiDriver implements MountDriver {
       fgetattr: op("fgetattr", (path: string | null, fd: number) =>
         fd > 0 ? fs.fgetattr(fd) : fs.getattr(path ?? "/"),
       ),
-      readdir: op("readdir", (path: string) => fs.readdir(path)),
+      // Names with attributes: the kernel's readdirplus caches the entries (our patch passes FUSE_FILL_DIR_PLUS).
+      readdir: (path: unknown, cb: unknown) =>
+        readdirPlus(path, (errno: number, listing?: unknown) => {
+          if (errno !== 0) return (cb as Callback)(errno);
+          const { names, stats } = listing as { names: string[]; stats: unknown[] };
+          (cb as Callback)(0, names, stats);
+        }),
       statfs: op("statfs", () => fs.statfs()),
       mkdir: op("mkdir", (path: string, mode: number) => fs.mkdir(path, mode)),
       rmdir: op("rmdir", (path: string) => fs.rmdir(path)),

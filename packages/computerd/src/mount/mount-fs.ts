@@ -13,6 +13,7 @@ import { constants } from "node:fs";
 import { CHUNK_SIZE, type Database, isFsError, WorkspaceFilesystem } from "@cloudflare/dofs";
 import {
   childAttr,
+  childAttrs,
   createFileInode,
   type InodeAttr,
   inodeAttr,
@@ -139,6 +140,26 @@ export class MountFs {
     if (attr.type !== "dir") throw new ErrnoError(ENOTDIR, path);
     const entries = await this.#fs.readdir(this.vfsPath(path));
     return [".", "..", ...entries.map((entry) => entry.name)];
+  }
+
+  /**
+   * readdir with every entry's attributes (`.` and `..` included), so a
+   * readdirplus reply leaves the kernel entries it can use without a lookup
+   * each (find, ls -l, git status). Open and parked files show their
+   * buffered size and mtime.
+   */
+  readdirPlus(path: string): { names: string[]; stats: FuseStat[] } {
+    const attr = this.#attr(path);
+    if (attr.type !== "dir") throw new ErrnoError(ENOTDIR, path);
+    const self = this.#stat(attr, undefined);
+    const parent = path === "/" ? self : this.getattr(path.slice(0, path.lastIndexOf("/")) || "/");
+    const names = [".", ".."];
+    const stats = [self, parent];
+    for (const child of childAttrs(this.#db, attr.inode)) {
+      names.push(child.name);
+      stats.push(this.#stat(child.attr, this.#files.get(child.attr.inode)));
+    }
+    return { names, stats };
   }
 
   async mkdir(path: string, mode: number): Promise<void> {
@@ -495,7 +516,8 @@ export class MountFs {
   }
 
   #stat(attr: InodeAttr, open: OpenFile | undefined): FuseStat {
-    const size = open?.size ?? attr.size;
+    // A symlink's size is its target's length in bytes, as lstat reports it.
+    const size = open?.size ?? (attr.type === "symlink" ? Buffer.byteLength(attr.linkTarget ?? "") : attr.size);
     const mtime = open?.mtime ?? attr.mtime;
     return {
       mode: TYPE_BITS[attr.type] | (attr.mode & 0o7777),

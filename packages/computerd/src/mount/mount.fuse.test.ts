@@ -221,6 +221,28 @@ describe("real tools on the mount", () => {
     await expectPulledMatchesMount();
   });
 
+  test("a listing carries each entry's attributes (readdirplus): open and parked sizes, links, inode numbers", async () => {
+    sh("mkdir -p plus && cd plus && printf 12345 > parked && ln parked linked && ln -s parked sym && mkdir sub");
+    const fd = openSync(join(daemon.mountPoint, "plus/open"), "w");
+    writeSync(fd, "1234567");
+    const listing = sh("ls -lin --time-style=+%s plus | tail -n +2")
+      .trim()
+      .split("\n")
+      .map((line) => line.split(/\s+/));
+    // inode, mode, links, uid, gid, size, time, name[, ->, target]
+    const byName = Object.fromEntries(listing.map((fields) => [fields[7], fields]));
+    expect(byName.parked?.[5]).toBe("5");
+    expect(byName.parked?.[2]).toBe("2");
+    expect(byName.open?.[5]).toBe("7");
+    expect(byName.linked?.[0]).toBe(byName.parked?.[0]);
+    expect(byName.sub?.[1]?.startsWith("d")).toBe(true);
+    expect(byName.sym?.[1]?.startsWith("l")).toBe(true);
+    expect(byName.sym?.[5]).toBe("6");
+    expect(String(statSync(join(daemon.mountPoint, "plus/sub")).ino)).toBe(byName.sub?.[0]);
+    closeSync(fd);
+    await expectPulledMatchesMount();
+  });
+
   test("a file a push changes is read anew, though the kernel cached its pages and attributes", async () => {
     const path = join(daemon.mountPoint, "pushed-over.txt");
     writeFileSync(path, "short\n");

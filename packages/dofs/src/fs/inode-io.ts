@@ -4,7 +4,7 @@ import type { Database } from "../database.js";
 import { fsError } from "../errors.js";
 import { type ChunkRef, encodeManifest, saveManifest } from "../manifest.js";
 import { assertWritable } from "../mounts.js";
-import { addDirent, getNode, insertNode, linkCount, lookupNode, type NodeRow } from "../nodes.js";
+import { addDirent, getNode, insertNode, linkCount, listChildren, lookupNode, type NodeRow } from "../nodes.js";
 import { resolvePath } from "../resolve.js";
 import { bumpRev } from "../schema.js";
 import type { NodeType } from "../types.js";
@@ -42,6 +42,11 @@ export function lookupInode(db: Database, path: string): InodeAttr | undefined {
 export function childAttr(db: Database, parent: number, name: string): InodeAttr | undefined {
   const node = lookupNode(db, parent, name);
   return node === undefined ? undefined : attrOf(db, node);
+}
+
+/** A directory's entries with their nodes' attributes, names in byte order (readdirplus). */
+export function childAttrs(db: Database, parent: number): { name: string; attr: InodeAttr }[] {
+  return listChildren(db, parent).map((child) => ({ name: child.name, attr: attrOf(db, child) }));
 }
 
 export function inodeAttr(db: Database, inode: number): InodeAttr | undefined {
