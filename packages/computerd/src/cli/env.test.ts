@@ -43,7 +43,13 @@ describe("readConfig", () => {
   });
 
   test("the driver, the writeback cache and fuse-napi's page-cache policy", () => {
-    expect(readConfig({}).fuse).toMatchObject({ driver: "auto", writebackCache: false, pageCache: "kernel" });
+    expect(readConfig({}).fuse).toMatchObject({
+      driver: "auto",
+      writebackCache: false,
+      pageCache: "kernel",
+      epochTimeouts: { entry: 30, negative: 30 },
+    });
+    expect(readConfig({ COMPUTERD_FUSE_NEGATIVE_TIMEOUT: "0" }).fuse.epochTimeouts).toBeUndefined();
     expect(readConfig({ COMPUTERD_FUSE_DRIVER: "fuse-native" }).fuse.driver).toBe("fuse-native");
     expect(readConfig({ COMPUTERD_FUSE_DRIVER: "fuse-napi" }).fuse.driver).toBe("fuse-napi");
     expect(() => readConfig({ COMPUTERD_FUSE_DRIVER: "fuse3" })).toThrow(/COMPUTERD_FUSE_DRIVER/);

@@ -21,6 +21,12 @@ export interface FuseOptions {
    * apply changes a path; `auto` revalidates on open by mtime; `none`.
    */
   pageCache: "kernel" | "auto" | "none";
+  /**
+   * fuse-napi: entry and negative-entry timeouts (seconds) taken once the
+   * kernel accepts FUSE_NOTIFY_INC_EPOCH, which a push then sends; undefined
+   * when COMPUTERD_FUSE_ENTRY_TIMEOUT or _NEGATIVE_TIMEOUT is set.
+   */
+  epochTimeouts: { entry: number; negative: number } | undefined;
   maxRead: number;
   maxWrite: number;
   autoCache: boolean;
@@ -61,6 +67,8 @@ export const DEFAULT_PORT = 45_678;
 export const DEFAULT_MOUNT_POINT = "/workspace";
 export const DEFAULT_EXEC_LOG_MAX_BYTES = 16 * 1024 * 1024;
 export const DEFAULT_FUSE_IO_SIZE = 524_288;
+/** Seconds a name (or its absence) stays cached when a push can drop every cached name at once. */
+export const EPOCH_ENTRY_TIMEOUT = 30;
 /** 1 MiB: libfuse 3's largest write request (256 pages); fewer round trips per large write. */
 export const DEFAULT_FUSE_MAX_WRITE = 1_048_576;
 
@@ -174,6 +182,10 @@ function fuseOptions(env: Env): FuseOptions {
     driver: parseDriver(env.COMPUTERD_FUSE_DRIVER),
     writebackCache: parseSwitch(env.COMPUTERD_FUSE_WRITEBACK_CACHE, false),
     pageCache: pageCache(env),
+    epochTimeouts:
+      env.COMPUTERD_FUSE_ENTRY_TIMEOUT === undefined && env.COMPUTERD_FUSE_NEGATIVE_TIMEOUT === undefined
+        ? { entry: EPOCH_ENTRY_TIMEOUT, negative: EPOCH_ENTRY_TIMEOUT }
+        : undefined,
     maxRead: parsePositive(env.COMPUTERD_FUSE_MAX_READ, "COMPUTERD_FUSE_MAX_READ", DEFAULT_FUSE_IO_SIZE),
     maxWrite: parsePositive(env.COMPUTERD_FUSE_MAX_WRITE, "COMPUTERD_FUSE_MAX_WRITE", DEFAULT_FUSE_MAX_WRITE),
     autoCache,

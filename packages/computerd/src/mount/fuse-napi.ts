@@ -51,6 +51,10 @@ interface FuseInstance {
   unmount(cb: (error: Error | null) => void): void;
   /** Our patch: fuse_invalidate_path (the inode's attributes and pages); a path the kernel never saw is no error. */
   invalidatePath(path: string, cb: (error: Error | null) => void): void;
+  /** Our patch: FUSE_NOTIFY_INC_EPOCH (Linux 6.16+): every cached dentry, negative ones too, is looked up again. */
+  incrementEpoch(cb: (error: Error | null) => void): void;
+  /** Our patch: entry and negative-entry timeouts (seconds) for later replies. */
+  setEntryTimeouts(entry: number, negative: number): void;
   _fuseOptions(): string;
 }
 type FuseClass = new (mnt: string, ops: Record<string, unknown>, opts: Record<string, unknown>) => FuseInstance;
@@ -68,6 +72,8 @@ export class FuseNapiDriver implements MountDriver {
   readonly #log: Logger;
   readonly #trace: FuseTrace | undefined;
   #fuse: FuseInstance | undefined;
+  /** The kernel takes FUSE_NOTIFY_INC_EPOCH (probed once at mount). */
+  #epoch = false;
 
   constructor(db: Database, mountPoint: string, options: FuseOptions, log: Logger) {
     this.fs = new MountFs(db, mountPoint);
@@ -107,8 +113,13 @@ export class FuseNapiDriver implements MountDriver {
     );
     this.#fuse = fuse;
     this.#trace?.install();
+    // Names may stay cached longer only where a push can drop them all at once.
+    this.#epoch = await new Promise<boolean>((resolve) => fuse.incrementEpoch((error) => resolve(error === null)));
+    if (this.#epoch && o.epochTimeouts !== undefined) {
+      fuse.setEntryTimeouts(o.epochTimeouts.entry, o.epochTimeouts.negative);
+    }
     this.#log.info(
-      `mounted ${this.#mountPoint} (fuse-napi, ${fuse._fuseOptions()}, max_write=${o.maxWrite}, writeback_cache=${o.writebackCache ? "on" : "off"})`,
+      `mounted ${this.#mountPoint} (fuse-napi, ${fuse._fuseOptions()}, max_write=${o.maxWrite}, writeback_cache=${o.writebackCache ? "on" : "off"}, epoch=${this.#epoch ? "on" : "off"}${this.#epoch && o.epochTimeouts ? `, entry_timeout=${o.epochTimeouts.entry}, negative_timeout=${o.epochTimeouts.negative}` : ""})`,
     );
   }
 
@@ -159,6 +170,15 @@ export class FuseNapiDriver implements MountDriver {
     this.fs.invalidate();
     const fuse = this.#fuse;
     if (fuse === undefined) return;
+    if (this.#epoch) {
+      // Names the push added, removed or moved: every cached name (negative ones too) is looked up again.
+      await new Promise<void>((resolve) =>
+        fuse.incrementEpoch((error) => {
+          if (error) this.#log.error("FUSE_NOTIFY_INC_EPOCH failed", error);
+          resolve();
+        }),
+      );
+    }
     const mounted = paths.map((path) => this.fs.fusePath(path)).filter((path) => path !== undefined);
     // fuse-napi queues at most 1,024 notifications per mount.
     for (let at = 0; at < mounted.length; at += INVALIDATE_BATCH) {

@@ -243,6 +243,24 @@ describe("real tools on the mount", () => {
     await expectPulledMatchesMount();
   });
 
+  test("names a push adds or removes are seen at once, though the kernel cached them (epoch)", async () => {
+    expect(daemon.output()).toContain("epoch=on, entry_timeout=30, negative_timeout=30");
+    const added = join(daemon.mountPoint, "added-by-push.txt");
+    const removed = join(daemon.mountPoint, "removed-by-push.txt");
+    expect(existsSync(added)).toBe(false);
+    writeFileSync(removed, "before\n");
+    expect(readFileSync(removed, "utf8")).toBe("before\n");
+    await pullOnce({ db: store }, client.sync);
+    const { pushOnce } = await import("@cloudflare/computer-rpc/driver");
+    await doFs.writeFile(added, "added\n");
+    await doFs.rm(removed);
+    await pushOnce({ db: store }, client.sync);
+    expect(readFileSync(added, "utf8")).toBe("added\n");
+    expect(existsSync(removed)).toBe(false);
+    writeFileSync(removed, "again\n");
+    expect(readFileSync(removed, "utf8")).toBe("again\n");
+  });
+
   test("a file a push changes is read anew, though the kernel cached its pages and attributes", async () => {
     const path = join(daemon.mountPoint, "pushed-over.txt");
     writeFileSync(path, "short\n");
