@@ -194,3 +194,20 @@ describe("lookups through remembered directories", () => {
     expect(fs.getattr("/y/e/f").mode & 0o777).toBe(0o644);
   });
 });
+
+describe("the buffer pool", () => {
+  test("buffers shared by a copy come back to the pool once both files are done with them", async () => {
+    const fd = await fs.create("/p.bin", 0o644);
+    fs.write(fd, pattern(2 * CHUNK_SIZE, 19), 2 * CHUNK_SIZE, 0);
+    fs.release(fd);
+    expect(fs.stats()).toMatchObject({ mount_dirty_buffers: 2, mount_idle_buffers: 0 });
+    const src = fs.open("/p.bin", 0);
+    const dst = await fs.create("/q.bin", 0o644);
+    fs.copyRange(src, 0, dst, 0, 2 * CHUNK_SIZE);
+    fs.release(src);
+    fs.release(dst);
+    fs.commitAll();
+    expect(fs.stats()).toMatchObject({ mount_dirty_buffers: 0, mount_idle_buffers: 2 });
+    expect(stored("/q.bin")).toEqual(stored("/p.bin"));
+  });
+});

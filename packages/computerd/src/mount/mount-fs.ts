@@ -258,7 +258,8 @@ export class MountFs {
     const end = Math.min(src.size, srcPos + length);
     if (end <= srcPos) return 0;
     const now = this.#now();
-    const scratch = this.#pool.take();
+    // Taken only when some piece must be copied byte by byte.
+    let scratch: Buffer | undefined;
     try {
       let at = srcPos;
       let to = dstPos;
@@ -273,12 +274,13 @@ export class MountFs {
           (take === CHUNK_SIZE || at + take === src.size) &&
           (take === CHUNK_SIZE || to + take >= dst.size);
         const ref = whole ? src.cleanRef(idx) : undefined;
-        const bytes = whole && ref === undefined ? src.freezeDirty(idx) : undefined;
+        const bytes = whole && ref === undefined ? src.dirtyBytesOf(idx) : undefined;
         if (ref !== undefined && ref.size === take) {
           dst.share(to / CHUNK_SIZE, ref, now);
         } else if (bytes !== undefined && bytes.byteLength >= take) {
           dst.shareBytes(to / CHUNK_SIZE, bytes, take, now);
         } else {
+          scratch ??= this.#pool.take();
           src.read(scratch, take, at);
           dst.write(scratch, take, to, now);
         }
@@ -286,7 +288,7 @@ export class MountFs {
         to += take;
       }
     } finally {
-      this.#pool.give(scratch);
+      if (scratch !== undefined) this.#pool.give(scratch);
     }
     if (dst.dirtyBytes > DIRTY_FLUSH_BYTES) this.#commit(dst);
     return end - srcPos;
@@ -436,17 +438,9 @@ export class MountFs {
     file.commit(this.#sha256, this.#now());
   }
 
-  /** Frozen buffers never change, so their hash is kept by identity: shared bytes are hashed once. */
-  readonly #frozenHashes = new WeakMap<Uint8Array, string>();
-  readonly #sha256 = (bytes: Uint8Array): string => {
-    if (!(bytes instanceof Buffer) || !this.#pool.isFrozen(bytes)) return sha256(bytes);
-    let hash = this.#frozenHashes.get(bytes);
-    if (hash === undefined) {
-      hash = sha256(bytes);
-      this.#frozenHashes.set(bytes, hash);
-    }
-    return hash;
-  };
+  /** A frozen buffer's hash is kept by the pool: bytes shared by copy_file_range are hashed once. */
+  readonly #sha256 = (bytes: Uint8Array): string =>
+    bytes instanceof Buffer && this.#pool.isFrozen(bytes) ? this.#pool.hashOf(bytes, sha256) : sha256(bytes);
 
   /**
    * The last handle closed. A clean file is forgotten; a dirty one is parked:

@@ -119,7 +119,7 @@ export class OpenFile {
    * frozen so neither writes it in place (copy_file_range of unhashed bytes).
    */
   shareBytes(idx: number, buffer: Buffer, length: number, now: number): void {
-    this.#pool.freeze(buffer);
+    this.#pool.share(buffer);
     this.#drop(idx);
     this.#dirty.set(idx, buffer);
     const end = idx * CHUNK_SIZE + length;
@@ -127,11 +127,9 @@ export class OpenFile {
     this.mtime = now;
   }
 
-  /** Chunk `idx`'s dirty bytes, frozen first so they can be shared; undefined when the chunk is clean. */
-  freezeDirty(idx: number): Buffer | undefined {
-    const buffer = this.#dirty.get(idx);
-    if (buffer !== undefined) this.#pool.freeze(buffer);
-    return buffer;
+  /** Chunk `idx`'s dirty bytes (for shareBytes); undefined when the chunk is clean. */
+  dirtyBytesOf(idx: number): Buffer | undefined {
+    return this.#dirty.get(idx);
   }
 
   /** What chunk `idx` holds when it is not dirty: shared or stored (undefined past the stored end). */
