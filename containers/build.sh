@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds the image's one runnable artifact: containers/dist/computerd.mjs, an
-# esbuild bundle of computerd and its JavaScript dependencies. The two native
-# modules (fuse-native, better-sqlite3) stay external and are installed next
-# to it (containers/dist/node_modules) from the workspace's own copies.
+# esbuild bundle of computerd and its JavaScript dependencies. The native
+# modules (fuse-napi, built from source with our patch; fuse-native, the
+# libfuse 2 fallback; better-sqlite3) stay external and are installed next to
+# it (containers/dist/node_modules) from the workspace's own copies.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 pkg=packages/computerd
@@ -10,7 +11,7 @@ out=containers/dist
 npx -y pnpm@12.4.2 --filter @cloudflare/dofs --filter @cloudflare/computer-rpc --filter @cloudflare/computerd run build
 rm -rf "$out" && mkdir -p "$out/node_modules"
 "$pkg/node_modules/.bin/esbuild" "$pkg/dist/cli/main.js" --bundle --platform=node --target=node20 --format=esm \
-  --external:fuse-native --external:better-sqlite3 \
+  --external:fuse-napi --external:fuse-native --external:better-sqlite3 \
   --banner:js="import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" \
   --outfile="$out/computerd.mjs" --log-level=warning
 # The native modules and everything they require at run time, dereferenced out of pnpm's store.
@@ -32,6 +33,7 @@ function copy(name, base) {
   const manifest = JSON.parse(readFileSync(join(real, "package.json"), "utf8"));
   for (const dep of Object.keys(manifest.dependencies ?? {})) copy(dep, real);
 }
+copy("fuse-napi", from[0]);
 copy("fuse-native", from[0]);
 copy("better-sqlite3", from[1]);
 JS

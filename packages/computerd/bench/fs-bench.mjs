@@ -134,7 +134,15 @@ function median(values) {
 
 async function startComputerd(mountPoint) {
   const child = spawn(process.execPath, [main], {
-    env: { PATH: process.env.PATH, HOST: "127.0.0.1", PORT: "0", FUSE_MOUNT: "fuse", MOUNT_POINT: mountPoint },
+    env: {
+      // COMPUTERD_* (the driver, its options) pass through, so one bench compares settings.
+      ...Object.fromEntries(Object.entries(process.env).filter(([key]) => key.startsWith("COMPUTERD_"))),
+      PATH: process.env.PATH,
+      HOST: "127.0.0.1",
+      PORT: "0",
+      FUSE_MOUNT: "fuse",
+      MOUNT_POINT: mountPoint,
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";

@@ -4,6 +4,9 @@
  * synchronous SHA-256.
  */
 export {
+  childAttr,
+  childAttrs,
+  createFileInode,
   type DirtyChunk,
   type InodeAttr,
   type InodeWrite,
@@ -11,6 +14,7 @@ export {
   inodeChunks,
   lookupInode,
   readChunk,
+  type SharedChunk,
   setInodeMtime,
   writeInode,
 } from "./fs/inode-io.js";

@@ -7,7 +7,7 @@
 import { mkdirSync } from "node:fs";
 import { stat } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
-import { WorkspaceFilesystem } from "@cloudflare/dofs";
+import { type Database, WorkspaceFilesystem } from "@cloudflare/dofs";
 import { openNodeDatabase } from "@cloudflare/dofs/node";
 import { SyncPeer } from "@cloudflare/dofs/sync";
 import { egressEnv } from "../egress/env.js";
@@ -17,6 +17,7 @@ import { allowedEnv } from "../exec/env.js";
 import { Runner } from "../exec/runner.js";
 import type { MountDriver } from "../mount/driver.js";
 import { resolveMountKind } from "../mount/driver.js";
+import { FuseNapiDriver, loadFuseNapi } from "../mount/fuse-napi.js";
 import { FuseNativeDriver } from "../mount/fuse-native.js";
 import { ShimDriver } from "../mount/shim.js";
 import { createDaemonServer, type DaemonServer } from "../server/http.js";
@@ -38,7 +39,7 @@ export async function startDaemon(config: Config, log: Logger): Promise<Daemon> 
   if (kind !== "none") {
     await fs.mkdir(config.mountPoint, { recursive: true });
     if (kind === "fuse" || kind === "macfuse") {
-      driver = new FuseNativeDriver(db, config.mountPoint, config.fuse, log);
+      driver = createFuseDriver(db, config, log);
     } else {
       driver = new ShimDriver(db, config.mountPoint, log);
     }
@@ -73,8 +74,11 @@ export async function startDaemon(config: Config, log: Logger): Promise<Daemon> 
     network: egress ? { join: egress.path } : config.execNetwork === "none" ? "isolated" : "host",
   });
   const peer = new SyncPeer(db, {
-    ...(driver?.afterApply ? { afterApply: () => driver.afterApply?.() } : {}),
+    ...(driver?.afterApply
+      ? { afterApply: (_result, entries) => driver.afterApply?.(entries.map((entry) => entry.path)) }
+      : {}),
     ...(driver?.beforeFetch ? { beforeFetch: () => driver.beforeFetch?.() } : {}),
+    ...(driver?.beforeApply ? { beforeApply: () => driver.beforeApply?.() } : {}),
     log: (message, error) => log.error(message, error),
   });
 
@@ -114,6 +118,20 @@ export async function startDaemon(config: Config, log: Logger): Promise<Daemon> 
       return closing;
     },
   };
+}
+
+/** `COMPUTERD_FUSE_DRIVER`: an explicit choice must load; auto takes fuse-napi when it is built, else fuse-native. */
+function createFuseDriver(db: Database, config: Config, log: Logger): MountDriver {
+  const setting = config.fuse.driver;
+  if (setting === "fuse-native") return new FuseNativeDriver(db, config.mountPoint, config.fuse, log);
+  try {
+    loadFuseNapi();
+  } catch (error) {
+    if (setting === "fuse-napi") throw error;
+    log.info(`fuse-napi is not available (${(error as Error).message.split("\n")[0]}); using fuse-native`);
+    return new FuseNativeDriver(db, config.mountPoint, config.fuse, log);
+  }
+  return new FuseNapiDriver(db, config.mountPoint, config.fuse, log);
 }
 
 async function checkVfsCwd(fs: WorkspaceFilesystem, cwd: string): Promise<string | undefined> {

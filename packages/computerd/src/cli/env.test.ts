@@ -23,7 +23,7 @@ describe("readConfig", () => {
 
   test("the default FUSE options are the reference's, and the knobs change them", () => {
     expect(fuseMountOptions(readConfig({}).fuse).join(",")).toBe(
-      "big_writes,use_ino,max_write=524288,max_read=524288,auto_cache,attr_timeout=1,entry_timeout=1,negative_timeout=0,ac_attr_timeout=1",
+      "big_writes,use_ino,max_write=1048576,max_read=524288,auto_cache,attr_timeout=1,entry_timeout=1,negative_timeout=0,ac_attr_timeout=1",
     );
     const tuned = readConfig({
       COMPUTERD_FUSE_AUTO_CACHE: "off",
@@ -33,13 +33,32 @@ describe("readConfig", () => {
       COMPUTERD_FUSE_EXTRA_OPTS: "writeback_cache,noatime",
     }).fuse;
     expect(fuseMountOptions(tuned).join(",")).toBe(
-      "big_writes,use_ino,max_write=524288,max_read=524288,kernel_cache,entry_timeout=0.5,negative_timeout=0,ac_attr_timeout=1,noatime",
+      "big_writes,use_ino,max_write=1048576,max_read=524288,kernel_cache,entry_timeout=0.5,negative_timeout=0,ac_attr_timeout=1,noatime",
     );
     // auto_cache wins when both are on.
     expect(readConfig({ COMPUTERD_FUSE_KERNEL_CACHE: "yes" }).fuse).toMatchObject({
       autoCache: true,
       kernelCache: false,
     });
+  });
+
+  test("the driver, the writeback cache and fuse-napi's page-cache policy", () => {
+    expect(readConfig({}).fuse).toMatchObject({
+      driver: "auto",
+      writebackCache: false,
+      pageCache: "kernel",
+      epochTimeouts: { entry: 30, negative: 30 },
+    });
+    expect(readConfig({ COMPUTERD_FUSE_NEGATIVE_TIMEOUT: "0" }).fuse.epochTimeouts).toBeUndefined();
+    expect(readConfig({ COMPUTERD_FUSE_DRIVER: "fuse-native" }).fuse.driver).toBe("fuse-native");
+    expect(readConfig({ COMPUTERD_FUSE_DRIVER: "fuse-napi" }).fuse.driver).toBe("fuse-napi");
+    expect(() => readConfig({ COMPUTERD_FUSE_DRIVER: "fuse3" })).toThrow(/COMPUTERD_FUSE_DRIVER/);
+    expect(readConfig({ COMPUTERD_FUSE_WRITEBACK_CACHE: "1" }).fuse.writebackCache).toBe(true);
+    expect(readConfig({ COMPUTERD_FUSE_AUTO_CACHE: "1" }).fuse.pageCache).toBe("auto");
+    expect(readConfig({ COMPUTERD_FUSE_AUTO_CACHE: "0" }).fuse.pageCache).toBe("none");
+    expect(readConfig({ COMPUTERD_FUSE_AUTO_CACHE: "0", COMPUTERD_FUSE_KERNEL_CACHE: "1" }).fuse.pageCache).toBe(
+      "kernel",
+    );
   });
 
   test.each([

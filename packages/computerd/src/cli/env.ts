@@ -8,7 +8,25 @@ import { isAbsolute } from "node:path";
 export type MountKind = "fuse" | "macfuse" | "shim" | "none";
 export type MountSetting = MountKind | "auto";
 
+/** The FUSE binding: fuse-napi (libfuse 3) or fuse-native (libfuse 2); auto prefers fuse-napi when it is built. */
+export type FuseDriverSetting = "auto" | "fuse-napi" | "fuse-native";
+
 export interface FuseOptions {
+  driver: FuseDriverSetting;
+  /** The kernel's writeback cache (fuse-napi only). */
+  writebackCache: boolean;
+  /**
+   * fuse-napi's page-cache policy: `kernel` (the default when neither
+   * switch is set) keeps pages across opens and drops them when a sync
+   * apply changes a path; `auto` revalidates on open by mtime; `none`.
+   */
+  pageCache: "kernel" | "auto" | "none";
+  /**
+   * fuse-napi: entry and negative-entry timeouts (seconds) taken once the
+   * kernel accepts FUSE_NOTIFY_INC_EPOCH, which a push then sends; undefined
+   * when COMPUTERD_FUSE_ENTRY_TIMEOUT or _NEGATIVE_TIMEOUT is set.
+   */
+  epochTimeouts: { entry: number; negative: number } | undefined;
   maxRead: number;
   maxWrite: number;
   autoCache: boolean;
@@ -57,6 +75,10 @@ export const DEFAULT_PORT = 45_678;
 export const DEFAULT_MOUNT_POINT = "/workspace";
 export const DEFAULT_EXEC_LOG_MAX_BYTES = 16 * 1024 * 1024;
 export const DEFAULT_FUSE_IO_SIZE = 524_288;
+/** Seconds a name (or its absence) stays cached when a push can drop every cached name at once. */
+export const EPOCH_ENTRY_TIMEOUT = 30;
+/** 1 MiB: libfuse 3's largest write request (256 pages); fewer round trips per large write. */
+export const DEFAULT_FUSE_MAX_WRITE = 1_048_576;
 
 /** Variables of older daemons whose meaning changed; refusing them beats guessing. */
 export const LEGACY_VARIABLES = ["DISABLE_FUSE", "FUSE_SHIM", "WSD_FUSE_BACKEND"] as const;
@@ -166,8 +188,15 @@ function fuseOptions(env: Env): FuseOptions {
   const trace =
     env.COMPUTERD_FUSE_TRACE === "summary" ? { file: env.COMPUTERD_FUSE_TRACE_FILE || undefined } : undefined;
   return {
+    driver: parseDriver(env.COMPUTERD_FUSE_DRIVER),
+    writebackCache: parseSwitch(env.COMPUTERD_FUSE_WRITEBACK_CACHE, false),
+    pageCache: pageCache(env),
+    epochTimeouts:
+      env.COMPUTERD_FUSE_ENTRY_TIMEOUT === undefined && env.COMPUTERD_FUSE_NEGATIVE_TIMEOUT === undefined
+        ? { entry: EPOCH_ENTRY_TIMEOUT, negative: EPOCH_ENTRY_TIMEOUT }
+        : undefined,
     maxRead: parsePositive(env.COMPUTERD_FUSE_MAX_READ, "COMPUTERD_FUSE_MAX_READ", DEFAULT_FUSE_IO_SIZE),
-    maxWrite: parsePositive(env.COMPUTERD_FUSE_MAX_WRITE, "COMPUTERD_FUSE_MAX_WRITE", DEFAULT_FUSE_IO_SIZE),
+    maxWrite: parsePositive(env.COMPUTERD_FUSE_MAX_WRITE, "COMPUTERD_FUSE_MAX_WRITE", DEFAULT_FUSE_MAX_WRITE),
     autoCache,
     // auto_cache wins when both are on: kernel_cache would keep stale pages after a sync from the DO.
     kernelCache: !autoCache && parseSwitch(env.COMPUTERD_FUSE_KERNEL_CACHE, false),
@@ -178,6 +207,20 @@ function fuseOptions(env: Env): FuseOptions {
     extra,
     trace,
   };
+}
+
+function pageCache(env: Env): FuseOptions["pageCache"] {
+  const auto = env.COMPUTERD_FUSE_AUTO_CACHE;
+  const kernel = env.COMPUTERD_FUSE_KERNEL_CACHE;
+  if (auto === undefined && kernel === undefined) return "kernel";
+  if (parseSwitch(auto, false)) return "auto";
+  return parseSwitch(kernel, false) ? "kernel" : "none";
+}
+
+function parseDriver(value: string | undefined): FuseDriverSetting {
+  if (value === undefined || value === "" || value === "auto") return "auto";
+  if (value === "fuse-napi" || value === "fuse-native") return value;
+  throw new ConfigError(`COMPUTERD_FUSE_DRIVER must be auto, fuse-napi or fuse-native; got ${JSON.stringify(value)}`);
 }
 
 /** The `-o` list for a FUSE mount, in the reference's order. */

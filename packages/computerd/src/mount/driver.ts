@@ -1,7 +1,7 @@
 /**
- * The seam between computerd and a mount mode. `fuse` (fuse-native today;
- * a libfuse 3 binding could implement the same interface), `shim` (a real
- * directory reconciled both ways) and `none`.
+ * The seam between computerd and a mount mode. `fuse` (fuse-napi on
+ * libfuse 3, or fuse-native on libfuse 2), `shim` (a real directory
+ * reconciled both ways) and `none`.
  */
 import { existsSync } from "node:fs";
 import type { MountKind, MountSetting } from "../cli/env.js";
@@ -12,8 +12,10 @@ export interface MountDriver {
   mount(): Promise<void>;
   /** Never synchronous on the daemon's loop: the loop must keep answering FUSE while the kernel lets go. */
   unmount(): Promise<void>;
-  /** Sync hooks for the SyncPeer: after a push applied entries, before a fetchChanges. */
-  afterApply?(): void | Promise<void>;
+  /** Sync hooks for the SyncPeer: after a push applied entries (their store paths), before a fetchChanges. */
+  afterApply?(paths: readonly string[]): void | Promise<void>;
+  /** Before a push applies entries: anything buffered goes to the store first. */
+  beforeApply?(): void | Promise<void>;
   beforeFetch?(): void | Promise<void>;
   /** Runs before each exec (the shim reconciles the disk first). */
   beforeExec?(): void | Promise<void>;

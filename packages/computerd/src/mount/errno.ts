@@ -19,6 +19,7 @@ export const EISDIR = -constants.errno.EISDIR;
 export const ENOTDIR = -constants.errno.ENOTDIR;
 export const EPERM = -constants.errno.EPERM;
 export const ENOSYS = -constants.errno.ENOSYS;
+export const EINVAL = -constants.errno.EINVAL;
 
 /** An error carrying an errno for the FUSE adapter. */
 export class ErrnoError extends Error {

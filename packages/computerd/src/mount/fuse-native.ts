@@ -14,23 +14,19 @@
  * - its option builder knows only some options: `_fuseOptions` is replaced
  *   with our own list.
  */
-import { execFile } from "node:child_process";
-import { readFileSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
-import { promisify } from "node:util";
 import type { Database } from "@cloudflare/dofs";
 import { type FuseOptions, fuseMountOptions } from "../cli/env.js";
 import type { Logger } from "../cli/log.js";
 import type { MountDriver } from "./driver.js";
-import { errnoOf } from "./errno.js";
+import { opAdapter } from "./fuse-callbacks.js";
 import { MountFs } from "./mount-fs.js";
+import { clearStaleMount, lazyUnmount, withTimeout } from "./mount-point.js";
 import { FuseTrace } from "./trace.js";
 import { resolveMtime } from "./utimens.js";
 
-const run = promisify(execFile);
 const MOUNT_TIMEOUT_MS = 5_000;
 
-type Callback = (errno: number, ...values: unknown[]) => void;
 interface FuseInstance {
   mount(cb: (error: Error | null) => void): void;
   unmount(cb: (error: Error | null) => void): void;
@@ -103,6 +99,10 @@ export class FuseNativeDriver implements MountDriver {
     this.fs.invalidate();
   }
 
+  beforeApply(): void {
+    this.fs.commitAll();
+  }
+
   stats(): Record<string, number> {
     return this.fs.stats();
   }
@@ -110,31 +110,7 @@ export class FuseNativeDriver implements MountDriver {
   /** fuse-native's callback table over MountFs; every op answers an errno on failure. */
   #ops(): Record<string, unknown> {
     const fs = this.fs;
-    const trace = this.#trace;
-    const op =
-      <A extends unknown[]>(name: string, body: (...args: A) => unknown, countInStatus = false) =>
-      (...args: [...A, Callback]): void => {
-        const cb = args.pop() as Callback;
-        const started = trace ? performance.now() : 0;
-        const done = (errno: number, value?: unknown): void => {
-          trace?.record(name, performance.now() - started, errno);
-          // fuse-native's read and write take the byte count where other ops take the status.
-          if (countInStatus) cb(errno === 0 ? (value as number) : errno);
-          else if (value === undefined) cb(errno);
-          else cb(errno, value);
-        };
-        try {
-          const result = body(...(args as unknown as A));
-          if (result instanceof Promise)
-            result.then(
-              (value) => done(0, value),
-              (error) => done(errnoOf(error)),
-            );
-          else done(0, result);
-        } catch (error) {
-          done(errnoOf(error));
-        }
-      };
+    const op = opAdapter(this.#trace);
     return {
       getattr: op("getattr", (path: string) => fs.getattr(path)),
       fgetattr: op("fgetattr", (path: string) => fs.getattr(path)),
@@ -175,61 +151,5 @@ export class FuseNativeDriver implements MountDriver {
         true,
       ),
     };
-  }
-}
-
-/**
- * A mount point left behind by a daemon that died without auto_unmount
- * finishing answers ENOTCONN; detach it lazily before mounting again.
- */
-export async function clearStaleMount(mountPoint: string, log: Logger): Promise<void> {
-  if (!isMounted(mountPoint)) return;
-  try {
-    statSync(mountPoint);
-    return; // A live mount: fuse-native reports "Mountpoint in use" itself.
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code !== "ENOTCONN" && code !== "ECONNABORTED") return;
-  }
-  log.info(`${mountPoint} is a dead mount; detaching it`);
-  await lazyUnmount(mountPoint);
-}
-
-export function isMounted(mountPoint: string): boolean {
-  try {
-    return readFileSync("/proc/self/mountinfo", "utf8")
-      .split("\n")
-      .some((line) => line.split(" ")[4] === mountPoint.replaceAll(" ", "\\040"));
-  } catch {
-    return false;
-  }
-}
-
-/** `fusermount -uz`, then `umount -l`: both detach at once, even with a dead daemon behind the mount. */
-export async function lazyUnmount(mountPoint: string): Promise<void> {
-  for (const [command, args] of [
-    ["fusermount", ["-uz", mountPoint]],
-    ["umount", ["-l", mountPoint]],
-  ] as const) {
-    try {
-      await run(command, [...args], { timeout: 5_000 });
-      if (!isMounted(mountPoint)) return;
-    } catch {
-      // Try the next way.
-    }
-  }
-}
-
-async function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([
-      promise,
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(message)), ms);
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
   }
 }

@@ -10,8 +10,16 @@
  */
 import { createHash } from "node:crypto";
 import { constants } from "node:fs";
-import { CHUNK_SIZE, type Database, WorkspaceFilesystem } from "@cloudflare/dofs";
-import { type InodeAttr, inodeAttr, lookupInode, setInodeMtime } from "@cloudflare/dofs/inode";
+import { CHUNK_SIZE, type Database, isFsError, WorkspaceFilesystem } from "@cloudflare/dofs";
+import {
+  childAttr,
+  childAttrs,
+  createFileInode,
+  type InodeAttr,
+  inodeAttr,
+  lookupInode,
+  setInodeMtime,
+} from "@cloudflare/dofs/inode";
 import { EBADF, EISDIR, ENOENT, ENOTDIR, EPERM, ErrnoError } from "./errno.js";
 import { OpenFile } from "./open-file.js";
 import { BufferPool } from "./pool.js";
@@ -42,7 +50,7 @@ interface Handle {
 
 export interface MountFsOptions {
   now?: () => number;
-  /** Idle chunk buffers kept for reuse (512 KiB each). */
+  /** Idle chunk buffers kept for reuse (512 KiB each; 160 = 80 MiB covers a 64 MiB file rewritten in place). */
   poolKeep?: number;
 }
 
@@ -56,6 +64,11 @@ export class MountFs {
   readonly #handles = new Map<number, Handle>();
   /** `.fuse_hidden*` paths (relative to the mount) → the inode they stand for. */
   readonly #hidden = new Map<string, OpenFile>();
+  /** FUSE directory path → inode, for #lookup; cleared by anything that moves or removes a name. */
+  readonly #dirs = new Map<string, number>();
+  /** Closed files waiting for their commit, oldest first, with the bytes each was parked with. */
+  readonly #parked = new Map<OpenFile, number>();
+  #parkedBytes = 0;
   #nextHandle = 1;
   readonly #uid = process.getuid?.() ?? 0;
   readonly #gid = process.getgid?.() ?? 0;
@@ -65,12 +78,19 @@ export class MountFs {
     this.#now = options.now ?? Date.now;
     this.#fs = new WorkspaceFilesystem(db, { now: this.#now });
     this.#root = mountPoint === "/" ? "" : mountPoint;
-    this.#pool = new BufferPool(CHUNK_SIZE, options.poolKeep ?? 64);
+    this.#pool = new BufferPool(CHUNK_SIZE, options.poolKeep ?? 160);
   }
 
   /** The dofs path of a FUSE path. */
   vfsPath(path: string): string {
     return path === "/" ? this.#root || "/" : this.#root + path;
+  }
+
+  /** The FUSE path of a dofs path; undefined outside the mount. */
+  fusePath(vfsPath: string): string | undefined {
+    if (this.#root === "") return vfsPath;
+    if (vfsPath === this.#root) return "/";
+    return vfsPath.startsWith(`${this.#root}/`) ? vfsPath.slice(this.#root.length) : undefined;
   }
 
   // Attributes
@@ -80,9 +100,15 @@ export class MountFs {
     if (hidden !== undefined) {
       return this.#stat(inodeAttr(this.#db, hidden.inode) ?? detachedAttr(hidden), hidden);
     }
-    const attr = lookupInode(this.#db, this.vfsPath(path));
+    const attr = this.#lookup(path);
     if (attr === undefined) throw new ErrnoError(ENOENT, path);
     return this.#stat(attr, this.#files.get(attr.inode));
+  }
+
+  /** fstat: by handle, so a file unlinked while open still answers. */
+  fgetattr(fd: number): FuseStat {
+    const file = this.#handle(fd).file;
+    return this.#stat(inodeAttr(this.#db, file.inode) ?? detachedAttr(file), file);
   }
 
   async chmod(path: string, mode: number): Promise<void> {
@@ -100,6 +126,13 @@ export class MountFs {
     if (open !== undefined) open.mtime = mtime;
   }
 
+  /** futimens: by handle; a file unlinked while open keeps the time in memory only. */
+  futimens(fd: number, mtime: number): void {
+    const file = this.#handle(fd).file;
+    file.mtime = mtime;
+    if (!file.detached) setInodeMtime(this.#db, file.inode, mtime, file.path);
+  }
+
   // Names
 
   async readdir(path: string): Promise<string[]> {
@@ -109,12 +142,33 @@ export class MountFs {
     return [".", "..", ...entries.map((entry) => entry.name)];
   }
 
+  /**
+   * readdir with every entry's attributes (`.` and `..` included), so a
+   * readdirplus reply leaves the kernel entries it can use without a lookup
+   * each (find, ls -l, git status). Open and parked files show their
+   * buffered size and mtime.
+   */
+  readdirPlus(path: string): { names: string[]; stats: FuseStat[] } {
+    const attr = this.#attr(path);
+    if (attr.type !== "dir") throw new ErrnoError(ENOTDIR, path);
+    const self = this.#stat(attr, undefined);
+    const parent = path === "/" ? self : this.getattr(path.slice(0, path.lastIndexOf("/")) || "/");
+    const names = [".", ".."];
+    const stats = [self, parent];
+    for (const child of childAttrs(this.#db, attr.inode)) {
+      names.push(child.name);
+      stats.push(this.#stat(child.attr, this.#files.get(child.attr.inode)));
+    }
+    return { names, stats };
+  }
+
   async mkdir(path: string, mode: number): Promise<void> {
     await this.#fs.mkdir(this.vfsPath(path), { mode: mode & 0o7777 });
   }
 
   async rmdir(path: string): Promise<void> {
     if (this.#attr(path).type !== "dir") throw new ErrnoError(ENOTDIR, path);
+    this.#forgetDirs();
     await this.#fs.rm(this.vfsPath(path));
   }
 
@@ -122,6 +176,9 @@ export class MountFs {
     if (this.#hidden.delete(path)) return;
     const attr = this.#attr(path);
     if (attr.type === "dir") throw new ErrnoError(EISDIR, path);
+    if (attr.type === "symlink") this.#forgetDirs();
+    // libfuse 3 with hard_remove unlinks an open file directly (libfuse 2 renames it to .fuse_hidden first).
+    this.#detachIfLastName(attr);
     await this.#fs.rm(this.vfsPath(path));
   }
 
@@ -129,6 +186,9 @@ export class MountFs {
     const name = to.slice(to.lastIndexOf("/") + 1);
     if (name.startsWith(HIDDEN_PREFIX)) return this.#hide(from, to);
     const attr = this.#attr(from);
+    this.#forgetDirs();
+    const replaced = lookupInode(this.#db, this.vfsPath(to));
+    if (replaced !== undefined && replaced.inode !== attr.inode) this.#detachIfLastName(replaced);
     await this.#fs.rename(this.vfsPath(from), this.vfsPath(to));
     const open = this.#files.get(attr.inode);
     if (open !== undefined) open.path = this.vfsPath(to);
@@ -148,15 +208,27 @@ export class MountFs {
 
   // Files
 
-  async create(path: string, mode: number): Promise<number> {
-    await this.#fs.writeFile(this.vfsPath(path), EMPTY, { mode: mode & 0o7777 });
-    return this.open(path, 0);
+  /** A new empty file in one synchronous transaction; a path taken meanwhile goes the long way (writeFile follows links). */
+  create(path: string, mode: number): number | Promise<number> {
+    const vfsPath = this.vfsPath(path);
+    try {
+      return this.#open(createFileInode(this.#db, vfsPath, mode & 0o7777, sha256, this.#now()), vfsPath, 0);
+    } catch (error) {
+      if (!isFsError(error) || error.code !== "EEXIST") throw error;
+    }
+    return this.#fs.writeFile(vfsPath, EMPTY, { mode: mode & 0o7777 }).then(() => this.open(path, 0));
   }
 
   open(path: string, flags: number): number {
     const attr = this.#attr(path);
     if (attr.type === "dir") throw new ErrnoError(EISDIR, path);
-    const file = this.#openFile(attr, this.vfsPath(path));
+    return this.#open(attr, this.vfsPath(path), flags);
+  }
+
+  #open(attr: InodeAttr, vfsPath: string, flags: number): number {
+    const file = this.#openFile(attr, vfsPath);
+    // A parked file opened again is an open file again: its commit waits for the last close.
+    this.#unpark(file);
     file.refs++;
     const fd = this.#nextHandle++;
     this.#handles.set(fd, { file });
@@ -175,12 +247,59 @@ export class MountFs {
     return written;
   }
 
+  /**
+   * copy_file_range: whole stored chunks are shared by hash (nothing is read,
+   * hashed or stored again), the rest is copied through a scratch chunk.
+   * Answers the bytes copied (short at the source's end).
+   */
+  copyRange(srcFd: number, srcPos: number, dstFd: number, dstPos: number, length: number): number {
+    const src = this.#handle(srcFd).file;
+    const dst = this.#handle(dstFd).file;
+    const end = Math.min(src.size, srcPos + length);
+    if (end <= srcPos) return 0;
+    const now = this.#now();
+    // Taken only when some piece must be copied byte by byte.
+    let scratch: Buffer | undefined;
+    try {
+      let at = srcPos;
+      let to = dstPos;
+      while (at < end) {
+        const idx = Math.floor(at / CHUNK_SIZE);
+        const offset = at - idx * CHUNK_SIZE;
+        const take = Math.min(CHUNK_SIZE - offset, end - at);
+        // Shared only when the chunk is exactly what is copied and nothing of the destination's chunk shows past it.
+        const whole =
+          offset === 0 &&
+          to % CHUNK_SIZE === 0 &&
+          (take === CHUNK_SIZE || at + take === src.size) &&
+          (take === CHUNK_SIZE || to + take >= dst.size);
+        const ref = whole ? src.cleanRef(idx) : undefined;
+        const bytes = whole && ref === undefined ? src.dirtyBytesOf(idx) : undefined;
+        if (ref !== undefined && ref.size === take) {
+          dst.share(to / CHUNK_SIZE, ref, now);
+        } else if (bytes !== undefined && bytes.byteLength >= take) {
+          dst.shareBytes(to / CHUNK_SIZE, bytes, take, now);
+        } else {
+          scratch ??= this.#pool.take();
+          src.read(scratch, take, at);
+          dst.write(scratch, take, to, now);
+        }
+        at += take;
+        to += take;
+      }
+    } finally {
+      if (scratch !== undefined) this.#pool.give(scratch);
+    }
+    if (dst.dirtyBytes > DIRTY_FLUSH_BYTES) this.#commit(dst);
+    return end - srcPos;
+  }
+
   truncate(path: string, size: number): void {
     const attr = this.#attr(path);
     if (attr.type === "dir") throw new ErrnoError(EISDIR, path);
     const file = this.#openFile(attr, this.vfsPath(path));
     file.truncate(size, this.#now());
-    if (file.refs === 0) this.#close(file);
+    if (file.refs === 0) this.#park(file);
   }
 
   ftruncate(fd: number, size: number): void {
@@ -195,16 +314,41 @@ export class MountFs {
     const handle = this.#handle(fd);
     this.#handles.delete(fd);
     handle.file.refs--;
-    if (handle.file.refs === 0) this.#close(handle.file);
+    if (handle.file.refs === 0) this.#park(handle.file);
   }
 
-  /** Commits every open file's dirty chunks: before a fetchChanges, and at unmount. */
+  get hasOpenFiles(): boolean {
+    return this.#handles.size > 0;
+  }
+
+  /**
+   * Commits every open or parked file in one transaction (before a
+   * fetchChanges, before a push applies, at unmount); parked files are done
+   * with. A file that fails stays dirty; the first error is thrown after the rest.
+   */
   commitAll(): void {
-    for (const file of this.#files.values()) this.#commit(file);
+    let failure: unknown;
+    this.#db.transaction(() => {
+      for (const file of [...this.#files.values()]) {
+        try {
+          this.#commit(file);
+          if (file.refs === 0) this.#forget(file);
+        } catch (error) {
+          failure ??= error;
+        }
+      }
+    });
+    if (failure !== undefined) throw failure;
   }
 
-  /** After a sync apply: cached chunk lists may name replaced content. */
+  /** Bytes held by closed files waiting for their commit. */
+  get parkedBytes(): number {
+    return this.#parkedBytes;
+  }
+
+  /** After a sync apply: cached chunk lists and directory inodes may name replaced content. */
   invalidate(): void {
+    this.#forgetDirs();
     for (const file of this.#files.values()) file.invalidate();
   }
 
@@ -229,6 +373,8 @@ export class MountFs {
     return {
       mount_open_files: this.#files.size,
       mount_handles: this.#handles.size,
+      mount_parked_files: this.#parked.size,
+      mount_parked_bytes: this.#parkedBytes,
       mount_dirty_buffers: this.#pool.inUse,
       mount_idle_buffers: this.#pool.idle,
     };
@@ -237,9 +383,38 @@ export class MountFs {
   #attr(path: string): InodeAttr {
     const hidden = this.#hidden.get(path);
     if (hidden !== undefined) return inodeAttr(this.#db, hidden.inode) ?? detachedAttr(hidden);
-    const attr = lookupInode(this.#db, this.vfsPath(path));
+    const attr = this.#lookup(path);
     if (attr === undefined) throw new ErrnoError(ENOENT, path);
     return attr;
+  }
+
+  /**
+   * A path's node: its parent directory's inode from #dirs (one query for the
+   * name) instead of a walk from the root, one query per segment. A parent
+   * that is missing, a file or a symlink takes the full walk, which also
+   * knows ENOTDIR.
+   */
+  #lookup(path: string): InodeAttr | undefined {
+    if (path === "/") return lookupInode(this.#db, this.vfsPath(path));
+    const slash = path.lastIndexOf("/");
+    const parent = this.#dirInode(slash === 0 ? "/" : path.slice(0, slash));
+    if (parent === undefined) return lookupInode(this.#db, this.vfsPath(path));
+    return childAttr(this.#db, parent, path.slice(slash + 1));
+  }
+
+  #dirInode(path: string): number | undefined {
+    const known = this.#dirs.get(path);
+    if (known !== undefined) return known;
+    const attr = this.#lookup(path);
+    if (attr?.type !== "dir") return undefined;
+    if (this.#dirs.size >= DIR_CACHE_LIMIT) this.#dirs.clear();
+    this.#dirs.set(path, attr.inode);
+    return attr.inode;
+  }
+
+  /** Any change that can move or remove a directory (or a symlink a path walks through) forgets them all. */
+  #forgetDirs(): void {
+    this.#dirs.clear();
   }
 
   #openFile(attr: InodeAttr, vfsPath: string): OpenFile {
@@ -259,16 +434,48 @@ export class MountFs {
 
   #commit(file: OpenFile): void {
     if (file.detached) return;
-    file.commit(sha256, this.#now());
+    this.#unpark(file);
+    file.commit(this.#sha256, this.#now());
   }
 
-  #close(file: OpenFile): void {
-    try {
-      this.#commit(file);
-    } finally {
-      file.release();
-      this.#files.delete(file.inode);
+  /** A frozen buffer's hash is kept by the pool: bytes shared by copy_file_range are hashed once. */
+  readonly #sha256 = (bytes: Uint8Array): string =>
+    bytes instanceof Buffer && this.#pool.isFrozen(bytes) ? this.#pool.hashOf(bytes, sha256) : sha256(bytes);
+
+  /**
+   * The last handle closed. A clean file is forgotten; a dirty one is parked:
+   * its commit (hashing and storing) waits until someone needs the store to
+   * be current (a fetchChanges, a push, an fsync), or until parked files
+   * hold PARKED_LIMIT bytes. A file written and then deleted, or rewritten,
+   * before that is never hashed at all, and close() is never slowed by it.
+   */
+  #park(file: OpenFile): void {
+    if (!file.isDirty || file.detached) {
+      this.#forget(file);
+      return;
     }
+    this.#unpark(file);
+    file.compact();
+    this.#parked.set(file, file.dirtyBytes);
+    this.#parkedBytes += file.dirtyBytes;
+    for (const oldest of [...this.#parked.keys()]) {
+      if (this.#parkedBytes <= PARKED_LIMIT) break;
+      this.#commit(oldest);
+      if (oldest.refs === 0) this.#forget(oldest);
+    }
+  }
+
+  #unpark(file: OpenFile): void {
+    const bytes = this.#parked.get(file);
+    if (bytes === undefined) return;
+    this.#parked.delete(file);
+    this.#parkedBytes -= bytes;
+  }
+
+  #forget(file: OpenFile): void {
+    this.#unpark(file);
+    file.release();
+    if (this.#files.get(file.inode) === file) this.#files.delete(file.inode);
   }
 
   /**
@@ -287,8 +494,24 @@ export class MountFs {
     await this.#fs.rm(this.vfsPath(from));
   }
 
+  /**
+   * An open file losing its last name lives on in memory until its handles
+   * close: its stored chunks stay readable (blobs go only at gc), its dirty
+   * ones stay in the buffer, and nothing of it commits again.
+   */
+  #detachIfLastName(attr: InodeAttr): void {
+    const file = this.#files.get(attr.inode);
+    if (file === undefined || attr.type !== "file" || attr.nlink > 1) return;
+    this.#unpark(file);
+    file.detach();
+    // Only its handles reach it now; the inode number may be reused by a new file.
+    this.#files.delete(attr.inode);
+    if (file.refs === 0) file.release();
+  }
+
   #stat(attr: InodeAttr, open: OpenFile | undefined): FuseStat {
-    const size = open?.size ?? attr.size;
+    // A symlink's size is its target's length in bytes, as lstat reports it.
+    const size = open?.size ?? (attr.type === "symlink" ? Buffer.byteLength(attr.linkTarget ?? "") : attr.size);
     const mtime = open?.mtime ?? attr.mtime;
     return {
       mode: TYPE_BITS[attr.type] | (attr.mode & 0o7777),
@@ -306,8 +529,12 @@ export class MountFs {
   }
 }
 
-/** Commit a file early once this many bytes are dirty: memory stays bounded on huge copies. */
+/** Commit an open file early once this many bytes are dirty: memory stays bounded on huge copies. */
 const DIRTY_FLUSH_BYTES = 64 * 1024 * 1024;
+/** Directory inodes remembered for lookups; past this the map starts over (a walk refills it). */
+const DIR_CACHE_LIMIT = 10_000;
+/** Parked (closed, uncommitted) files are committed oldest first past this many bytes. */
+const PARKED_LIMIT = 128 * 1024 * 1024;
 
 const EMPTY = new Uint8Array(0);
 

@@ -6,6 +6,7 @@
 import { execFileSync } from "node:child_process";
 import {
   closeSync,
+  copyFileSync,
   existsSync,
   lstatSync,
   openSync,
@@ -16,6 +17,7 @@ import {
   statSync,
   unlinkSync,
   utimesSync,
+  writeFileSync,
   writeSync,
 } from "node:fs";
 import { join } from "node:path";
@@ -185,13 +187,92 @@ describe("real tools on the mount", () => {
     await expectPulledMatchesMount();
   });
 
-  test("utimens keeps the mtime that was asked for, not the atime (fuse-native's bug)", async () => {
+  test("utimens keeps the mtime that was asked for, not the atime", async () => {
     const path = join(daemon.mountPoint, "times.txt");
     sh("echo t > times.txt");
     utimesSync(path, new Date(1_500_000_000_000), new Date(1_200_000_000_000));
     expect(statSync(path).mtimeMs).toBe(1_200_000_000_000);
     await pullOnce({ db: store }, client.sync);
     expect((await doFs.stat(path)).mtime).toBe(1_200_000_000_000);
+  });
+
+  test("touch -m sets the mtime alone (libfuse 3 passes UTIME_OMIT through), and the pull carries it", async () => {
+    sh("echo m > mtime-only.txt && touch -m -d @1100000000 mtime-only.txt && touch -a -d @1300000000 mtime-only.txt");
+    const path = join(daemon.mountPoint, "mtime-only.txt");
+    expect(statSync(path).mtimeMs).toBe(1_100_000_000_000);
+    await pullOnce({ db: store }, client.sync);
+    expect((await doFs.stat(path)).mtime).toBe(1_100_000_000_000);
+  });
+
+  test("cp and fs.copyFile (copy_file_range) of a fresh and of a pulled file, then writes to the copies", async () => {
+    const big = Buffer.alloc(3 * 524_288 + 4321);
+    for (let i = 0; i < big.length; i++) big[i] = (i * 13) % 251;
+    const path = join(daemon.mountPoint, "cp-src.bin");
+    writeFileSync(path, big);
+    sh("cp cp-src.bin cp-fresh.bin");
+    await pullOnce({ db: store }, client.sync);
+    copyFileSync(path, join(daemon.mountPoint, "cp-pulled.bin"));
+    sh("printf XY | dd of=cp-fresh.bin bs=1 seek=5 conv=notrunc status=none");
+    expect(readFileSync(path).equals(big)).toBe(true);
+    expect(readFileSync(join(daemon.mountPoint, "cp-pulled.bin")).equals(big)).toBe(true);
+    const changed = Buffer.from(big);
+    changed.write("XY", 5);
+    expect(readFileSync(join(daemon.mountPoint, "cp-fresh.bin")).equals(changed)).toBe(true);
+    await expectPulledMatchesMount();
+  });
+
+  test("a listing carries each entry's attributes (readdirplus): open and parked sizes, links, inode numbers", async () => {
+    sh("mkdir -p plus && cd plus && printf 12345 > parked && ln parked linked && ln -s parked sym && mkdir sub");
+    const fd = openSync(join(daemon.mountPoint, "plus/open"), "w");
+    writeSync(fd, "1234567");
+    const listing = sh("ls -lin --time-style=+%s plus | tail -n +2")
+      .trim()
+      .split("\n")
+      .map((line) => line.split(/\s+/));
+    // inode, mode, links, uid, gid, size, time, name[, ->, target]
+    const byName = Object.fromEntries(listing.map((fields) => [fields[7], fields]));
+    expect(byName.parked?.[5]).toBe("5");
+    expect(byName.parked?.[2]).toBe("2");
+    expect(byName.open?.[5]).toBe("7");
+    expect(byName.linked?.[0]).toBe(byName.parked?.[0]);
+    expect(byName.sub?.[1]?.startsWith("d")).toBe(true);
+    expect(byName.sym?.[1]?.startsWith("l")).toBe(true);
+    expect(byName.sym?.[5]).toBe("6");
+    expect(String(statSync(join(daemon.mountPoint, "plus/sub")).ino)).toBe(byName.sub?.[0]);
+    closeSync(fd);
+    await expectPulledMatchesMount();
+  });
+
+  test("names a push adds or removes are seen at once, though the kernel cached them (epoch)", async () => {
+    expect(daemon.output()).toContain("epoch=on, entry_timeout=30, negative_timeout=30");
+    const added = join(daemon.mountPoint, "added-by-push.txt");
+    const removed = join(daemon.mountPoint, "removed-by-push.txt");
+    expect(existsSync(added)).toBe(false);
+    writeFileSync(removed, "before\n");
+    expect(readFileSync(removed, "utf8")).toBe("before\n");
+    await pullOnce({ db: store }, client.sync);
+    const { pushOnce } = await import("@cloudflare/computer-rpc/driver");
+    await doFs.writeFile(added, "added\n");
+    await doFs.rm(removed);
+    await pushOnce({ db: store }, client.sync);
+    expect(readFileSync(added, "utf8")).toBe("added\n");
+    expect(existsSync(removed)).toBe(false);
+    writeFileSync(removed, "again\n");
+    expect(readFileSync(removed, "utf8")).toBe("again\n");
+  });
+
+  test("a file a push changes is read anew, though the kernel cached its pages and attributes", async () => {
+    const path = join(daemon.mountPoint, "pushed-over.txt");
+    writeFileSync(path, "short\n");
+    expect(readFileSync(path, "utf8")).toBe("short\n");
+    statSync(path);
+    await pullOnce({ db: store }, client.sync);
+    const { pushOnce } = await import("@cloudflare/computer-rpc/driver");
+    await doFs.writeFile(path, "a longer line from the Durable Object\n");
+    await pushOnce({ db: store }, client.sync);
+    expect(readFileSync(path, "utf8")).toBe("a longer line from the Durable Object\n");
+    const result = await drain((await client.shell.exec({ source: "cat pushed-over.txt" })).events);
+    expect(result.stdout).toBe("a longer line from the Durable Object\n");
   });
 
   test("a file unlinked while open stays readable and writable, and never reaches the store", async () => {
@@ -243,6 +324,41 @@ describe("exec on the mount", () => {
     await pushOnce({ db: store }, client.sync);
     const result = await drain((await client.shell.exec({ source: "cat from-do.txt" })).events);
     expect(result.stdout).toBe("pushed\n");
+  });
+});
+
+describe("other mount settings", () => {
+  test("fuse-native (libfuse 2) still serves the same operations", async () => {
+    const other = await startDaemon({ FUSE_MOUNT: "fuse", COMPUTERD_FUSE_DRIVER: "fuse-native" });
+    try {
+      expect(other.output()).toContain("(fuse-native,");
+      sh(
+        "echo one > a && ln a b && ln -s a c && mkdir d && mv b d/b && cp a e && truncate -s 1 e && cat d/b c e",
+        other.mountPoint,
+      );
+      expect(statSync(join(other.mountPoint, "d/b")).ino).toBe(statSync(join(other.mountPoint, "a")).ino);
+      expect(readFileSync(join(other.mountPoint, "e"), "utf8")).toBe("o");
+    } finally {
+      await other.stop();
+    }
+  });
+
+  test("with the writeback cache, bytes written through a handle still open reach the pull (sync -f)", async () => {
+    const other = await startDaemon({ FUSE_MOUNT: "fuse", COMPUTERD_FUSE_WRITEBACK_CACHE: "1" });
+    const otherClient = await createWorkspaceClient({ url: `${other.url}/api` });
+    try {
+      expect(other.output()).toContain("writeback_cache=on");
+      const path = join(other.mountPoint, "open.log");
+      const fd = openSync(path, "w");
+      writeSync(fd, "still open\n");
+      const otherStore = openNodeDatabase();
+      await pullOnce({ db: otherStore }, otherClient.sync);
+      expect(await new WorkspaceFilesystem(otherStore).readFile(path, "utf8")).toBe("still open\n");
+      closeSync(fd);
+    } finally {
+      await otherClient.close();
+      await other.stop();
+    }
   });
 });
 

@@ -1,18 +1,18 @@
 /**
- * The write buffer of one open file (one per inode, shared by every handle
- * on it). Writes land in pooled 512 KiB chunk buffers; only those dirty
- * chunks are hashed and stored on commit, the clean ones keep their hashes.
- * Reads see the dirty chunks first, so nothing needs committing to be read
- * back. A commit happens on fsync, on the last release, before every
- * fetchChanges (so the Durable Object pulls what the mount holds), and when
- * one file's dirty bytes pass DIRTY_LIMIT.
+ * The write buffer of one file (one per inode, shared by every handle on it).
+ * Each 512 KiB chunk of the file is, in order of precedence:
+ * - dirty: its bytes in a Buffer (a pooled chunk buffer, a compacted copy of
+ *   a short last chunk, or a frozen buffer shared with another file);
+ * - shared: a reference to a blob already stored (copied by copy_file_range
+ *   from another file), so nothing is hashed or stored again;
+ * - stored: the chunk the store's manifest names.
+ * Reads see that order, so nothing needs committing to be read back. A commit
+ * hashes only the dirty chunks and keeps every other hash (`writeInode`, one
+ * transaction, one rev). When commits happen is MountFs's choice.
  */
 import { CHUNK_SIZE, type ChunkRef, type Database } from "@cloudflare/dofs";
-import { type DirtyChunk, inodeChunks, readChunk, writeInode } from "@cloudflare/dofs/inode";
+import { type DirtyChunk, inodeChunks, readChunk, type SharedChunk, writeInode } from "@cloudflare/dofs/inode";
 import type { BufferPool } from "./pool.js";
-
-/** Past this many dirty bytes in one file, a write commits first: memory stays bounded. */
-export const DIRTY_LIMIT = 64 * 1024 * 1024;
 
 export class OpenFile {
   readonly inode: number;
@@ -25,12 +25,13 @@ export class OpenFile {
   /** Set when the file's last name went while it was open: it lives on in memory only, and never commits. */
   detached = false;
   readonly #dirty = new Map<number, Buffer>();
+  readonly #shared = new Map<number, ChunkRef>();
   /** Size or mtime changed without dirty bytes (a truncate that grows, say). */
   #changed = false;
   /** The stored chunk list, loaded on first need and after each commit. */
   #chunks: ChunkRef[] | undefined;
-  /** The last clean chunk read (sequential reads ask for it 4 times at 128 KiB). */
-  #cached: { idx: number; hash: string; bytes: Uint8Array } | undefined;
+  /** The last clean chunk read (sequential reads ask for it several times). */
+  #cached: { hash: string; bytes: Uint8Array } | undefined;
   readonly #db: Database;
   readonly #pool: BufferPool;
 
@@ -44,11 +45,14 @@ export class OpenFile {
   }
 
   get isDirty(): boolean {
-    return this.#dirty.size > 0 || this.#changed;
+    return this.#dirty.size > 0 || this.#shared.size > 0 || this.#changed;
   }
 
+  /** Bytes held in memory for dirty chunks. */
   get dirtyBytes(): number {
-    return this.#dirty.size * CHUNK_SIZE;
+    let total = 0;
+    for (const buffer of this.#dirty.values()) total += buffer.byteLength;
+    return total;
   }
 
   /** Forgets the cached chunk list (a sync apply may have replaced the file under us). */
@@ -70,21 +74,17 @@ export class OpenFile {
       const idx = Math.floor(at / CHUNK_SIZE);
       const offset = at - idx * CHUNK_SIZE;
       const take = Math.min(CHUNK_SIZE - offset, end - at);
-      const dirty = this.#dirty.get(idx);
-      if (dirty !== undefined) {
-        dirty.copy(target, at - position, offset, offset + take);
-      } else {
-        const stored = this.#cleanChunk(idx);
-        const available = Math.max(0, Math.min(take, stored.byteLength - offset));
-        if (available > 0) target.set(stored.subarray(offset, offset + available), at - position);
-        // Past a stored chunk's end (a file grown by truncate): zeros.
-        if (available < take) target.fill(0, at - position + available, at - position + take);
-      }
+      const source = this.#dirty.get(idx) ?? this.#cleanChunk(idx);
+      const available = Math.max(0, Math.min(take, source.byteLength - offset));
+      if (available > 0) target.set(source.subarray(offset, offset + available), at - position);
+      // Past a chunk's bytes (a file grown by truncate, a compacted tail): zeros.
+      if (available < take) target.fill(0, at - position + available, at - position + take);
       at += take;
     }
     return Math.max(0, end - position);
   }
 
+  /** Copies `source` into the chunks it covers (the binding's buffer is not ours to keep). */
   write(source: Buffer, length: number, position: number, now: number): number {
     const end = position + length;
     let at = position;
@@ -101,21 +101,52 @@ export class OpenFile {
     return length;
   }
 
+  /**
+   * Makes chunk `idx` of this file the stored blob `ref` (all of it): the
+   * zero-copy half of copy_file_range. The caller checks that `ref` fills the
+   * chunk up to this file's end.
+   */
+  share(idx: number, ref: ChunkRef, now: number): void {
+    this.#drop(idx);
+    this.#shared.set(idx, ref);
+    const end = idx * CHUNK_SIZE + ref.size;
+    if (end > this.size) this.size = end;
+    this.mtime = now;
+  }
+
+  /**
+   * Makes chunk `idx` of this file the dirty bytes `buffer` of another file,
+   * frozen so neither writes it in place (copy_file_range of unhashed bytes).
+   */
+  shareBytes(idx: number, buffer: Buffer, length: number, now: number): void {
+    this.#pool.share(buffer);
+    this.#drop(idx);
+    this.#dirty.set(idx, buffer);
+    const end = idx * CHUNK_SIZE + length;
+    if (end > this.size) this.size = end;
+    this.mtime = now;
+  }
+
+  /** Chunk `idx`'s dirty bytes (for shareBytes); undefined when the chunk is clean. */
+  dirtyBytesOf(idx: number): Buffer | undefined {
+    return this.#dirty.get(idx);
+  }
+
+  /** What chunk `idx` holds when it is not dirty: shared or stored (undefined past the stored end). */
+  cleanRef(idx: number): ChunkRef | undefined {
+    if (this.#dirty.has(idx)) return undefined;
+    return this.#shared.get(idx) ?? this.#storedChunks()[idx];
+  }
+
   truncate(size: number, now: number): void {
     if (size < this.size) {
       const count = Math.ceil(size / CHUNK_SIZE);
-      for (const [idx, buffer] of this.#dirty) {
-        if (idx >= count) {
-          this.#dirty.delete(idx);
-          this.#pool.give(buffer);
-        }
-      }
+      for (const idx of [...this.#dirty.keys(), ...this.#shared.keys()]) if (idx >= count) this.#drop(idx);
       // The new last chunk is cut inside: make it dirty now with zeros past the cut, so growing
       // the file again later reads zeros rather than the old bytes.
       const tail = size % CHUNK_SIZE;
       if (tail !== 0) {
-        const idx = count - 1;
-        const chunk = this.#dirtyChunk(idx, 0, 0);
+        const chunk = this.#dirtyChunk(count - 1, 0, 0);
         chunk.fill(0, tail);
       }
     }
@@ -125,8 +156,21 @@ export class OpenFile {
   }
 
   /**
-   * Stores the dirty chunks (hashing only those) with the new size and mtime
-   * in one transaction, and hands the buffers back to the pool.
+   * Hands full pooled buffers of short chunks back: a closed file that waits
+   * for its commit keeps only its bytes (a 3-byte file holds 3 bytes, not 512 KiB).
+   */
+  compact(): void {
+    for (const [idx, buffer] of this.#dirty) {
+      const live = Math.max(0, Math.min(CHUNK_SIZE, this.size - idx * CHUNK_SIZE));
+      if (live >= buffer.byteLength || !this.#pool.owns(buffer)) continue; // frozen buffers stay
+      this.#dirty.set(idx, Buffer.from(buffer.subarray(0, live)));
+      this.#pool.give(buffer);
+    }
+  }
+
+  /**
+   * Stores the dirty chunks (hashing only those) and the shared ones with
+   * the new size and mtime in one transaction, and hands the buffers back.
    */
   commit(sha256: (bytes: Uint8Array) => string, now: number): void {
     if (this.detached || !this.isDirty) return;
@@ -135,26 +179,49 @@ export class OpenFile {
     // A chunk whose stored length no longer matches (an old last chunk before a grow, a gap
     // after a sparse write) must be rewritten with zeros filling it.
     for (let idx = 0; idx < count; idx++) {
-      if (this.#dirty.has(idx)) continue;
       const expected = Math.min(CHUNK_SIZE, this.size - idx * CHUNK_SIZE);
-      if (stored[idx]?.size !== expected) this.#dirtyChunk(idx, 0, 0);
+      const dirty = this.#dirty.get(idx);
+      if (dirty !== undefined) {
+        if (dirty.byteLength < expected) this.#promote(idx, dirty);
+        continue;
+      }
+      const ref = this.#shared.get(idx) ?? stored[idx];
+      if (ref?.size !== expected) this.#dirtyChunk(idx, 0, 0);
     }
     const dirty: DirtyChunk[] = [];
     for (const [idx, buffer] of this.#dirty) {
       if (idx >= count) continue;
       const length = Math.min(CHUNK_SIZE, this.size - idx * CHUNK_SIZE);
-      dirty.push({ idx, bytes: buffer.subarray(0, length) });
+      // The buffer itself when whole: a frozen one's hash is cached by identity (MountFs's sha256).
+      dirty.push({ idx, bytes: length === buffer.byteLength ? buffer : buffer.subarray(0, length) });
     }
-    writeInode(this.#db, this.inode, { size: this.size, mtime: this.mtime, dirty, sha256, path: this.path }, now);
+    const shared: SharedChunk[] = [];
+    for (const [idx, ref] of this.#shared) if (idx < count) shared.push({ idx, ...ref });
+    writeInode(
+      this.#db,
+      this.inode,
+      { size: this.size, mtime: this.mtime, dirty, shared, sha256, path: this.path },
+      now,
+    );
     this.release();
     this.#changed = false;
     this.invalidate();
   }
 
-  /** Drops every dirty buffer (after a commit, or when the file is gone). */
+  /** Drops every dirty buffer and shared chunk (after a commit, or when the file is gone). */
   release(): void {
     for (const buffer of this.#dirty.values()) this.#pool.give(buffer);
     this.#dirty.clear();
+    this.#shared.clear();
+  }
+
+  #drop(idx: number): void {
+    const buffer = this.#dirty.get(idx);
+    if (buffer !== undefined) {
+      this.#dirty.delete(idx);
+      this.#pool.give(buffer);
+    }
+    this.#shared.delete(idx);
   }
 
   #storedChunks(): ChunkRef[] {
@@ -163,36 +230,52 @@ export class OpenFile {
   }
 
   #cleanChunk(idx: number): Uint8Array {
-    const ref = this.#storedChunks()[idx];
+    const ref = this.#shared.get(idx) ?? this.#storedChunks()[idx];
     if (ref === undefined) return EMPTY;
-    if (this.#cached?.idx === idx && this.#cached.hash === ref.hash) return this.#cached.bytes;
+    if (this.#cached?.hash === ref.hash) return this.#cached.bytes;
     const bytes = readChunk(this.#db, ref, this.path);
-    this.#cached = { idx, hash: ref.hash, bytes };
+    this.#cached = { hash: ref.hash, bytes };
     return bytes;
   }
 
+  /** A short (compacted) or frozen dirty buffer becomes a full pooled one of its own, zeros past its bytes. */
+  #promote(idx: number, short: Buffer): Buffer {
+    const buffer = this.#pool.take();
+    short.copy(buffer, 0, 0, short.byteLength);
+    buffer.fill(0, short.byteLength);
+    this.#pool.give(short);
+    this.#dirty.set(idx, buffer);
+    return buffer;
+  }
+
   /**
-   * The dirty buffer of chunk `idx`, created on first write. Its current bytes
-   * are loaded only when the write leaves part of the stored chunk showing;
-   * everything past the stored bytes is zeroed.
+   * The writable buffer of chunk `idx`, made on first write. Its current bytes
+   * are loaded only when the write leaves part of the chunk showing;
+   * everything past them is zeroed.
    */
   #dirtyChunk(idx: number, offset: number, length: number): Buffer {
     const existing = this.#dirty.get(idx);
-    if (existing !== undefined) return existing;
+    if (existing !== undefined) {
+      // A compacted short buffer or a frozen shared one is not writable in place.
+      return existing.byteLength === CHUNK_SIZE && !this.#pool.isFrozen(existing)
+        ? existing
+        : this.#promote(idx, existing);
+    }
     const buffer = this.#pool.take();
     const start = idx * CHUNK_SIZE;
     const live = Math.max(0, Math.min(CHUNK_SIZE, this.size - start));
     const covered = offset === 0 && length >= live;
     let filled = 0;
     if (live > 0 && !covered) {
-      const stored = this.#cleanChunk(idx);
-      filled = Math.min(live, stored.byteLength);
-      buffer.set(stored.subarray(0, filled), 0);
+      const current = this.#cleanChunk(idx);
+      filled = Math.min(live, current.byteLength);
+      buffer.set(current.subarray(0, filled), 0);
     }
     // Zero what the write will not cover, so gaps read as zeros (the write fills its own range).
     if (offset > filled) buffer.fill(0, filled, offset);
     const after = Math.max(filled, offset + length);
     if (after < CHUNK_SIZE) buffer.fill(0, after);
+    this.#shared.delete(idx);
     this.#dirty.set(idx, buffer);
     return buffer;
   }

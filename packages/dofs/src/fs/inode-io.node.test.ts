@@ -4,7 +4,7 @@ import { CHUNK_SIZE } from "../constants.js";
 import { openNodeDatabase } from "../database.node.js";
 import { WorkspaceFilesystem } from "../filesystem.js";
 import { readEntry } from "../sync/coalesce.js";
-import { inodeChunks, lookupInode, readChunk, setInodeMtime, writeInode } from "./inode-io.js";
+import { createFileInode, inodeChunks, lookupInode, readChunk, setInodeMtime, writeInode } from "./inode-io.js";
 
 const sha256 = (bytes: Uint8Array): string => createHash("sha256").update(bytes).digest("hex");
 
@@ -52,4 +52,41 @@ test("writeInode refuses a length whose chunks it was not given", async () => {
   expect(await fs.readFile("/g", "utf8")).toBe("abc");
   expect(lookupInode(db, "/missing")).toBeUndefined();
   expect(() => lookupInode(db, "/g/x")).toThrow(/ENOTDIR/);
+});
+
+test("writeInode's shared chunks point at stored blobs by hash; a missing blob is EIO", async () => {
+  const db = openNodeDatabase();
+  const fs = new WorkspaceFilesystem(db);
+  const bytes = new Uint8Array(CHUNK_SIZE + 10).map((_, i) => i % 251);
+  await fs.writeFile("/src", bytes);
+  const source = inodeChunks(db, lookupInode(db, "/src")?.inode as number);
+  const copy = createFileInode(db, "/copy", 0o600, sha256, 7);
+  expect(lookupInode(db, "/copy")).toMatchObject({ inode: copy.inode, size: 0, mode: 0o600 });
+  writeInode(
+    db,
+    copy.inode,
+    {
+      size: bytes.length,
+      mtime: 8,
+      dirty: [],
+      shared: source.map((ref, idx) => ({ idx, ...ref })),
+      sha256,
+      path: "/copy",
+    },
+    9,
+  );
+  expect(inodeChunks(db, copy.inode)).toEqual(source);
+  expect(readEntry(db, "/copy")).toMatchObject({ kind: "file", size: bytes.length });
+  const read = new Uint8Array(await new Response(await fs.readFile("/copy")).arrayBuffer());
+  expect(read).toEqual(bytes);
+  expect(() => createFileInode(db, "/copy", 0o644, sha256, 10)).toThrow(/EEXIST/);
+  const missing = { idx: 0, hash: "0".repeat(64), size: CHUNK_SIZE };
+  expect(() =>
+    writeInode(
+      db,
+      copy.inode,
+      { size: CHUNK_SIZE, mtime: 11, dirty: [], shared: [missing], sha256, path: "/copy" },
+      12,
+    ),
+  ).toThrow(/EIO/);
 });

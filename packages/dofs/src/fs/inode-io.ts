@@ -4,7 +4,7 @@ import type { Database } from "../database.js";
 import { fsError } from "../errors.js";
 import { type ChunkRef, encodeManifest, saveManifest } from "../manifest.js";
 import { assertWritable } from "../mounts.js";
-import { getNode, linkCount, type NodeRow } from "../nodes.js";
+import { addDirent, getNode, insertNode, linkCount, listChildren, lookupNode, type NodeRow } from "../nodes.js";
 import { resolvePath } from "../resolve.js";
 import { bumpRev } from "../schema.js";
 import type { NodeType } from "../types.js";
@@ -36,6 +36,17 @@ export function lookupInode(db: Database, path: string): InodeAttr | undefined {
   if (found.kind === "found") return attrOf(db, found.node);
   if (found.kind === "blocked" && found.reason === "notdir") throw fsError("ENOTDIR", "lstat", path);
   return undefined;
+}
+
+/** The node named `name` in directory `parent`, without following it; undefined when absent. One query. */
+export function childAttr(db: Database, parent: number, name: string): InodeAttr | undefined {
+  const node = lookupNode(db, parent, name);
+  return node === undefined ? undefined : attrOf(db, node);
+}
+
+/** A directory's entries with their nodes' attributes, names in byte order (readdirplus). */
+export function childAttrs(db: Database, parent: number): { name: string; attr: InodeAttr }[] {
+  return listChildren(db, parent).map((child) => ({ name: child.name, attr: attrOf(db, child) }));
 }
 
 export function inodeAttr(db: Database, inode: number): InodeAttr | undefined {
@@ -74,12 +85,22 @@ export interface DirtyChunk {
   bytes: Uint8Array;
 }
 
+/** A chunk pointing at a stored blob. */
+export interface SharedChunk extends ChunkRef {
+  idx: number;
+}
+
 export interface InodeWrite {
   /** The file's new length; chunks past it are dropped. */
   size: number;
   mtime: number;
-  /** Rewritten chunks. Every chunk that the new size cuts short must be here with its new bytes. */
+  /** Rewritten chunks. Every chunk that the new size cuts short must be here with its new bytes (or in `shared`). */
   dirty: readonly DirtyChunk[];
+  /**
+   * Chunks set to content already stored, by hash (a `copy_file_range` from
+   * another file): nothing to hash or stage. EIO when the blob is gone.
+   */
+  shared?: readonly SharedChunk[];
   /** Synchronous SHA-256 in lowercase hex (node:crypto in computerd). */
   sha256: (bytes: Uint8Array) => string;
   /** For error messages and the read-only check. */
@@ -105,6 +126,15 @@ export function writeInode(db: Database, inode: number, write: InodeWrite, now: 
     if (node.type !== "file") throw fsError("EISDIR", "write", write.path);
     stageBlobs(db, staged, now);
     const chunks = inodeChunks(db, inode).slice(0, count);
+    const shared = (write.shared ?? []).filter((chunk) => chunk.idx < count);
+    for (const { idx, hash, size } of shared) {
+      const blob = db.one<{ size: number }>("SELECT size FROM vfs_blobs WHERE hash = ?", hash);
+      if (blob === undefined || Number(blob.size) !== size) {
+        throw fsError("EIO", "write", write.path, `shared chunk ${hash} is gone`);
+      }
+      db.run("UPDATE vfs_blobs SET last_seen = ? WHERE hash = ?", now, hash);
+      chunks[idx] = { hash, size };
+    }
     for (const { idx, hash, bytes } of staged) chunks[idx] = { hash, size: bytes.byteLength };
     for (let idx = 0; idx < count; idx++) {
       const chunk = chunks[idx];
@@ -123,14 +153,17 @@ export function writeInode(db: Database, inode: number, write: InodeWrite, now: 
       count,
     );
     db.run("DELETE FROM vfs_chunks WHERE inode = ? AND idx >= ?", inode, count);
-    for (const { idx, hash, bytes } of staged) {
+    for (const { idx, hash, size } of [
+      ...shared,
+      ...staged.map(({ idx, hash, bytes }) => ({ idx, hash, size: bytes.byteLength })),
+    ]) {
       db.run(
         `INSERT INTO vfs_chunks (inode, idx, hash, size) VALUES (?, ?, ?, ?)
          ON CONFLICT (inode, idx) DO UPDATE SET hash = excluded.hash, size = excluded.size`,
         inode,
         idx,
         hash,
-        bytes.byteLength,
+        size,
       );
     }
     const rev = bumpRev(db);
@@ -143,6 +176,33 @@ export function writeInode(db: Database, inode: number, write: InodeWrite, now: 
       inode,
     );
     return rev;
+  });
+}
+
+/**
+ * Creates an empty file at a free path (FUSE's create after a negative
+ * lookup) in one synchronous transaction: the same rows as `writeFile` of
+ * nothing, without its async chunking. EEXIST when the path is taken, so the
+ * caller can fall back to opening what is there.
+ */
+export function createFileInode(
+  db: Database,
+  path: string,
+  mode: number,
+  sha256: (bytes: Uint8Array) => string,
+  now: number,
+): InodeAttr {
+  assertWritable(db, path, "open");
+  const manifest = sha256(new TextEncoder().encode(encodeManifest([])));
+  return db.transaction(() => {
+    const target = resolvePath(db, path, { followFinal: false }, "open");
+    if (target.kind === "found") throw fsError("EEXIST", "open", path);
+    if (target.kind === "blocked") throw fsError(target.reason === "missing" ? "ENOENT" : "ENOTDIR", "open", path);
+    const rev = bumpRev(db);
+    saveManifest(db, manifest, [], now);
+    const inode = insertNode(db, { type: "file", mode, mtime: now, rev, size: 0, manifestHash: manifest });
+    addDirent(db, target.parent, target.name, inode);
+    return { inode, type: "file", mode, mtime: now, size: 0, nlink: 1, linkTarget: null };
   });
 }
 

@@ -28,8 +28,17 @@ export const HAS_OBJECTS_LIMIT = 100;
 export interface SyncPeerOptions {
   /** Path segments `fetchChanges` leaves out unless a call brings its own list. */
   ignore?: string[];
-  /** Runs after a push applied at least one entry (the shim flushes to disk). Errors are logged, not thrown. */
-  afterApply?: (result: ApplyResult) => void | Promise<void>;
+  /**
+   * Runs after a push applied at least one entry, with the entries (the shim
+   * flushes to disk; a FUSE mount drops the kernel's caches of their paths).
+   * Errors are logged, not thrown.
+   */
+  afterApply?: (result: ApplyResult, entries: readonly ChangeEntry[]) => void | Promise<void>;
+  /**
+   * Runs before a push applies its entries (a FUSE mount commits what it
+   * buffers first, so the apply rules see every local write). Errors are logged.
+   */
+  beforeApply?: () => void | Promise<void>;
   /** Runs before every fetchChanges (the shim reconciles disk first). Errors are logged, except under `settle`. */
   beforeFetch?: () => void | Promise<void>;
   now?: () => number;
@@ -71,6 +80,13 @@ export class SyncPeer implements SyncRPC {
       request.senderCursor === undefined ? undefined : checkCursor(request.senderCursor, "senderCursor");
     const entries: ChangeEntry[] = [];
     for await (const entry of request.changes as unknown as AsyncIterable<unknown>) entries.push(checkEntry(entry));
+    if (entries.length > 0 && this.#options.beforeApply) {
+      try {
+        await this.#options.beforeApply();
+      } catch (error) {
+        this.#log("beforeApply failed", error);
+      }
+    }
     const prepared = await prepareEntries(entries, db);
     const isPeer = senderRev > 0;
     const result = db.transaction(() => {
@@ -80,7 +96,7 @@ export class SyncPeer implements SyncRPC {
     });
     if (entries.length > 0 && this.#options.afterApply) {
       try {
-        await this.#options.afterApply(result.applied);
+        await this.#options.afterApply(result.applied, entries);
       } catch (error) {
         this.#log("afterApply failed", error);
       }

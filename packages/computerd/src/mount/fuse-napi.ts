@@ -1,0 +1,294 @@
+/**
+ * The FUSE mount on fuse-napi 2.3.1 (libfuse 3's high-level API), patched
+ * (`patches/fuse-napi@2.3.1.patch`) to set `use_ino` and `hard_remove` in
+ * libfuse 3's init config, where they must go (libfuse 3 refuses them as -o
+ * options), and to always build from source against the system libfuse 3.
+ * Against fuse-native (libfuse 2) it brings:
+ * - writes up to max_write (1 MiB) per request instead of 128 KiB;
+ * - `utimensat` with `UTIME_OMIT` (`touch -m`) and nanosecond times, exactly;
+ * - files unlinked while open are unlinked for real (hard_remove): no
+ *   `.fuse_hidden*` names, the handle ops arrive with a null path;
+ * - copy_file_range (cp, fs.copyFile) answered by sharing stored chunks;
+ * - kernel_cache with explicit invalidation after a sync apply (our patch's
+ *   `invalidatePath`), so reads of unchanged files never reach the daemon;
+ * - the kernel's writeback cache, when `COMPUTERD_FUSE_WRITEBACK_CACHE` is on.
+ */
+import { execFile } from "node:child_process";
+import { createRequire } from "node:module";
+import { promisify } from "node:util";
+import type { Database } from "@cloudflare/dofs";
+import type { FuseOptions } from "../cli/env.js";
+import type { Logger } from "../cli/log.js";
+import type { MountDriver } from "./driver.js";
+import { EINVAL, ErrnoError } from "./errno.js";
+import { type Callback, type Op, opAdapter } from "./fuse-callbacks.js";
+import { MountFs } from "./mount-fs.js";
+import { clearStaleMount, lazyUnmount, withTimeout } from "./mount-point.js";
+import { FuseTrace } from "./trace.js";
+
+const run = promisify(execFile);
+const MOUNT_TIMEOUT_MS = 5_000;
+const INVALIDATE_BATCH = 256;
+/** `FUSE_CAP_AUTO_INVAL_DATA`: off with kernel_cache, where invalidation is explicit (afterApply). */
+const FUSE_CAP_AUTO_INVAL_DATA = 1 << 12;
+/** libfuse 3's `FUSE_CAP_WRITEBACK_CACHE` (fuse_common.h). */
+const FUSE_CAP_WRITEBACK_CACHE = 1 << 16;
+/** Linux's `UTIME_NOW` / `UTIME_OMIT` as fuse-napi hands them over (`Fuse.UTIME_NOW`). */
+const UTIME_NOW = 0x3fffffff;
+const UTIME_OMIT = 0x3ffffffe;
+
+interface Timespec {
+  seconds: number | bigint;
+  nanoseconds: number;
+}
+interface Connection {
+  maxWrite: number;
+  capable: number;
+  want: number;
+}
+interface FuseInstance {
+  mount(cb: (error: Error | null) => void): void;
+  unmount(cb: (error: Error | null) => void): void;
+  /** Our patch: fuse_invalidate_path (the inode's attributes and pages); a path the kernel never saw is no error. */
+  invalidatePath(path: string, cb: (error: Error | null) => void): void;
+  /** Our patch: FUSE_NOTIFY_INC_EPOCH (Linux 6.16+): every cached dentry, negative ones too, is looked up again. */
+  incrementEpoch(cb: (error: Error | null) => void): void;
+  /** Our patch: entry and negative-entry timeouts (seconds) for later replies. */
+  setEntryTimeouts(entry: number, negative: number): void;
+  _fuseOptions(): string;
+}
+type FuseClass = new (mnt: string, ops: Record<string, unknown>, opts: Record<string, unknown>) => FuseInstance;
+
+/** Loads the binding; throws when it is not built (then boot falls back to fuse-native). */
+export function loadFuseNapi(): FuseClass {
+  return createRequire(import.meta.url)("fuse-napi") as FuseClass;
+}
+
+export class FuseNapiDriver implements MountDriver {
+  readonly kind = "fuse" as const;
+  readonly fs: MountFs;
+  readonly #mountPoint: string;
+  readonly #options: FuseOptions;
+  readonly #log: Logger;
+  readonly #trace: FuseTrace | undefined;
+  #fuse: FuseInstance | undefined;
+  /** The kernel takes FUSE_NOTIFY_INC_EPOCH (probed once at mount). */
+  #epoch = false;
+
+  constructor(db: Database, mountPoint: string, options: FuseOptions, log: Logger) {
+    this.fs = new MountFs(db, mountPoint);
+    this.#mountPoint = mountPoint;
+    this.#options = options;
+    this.#log = log;
+    this.#trace = options.trace ? new FuseTrace(options.trace.file, log) : undefined;
+  }
+
+  async mount(): Promise<void> {
+    await clearStaleMount(this.#mountPoint, this.#log);
+    const Fuse = loadFuseNapi();
+    const o = this.#options;
+    const fuse = new Fuse(this.#mountPoint, this.#ops(), {
+      mkdir: true,
+      // A big commit may take longer than any fixed limit on a slow machine; the kernel has its own.
+      timeout: false,
+      autoUnmount: true,
+      fsname: "computerd",
+      subtype: "computerd",
+      maxRead: o.maxRead,
+      ...(o.pageCache === "auto" ? { autoCache: true } : o.pageCache === "kernel" ? { kernelCache: true } : {}),
+      ...(o.attrTimeout !== undefined ? { attrTimeout: o.attrTimeout } : {}),
+      ...(o.entryTimeout !== undefined ? { entryTimeout: o.entryTimeout } : {}),
+      ...(o.acAttrTimeout !== undefined && o.pageCache === "auto" ? { acAttrTimeout: o.acAttrTimeout } : {}),
+    });
+    const extra = [...(o.negativeTimeout !== undefined ? [`negative_timeout=${o.negativeTimeout}`] : []), ...o.extra];
+    if (extra.length > 0) {
+      // fuse-napi validates the options it knows; the rest are passed to libfuse as they are.
+      const own = fuse._fuseOptions.bind(fuse);
+      fuse._fuseOptions = () => `${own()},${extra.join(",")}`;
+    }
+    await withTimeout(
+      new Promise<void>((resolve, reject) => fuse.mount((error) => (error ? reject(error) : resolve()))),
+      MOUNT_TIMEOUT_MS,
+      `FUSE mount of ${this.#mountPoint} did not come up within ${MOUNT_TIMEOUT_MS} ms`,
+    );
+    this.#fuse = fuse;
+    this.#trace?.install();
+    // Names may stay cached longer only where a push can drop them all at once.
+    this.#epoch = await new Promise<boolean>((resolve) => fuse.incrementEpoch((error) => resolve(error === null)));
+    if (this.#epoch && o.epochTimeouts !== undefined) {
+      fuse.setEntryTimeouts(o.epochTimeouts.entry, o.epochTimeouts.negative);
+    }
+    this.#log.info(
+      `mounted ${this.#mountPoint} (fuse-napi, ${fuse._fuseOptions()}, max_write=${o.maxWrite}, writeback_cache=${o.writebackCache ? "on" : "off"}, epoch=${this.#epoch ? "on" : "off"}${this.#epoch && o.epochTimeouts ? `, entry_timeout=${o.epochTimeouts.entry}, negative_timeout=${o.epochTimeouts.negative}` : ""})`,
+    );
+  }
+
+  async unmount(): Promise<void> {
+    const fuse = this.#fuse;
+    this.#fuse = undefined;
+    if (fuse === undefined) return;
+    this.#trace?.report();
+    try {
+      this.fs.commitAll();
+    } catch (error) {
+      this.#log.error("commit before unmount failed", error);
+    }
+    try {
+      // fuse-napi stops its request threads and detaches (umount2 MNT_DETACH as root) off this loop.
+      await withTimeout(
+        new Promise<void>((resolve, reject) => fuse.unmount((error) => (error ? reject(error) : resolve()))),
+        MOUNT_TIMEOUT_MS,
+        "unmount timed out",
+      );
+    } catch (error) {
+      this.#log.error(`unmount of ${this.#mountPoint} failed; detaching it lazily`, error);
+      await lazyUnmount(this.#mountPoint);
+    }
+  }
+
+  /**
+   * With the writeback cache, bytes written through a handle that is still
+   * open may sit in the kernel's page cache: `sync -f` (syncfs, in a child
+   * process so this loop keeps serving the writes it causes) pushes them to
+   * us before the commit.
+   */
+  async beforeFetch(): Promise<void> {
+    if (this.#options.writebackCache && this.fs.hasOpenFiles) {
+      await run("sync", ["-f", this.#mountPoint], { timeout: 30_000 }).catch((error) =>
+        this.#log.error("sync -f before a fetch failed", error),
+      );
+    }
+    this.fs.commitAll();
+  }
+
+  /**
+   * A push changed these store paths behind the kernel's back: drop its
+   * cached attributes and pages of each (with kernel_cache nothing else
+   * would), before the push answers, so the next command sees the new bytes.
+   */
+  async afterApply(paths: readonly string[]): Promise<void> {
+    this.fs.invalidate();
+    const fuse = this.#fuse;
+    if (fuse === undefined) return;
+    if (this.#epoch) {
+      // Names the push added, removed or moved: every cached name (negative ones too) is looked up again.
+      await new Promise<void>((resolve) =>
+        fuse.incrementEpoch((error) => {
+          if (error) this.#log.error("FUSE_NOTIFY_INC_EPOCH failed", error);
+          resolve();
+        }),
+      );
+    }
+    const mounted = paths.map((path) => this.fs.fusePath(path)).filter((path) => path !== undefined);
+    // fuse-napi queues at most 1,024 notifications per mount.
+    for (let at = 0; at < mounted.length; at += INVALIDATE_BATCH) {
+      await Promise.all(
+        mounted.slice(at, at + INVALIDATE_BATCH).map(
+          (path) =>
+            new Promise<void>((resolve) =>
+              fuse.invalidatePath(path, (error) => {
+                if (error) this.#log.error(`invalidating ${path} failed`, error);
+                resolve();
+              }),
+            ),
+        ),
+      );
+    }
+  }
+
+  beforeApply(): void {
+    this.fs.commitAll();
+  }
+
+  stats(): Record<string, number> {
+    return this.fs.stats();
+  }
+
+  /** fuse-napi's callback table over MountFs; every op answers an errno on failure. */
+  #ops(): Record<string, Op> {
+    const fs = this.fs;
+    const op = opAdapter(this.#trace);
+    const options = this.#options;
+    const readdirPlus = op("readdir", (dir: string) => fs.readdirPlus(dir));
+    return {
+      initWithConfig: (connection: unknown, cb: unknown) => {
+        const conn = connection as Connection;
+        let want = conn.want;
+        if (options.writebackCache && (conn.capable & FUSE_CAP_WRITEBACK_CACHE) !== 0) want |= FUSE_CAP_WRITEBACK_CACHE;
+        // The kernel would otherwise drop a file's pages whenever our mtime (ms) differs from its own after a write.
+        if (options.pageCache === "kernel") want &= ~FUSE_CAP_AUTO_INVAL_DATA;
+        (cb as Callback)(0, { maxWrite: Math.min(conn.maxWrite, options.maxWrite), want });
+      },
+      getattr: op("getattr", (path: string) => fs.getattr(path)),
+      fgetattr: op("fgetattr", (path: string | null, fd: number) =>
+        fd > 0 ? fs.fgetattr(fd) : fs.getattr(path ?? "/"),
+      ),
+      // Names with attributes: the kernel's readdirplus caches the entries (our patch passes FUSE_FILL_DIR_PLUS).
+      readdir: (path: unknown, cb: unknown) =>
+        readdirPlus(path, (errno: number, listing?: unknown) => {
+          if (errno !== 0) return (cb as Callback)(errno);
+          const { names, stats } = listing as { names: string[]; stats: unknown[] };
+          (cb as Callback)(0, names, stats);
+        }),
+      statfs: op("statfs", () => fs.statfs()),
+      mkdir: op("mkdir", (path: string, mode: number) => fs.mkdir(path, mode)),
+      rmdir: op("rmdir", (path: string) => fs.rmdir(path)),
+      unlink: op("unlink", (path: string) => fs.unlink(path)),
+      rename: op("rename", (from: string, to: string) => fs.rename(from, to)),
+      link: op("link", (from: string, to: string) => fs.link(from, to)),
+      symlink: op("symlink", (target: string, path: string) => fs.symlink(target, path)),
+      readlink: op("readlink", (path: string) => fs.readlink(path)),
+      chmod: op("chmod", (path: string, mode: number) => fs.chmod(path, mode)),
+      // Ownership is not stored (everything runs as root); accepting it keeps tar and cp -p quiet.
+      chown: op("chown", () => undefined),
+      utimensWithHandle: op("utimens", (path: string | null, fd: number, _atime: Timespec, mtime: Timespec) => {
+        // Only the mtime is stored; an omitted one (`touch -a`) leaves the file alone.
+        if (mtime.nanoseconds === UTIME_OMIT) return;
+        const ms =
+          mtime.nanoseconds === UTIME_NOW
+            ? Date.now()
+            : Number(mtime.seconds) * 1000 + Math.floor(mtime.nanoseconds / 1_000_000);
+        if (path === null) fs.futimens(fd, ms);
+        else fs.utimens(path, ms);
+      }),
+      create: op("create", (path: string, mode: number) => fs.create(path, mode)),
+      open: op("open", (path: string, flags: number) => fs.open(path, flags)),
+      truncate: op("truncate", (path: string, size: number) => fs.truncate(path, size)),
+      ftruncate: op("ftruncate", (_path: string | null, fd: number, size: number) => fs.ftruncate(fd, size)),
+      // No flush: libfuse 3 answers ENOSYS and the kernel stops sending it, one round trip less per close.
+      fsync: op("fsync", (_path: string | null, _datasync: number, fd: number) => fs.fsync(fd)),
+      release: op("release", (_path: string | null, fd: number) => fs.release(fd)),
+      // read/write answer a byte count. The write buffer is libfuse's request memory (our patch): copied, never kept.
+      read: op(
+        "read",
+        (_path: string | null, fd: number, buffer: Buffer, length: number, position: number) =>
+          fs.read(fd, buffer, length, position),
+        true,
+      ),
+      write: op(
+        "write",
+        (_path: string | null, fd: number, buffer: Buffer, length: number, position: number) =>
+          fs.write(fd, buffer, length, position),
+        true,
+      ),
+      // cp and copyFile use copy_file_range: whole chunks are shared by hash, no bytes cross the kernel.
+      copyFileRange: op(
+        "copyFileRange",
+        (
+          _src: string | null,
+          srcFd: number,
+          srcOffset: number,
+          _dest: string | null,
+          destFd: number,
+          destOffset: number,
+          length: number,
+          flags: number,
+        ) => {
+          if (flags !== 0) throw new ErrnoError(EINVAL, "copy_file_range flags");
+          return fs.copyRange(srcFd, Number(srcOffset), destFd, Number(destOffset), Number(length));
+        },
+        true,
+      ),
+    };
+  }
+}

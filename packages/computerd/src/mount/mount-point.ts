@@ -1,0 +1,69 @@
+/**
+ * Mount-point housekeeping shared by the FUSE drivers: is a point mounted,
+ * detach a dead one, and a lazy unmount that never blocks the daemon's loop
+ * (every step is a child process, so the loop keeps answering FUSE while the
+ * kernel lets go).
+ */
+import { execFile } from "node:child_process";
+import { readFileSync, statSync } from "node:fs";
+import { promisify } from "node:util";
+import type { Logger } from "../cli/log.js";
+
+const run = promisify(execFile);
+
+/**
+ * A mount point left behind by a daemon that died without auto_unmount
+ * finishing answers ENOTCONN; detach it lazily before mounting again.
+ */
+export async function clearStaleMount(mountPoint: string, log: Logger): Promise<void> {
+  if (!isMounted(mountPoint)) return;
+  try {
+    statSync(mountPoint);
+    return; // A live mount: the binding reports "in use" itself.
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== "ENOTCONN" && code !== "ECONNABORTED") return;
+  }
+  log.info(`${mountPoint} is a dead mount; detaching it`);
+  await lazyUnmount(mountPoint);
+}
+
+export function isMounted(mountPoint: string): boolean {
+  try {
+    return readFileSync("/proc/self/mountinfo", "utf8")
+      .split("\n")
+      .some((line) => line.split(" ")[4] === mountPoint.replaceAll(" ", "\\040"));
+  } catch {
+    return false;
+  }
+}
+
+/** `fusermount -uz`, then `umount -l`: both detach at once, even with a dead daemon behind the mount. */
+export async function lazyUnmount(mountPoint: string): Promise<void> {
+  for (const [command, args] of [
+    ["fusermount3", ["-uz", mountPoint]],
+    ["fusermount", ["-uz", mountPoint]],
+    ["umount", ["-l", mountPoint]],
+  ] as const) {
+    try {
+      await run(command, [...args], { timeout: 5_000 });
+      if (!isMounted(mountPoint)) return;
+    } catch {
+      // Try the next way.
+    }
+  }
+}
+
+export async function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      promise,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(message)), ms);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
