@@ -8,7 +8,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { mkdirSync, readFileSync } from "node:fs";
-import { abortFuseConnection, fuseConnectionOf } from "./fuse-abort.js";
+import { abortFuseConnection, type FuseConnection, fuseConnectionOf } from "./fuse-abort.js";
 
 export interface ContainerExit {
   runtimeId: string;
@@ -37,7 +37,7 @@ export interface HostContainer {
   /** computerd's own pid (under `unshare --fork`, the child of `child`). */
   readonly daemonPid: number;
   /** The FUSE connection of its mount, to abort if it dies with commands blocked on it. */
-  readonly fuseConnection: number | undefined;
+  readonly fuseConnection: FuseConnection | undefined;
   /** computerd's TCP port on 127.0.0.1; every container port maps to it. */
   readonly port: number;
 }

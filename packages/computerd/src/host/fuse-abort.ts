@@ -6,14 +6,69 @@
  * `abort` fails those requests (ENOTCONN) and lets everything exit. The
  * connection id is the minor device number of the mount, read from the
  * daemon's mountinfo while it is alive.
+ *
+ * Connection ids are reused as soon as a connection is gone, so an id alone
+ * may by now name another daemon's mount (another container, another host
+ * on the machine). We abort only while a process in the container's own
+ * mount namespace still sees that connection at the mount point.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
 
 const CONNECTIONS = "/sys/fs/fuse/connections";
 
-/** The FUSE connection id of the mount at `mountPoint` in `pid`'s mount namespace, if there is one. */
-export function fuseConnectionOf(pid: number, mountPoint: string): number | undefined {
+/** A container's FUSE connection, and where it is mounted. */
+export interface FuseConnection {
+  readonly id: number;
+  readonly mountPoint: string;
+  /** `readlink /proc/<pid>/ns/mnt` of the container, e.g. `mnt:[4026532301]`. */
+  readonly mountNamespace: string;
+}
+
+/** The FUSE connection of the mount at `mountPoint` in `pid`'s mount namespace, if there is one. */
+export function fuseConnectionOf(pid: number, mountPoint: string): FuseConnection | undefined {
+  const id = connectionIdAt(pid, mountPoint);
+  if (id === undefined) return undefined;
+  try {
+    return { id, mountPoint, mountNamespace: readlinkSync(`/proc/${pid}/ns/mnt`) };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Aborts the connection while it is still the container's (a no-op otherwise). Mounts fusectl on first use. */
+export function abortFuseConnection(connection: FuseConnection): void {
+  try {
+    if (!stillMounted(connection)) return;
+    const { id } = connection;
+    if (!existsSync(`${CONNECTIONS}/${id}`)) {
+      if (existsSync(CONNECTIONS) && !isFusectlMounted()) {
+        execFileSync("mount", ["-t", "fusectl", "none", CONNECTIONS], { stdio: "ignore" });
+      }
+      if (!existsSync(`${CONNECTIONS}/${id}`)) return;
+    }
+    writeFileSync(`${CONNECTIONS}/${id}/abort`, "1");
+  } catch {
+    // Best effort: without fusectl the stuck processes stay, as they would without this.
+  }
+}
+
+/** Whether some process of the container's mount namespace still has the connection at its mount point. */
+export function stillMounted(connection: FuseConnection): boolean {
+  for (const entry of readdirSync("/proc")) {
+    const pid = Number(entry);
+    if (!Number.isInteger(pid)) continue;
+    try {
+      if (readlinkSync(`/proc/${pid}/ns/mnt`) !== connection.mountNamespace) continue;
+    } catch {
+      continue;
+    }
+    if (connectionIdAt(pid, connection.mountPoint) === connection.id) return true;
+  }
+  return false;
+}
+
+function connectionIdAt(pid: number, mountPoint: string): number | undefined {
   try {
     for (const line of readFileSync(`/proc/${pid}/mountinfo`, "utf8").split("\n")) {
       // "36 25 0:42 / /workspace rw,... - fuse computerd rw,..."
@@ -24,24 +79,9 @@ export function fuseConnectionOf(pid: number, mountPoint: string): number | unde
       if (Number.isInteger(minor)) return minor;
     }
   } catch {
-    // The process is gone or its mount is not up yet: nothing to abort later.
+    // The process is gone or its mount is not up yet.
   }
   return undefined;
-}
-
-/** Aborts the connection (a no-op when it is already gone). Mounts fusectl on first use. */
-export function abortFuseConnection(id: number): void {
-  try {
-    if (!existsSync(`${CONNECTIONS}/${id}`)) {
-      if (existsSync(CONNECTIONS) && !existsSync(`${CONNECTIONS}/${id}`) && !isFusectlMounted()) {
-        execFileSync("mount", ["-t", "fusectl", "none", CONNECTIONS], { stdio: "ignore" });
-      }
-      if (!existsSync(`${CONNECTIONS}/${id}`)) return;
-    }
-    writeFileSync(`${CONNECTIONS}/${id}/abort`, "1");
-  } catch {
-    // Best effort: without fusectl the stuck processes stay, as they would without this.
-  }
 }
 
 function isFusectlMounted(): boolean {
