@@ -98,6 +98,31 @@ const scenarios = [
     },
     (d) => sh(d, "find . > /dev/null"),
   ],
+  // The reference's ext4 figures (2.7 ms a stat, 1.3 ms an unlink, 3 ms a mkdir) can only come from a
+  // process per operation; these rows measure that way too, next to the in-process rows above.
+  [
+    "stat 1000 files (a process each)",
+    (d) => {
+      for (let i = 0; i < 1000; i++) writeFileSync(join(d, `f${i}`), "x\n");
+    },
+    (d) => sh(d, "for i in $(seq 0 999); do stat f$i > /dev/null; done"),
+  ],
+  [
+    "rm 1000 files (a process each)",
+    (d) => {
+      for (let i = 0; i < 1000; i++) writeFileSync(join(d, `f${i}`), "x\n");
+    },
+    (d) => sh(d, "for i in $(seq 0 999); do rm f$i; done"),
+  ],
+  [
+    "mkdir tree 10x10x10 (a process each)",
+    null,
+    (d) =>
+      sh(
+        d,
+        "for a in $(seq 0 9); do for b in $(seq 0 9); do for c in $(seq 0 9); do mkdir -p $a/$b/$c; done; done; done",
+      ),
+  ],
   ["write 64 MiB", null, (d) => writeBig(join(d, "big"))],
   ["copy 64 MiB", (d) => writeBig(join(d, "big")), (d) => sh(d, "cp big big2")],
   ["read 64 MiB", (d) => writeBig(join(d, "big")), (d) => sh(d, "cat big > /dev/null")],
