@@ -5,7 +5,7 @@
  * `ticks: N`, default 3). The backend is never named: each run's `exec`
  * tool has only its own runtime.
  */
-import { DEMO_LABEL, type DemoStep, type DemoTurn } from "./demo-model.js";
+import { DEMO_LABEL, type DemoStep, type DemoTurn } from "@cloudflare/computer/tools";
 
 const numbers = Array.from({ length: 200 }, (_, i) => ((i + 1) * 7919) % 1000).join("\n");
 

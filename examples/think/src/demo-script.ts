@@ -4,7 +4,7 @@
  * the lines of every saved message on container-shell (which writes its
  * answer into the workspace too), then sum up. Real tools, real backends.
  */
-import { DEMO_LABEL, type DemoStep, type DemoTurn } from "./demo-model.js";
+import { DEMO_LABEL, type DemoStep, type DemoTurn } from "@cloudflare/computer/tools";
 
 interface ExecOutput {
   stdout?: string;

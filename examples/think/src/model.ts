@@ -10,9 +10,9 @@
  * 3. Otherwise the demo model — scripted, not an LLM — and the agent says so.
  */
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
+import { DEMO_LABEL, type DemoStep, type DemoTurn, demoModel } from "@cloudflare/computer/tools";
 import type { LanguageModel } from "ai";
 import { createWorkersAI } from "workers-ai-provider";
-import { DEMO_LABEL, type DemoStep, type DemoTurn, demoModel } from "./demo-model.js";
 
 export interface ModelEnv {
   OPENAI_BASE_URL?: string;

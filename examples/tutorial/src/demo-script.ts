@@ -3,7 +3,7 @@
  * Markdown document built around the prompt, render it to PDF in the
  * container with pandoc and groff, publish the PDF for 24 hours, and sum up.
  */
-import { DEMO_LABEL, type DemoStep, type DemoTurn } from "./demo-model.js";
+import { DEMO_LABEL, type DemoStep, type DemoTurn } from "@cloudflare/computer/tools";
 
 export const DAY_MS = 24 * 60 * 60 * 1000;
 

@@ -4,6 +4,7 @@
  */
 export { type AITools, type AIToolsOptions, createAITools } from "./create-ai-tools.js";
 export { createDeleteTool, type DeleteInput, type DeleteOutput, type DeleteResult } from "./delete.js";
+export { DEMO_LABEL, type DemoStep, type DemoTurn, demoModel } from "./demo-model.js";
 export {
   createEditTool,
   EDIT_MAX_BYTES,
