@@ -16,94 +16,20 @@
 //
 // Needs root (FUSE mounts, mount and pid namespaces), the packages built, and
 // pandoc and groff (scripts/setup at the repository root installs them).
-import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { DEFAULT_HOST_PORT, startHost } from "@cloudflare/computerd/host";
+import { runWranglerDev } from "@cloudflare/computerd/dev";
 
-const here = dirname(fileURLToPath(import.meta.url));
-const port = process.env.PORT ?? "8787";
 const MODEL_VARIABLES = ["OPENAI_BASE_URL", "OPENAI_API_KEY", "OPENAI_MODEL"];
 
-async function startContainerHost() {
-  try {
-    return await startHost({ port: DEFAULT_HOST_PORT });
-  } catch (error) {
-    if (error?.code !== "EADDRINUSE") throw error;
-    return startHost({ port: 0 });
-  }
-}
-
-/** A 0600 .env file with the model variables that are set, or undefined when none is. */
-function modelEnvFile() {
-  const lines = MODEL_VARIABLES.filter((name) => process.env[name]).map(
-    (name) => `${name}=${JSON.stringify(process.env[name])}`,
-  );
-  if (lines.length === 0) return undefined;
-  const dir = mkdtempSync(join(tmpdir(), "tutorial-dev-"));
-  writeFileSync(join(dir, "model.env"), `${lines.join("\n")}\n`, { mode: 0o600 });
-  return dir;
-}
-
-const host = await startContainerHost();
-const envDir = modelEnvFile();
 if (!process.env.OPENAI_BASE_URL) {
   console.log("[tutorial] no OPENAI_BASE_URL: POST /prompt uses the demo model (scripted, not an LLM)");
 }
-// wrangler's own bin, not npx: a signal from this process then reaches wrangler itself.
-const wrangler = createRequire(import.meta.url).resolve("wrangler/bin/wrangler.js");
-const child = spawn(
-  process.execPath,
-  [
-    wrangler,
-    "dev",
-    "--local",
-    "--ip",
-    "127.0.0.1",
-    "--port",
-    port,
-    "--var",
-    `COMPUTER_CONTAINER_HOST:${host.url}`,
-    "--var",
-    `LOCAL_R2_ENDPOINT:http://127.0.0.1:${port}/_r2`,
-    "--var",
-    "WORKERS_AI:off",
-    ...(envDir ? ["--env-file", join(envDir, "model.env")] : []),
-  ],
-  {
-    cwd: join(here, ".."),
-    stdio: "inherit",
-    env: {
-      ...process.env,
-      WRANGLER_SEND_METRICS: "false",
-      CLOUDFLARE_CF_FETCH_ENABLED: "false",
-      XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME ?? join(here, "..", "..", "..", ".cache", "xdg"),
-    },
-  },
-);
-
-let stopping = false;
-/** The exit code of the signal that asked us to stop, if one did (wrangler itself exits 0 on it). */
-let signalled;
-async function stop(code) {
-  if (stopping) return;
-  stopping = true;
-  if (envDir) rmSync(envDir, { recursive: true, force: true });
-  await host.close();
-  process.exit(signalled ?? code);
-}
-for (const [signal, code] of [
-  ["SIGINT", 130],
-  ["SIGTERM", 143],
-]) {
-  process.on(signal, () => {
-    signalled ??= code;
-    // wrangler stops on its own signal; the host is closed once it has exited (below).
-    if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-    else void stop(code);
-  });
-}
-child.on("exit", (code) => void stop(code ?? 1));
+const port = process.env.PORT ?? "8787";
+await runWranglerDev({
+  root: fileURLToPath(new URL("..", import.meta.url)),
+  port,
+  containerHost: true,
+  vars: { LOCAL_R2_ENDPOINT: `http://127.0.0.1:${port}/_r2`, WORKERS_AI: "off" },
+  secrets: Object.fromEntries(MODEL_VARIABLES.map((name) => [name, process.env[name]])),
+  args: ["--local"],
+});
