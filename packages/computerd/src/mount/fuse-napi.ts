@@ -23,7 +23,7 @@ import type { MountDriver } from "./driver.js";
 import { EINVAL, ErrnoError } from "./errno.js";
 import { type Callback, type Op, opAdapter } from "./fuse-callbacks.js";
 import { MountFs } from "./mount-fs.js";
-import { clearStaleMount, lazyUnmount, withTimeout } from "./mount-point.js";
+import { clearStaleMount, commitAndUnmount, withTimeout } from "./mount-point.js";
 import { FuseTrace } from "./trace.js";
 
 const run = promisify(execFile);
@@ -128,22 +128,8 @@ export class FuseNapiDriver implements MountDriver {
     this.#fuse = undefined;
     if (fuse === undefined) return;
     this.#trace?.report();
-    try {
-      this.fs.commitAll();
-    } catch (error) {
-      this.#log.error("commit before unmount failed", error);
-    }
-    try {
-      // fuse-napi stops its request threads and detaches (umount2 MNT_DETACH as root) off this loop.
-      await withTimeout(
-        new Promise<void>((resolve, reject) => fuse.unmount((error) => (error ? reject(error) : resolve()))),
-        MOUNT_TIMEOUT_MS,
-        "unmount timed out",
-      );
-    } catch (error) {
-      this.#log.error(`unmount of ${this.#mountPoint} failed; detaching it lazily`, error);
-      await lazyUnmount(this.#mountPoint);
-    }
+    // fuse-napi stops its request threads and detaches (umount2 MNT_DETACH as root) off this loop.
+    await commitAndUnmount(this.fs, fuse, this.#mountPoint, this.#log, MOUNT_TIMEOUT_MS);
   }
 
   /**

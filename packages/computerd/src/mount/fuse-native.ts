@@ -21,7 +21,7 @@ import type { Logger } from "../cli/log.js";
 import type { MountDriver } from "./driver.js";
 import { opAdapter } from "./fuse-callbacks.js";
 import { MountFs } from "./mount-fs.js";
-import { clearStaleMount, lazyUnmount, withTimeout } from "./mount-point.js";
+import { clearStaleMount, commitAndUnmount, withTimeout } from "./mount-point.js";
 import { FuseTrace } from "./trace.js";
 import { resolveMtime } from "./utimens.js";
 
@@ -73,22 +73,8 @@ export class FuseNativeDriver implements MountDriver {
     this.#fuse = undefined;
     if (fuse === undefined) return;
     this.#trace?.report();
-    try {
-      this.fs.commitAll();
-    } catch (error) {
-      this.#log.error("commit before unmount failed", error);
-    }
-    try {
-      // fuse-native runs `fusermount -uz` as a child process, so this loop keeps serving FUSE meanwhile.
-      await withTimeout(
-        new Promise<void>((resolve, reject) => fuse.unmount((error) => (error ? reject(error) : resolve()))),
-        MOUNT_TIMEOUT_MS,
-        "unmount timed out",
-      );
-    } catch (error) {
-      this.#log.error(`unmount of ${this.#mountPoint} failed; detaching it lazily`, error);
-      await lazyUnmount(this.#mountPoint);
-    }
+    // fuse-native runs `fusermount -uz` as a child process, so this loop keeps serving FUSE meanwhile.
+    await commitAndUnmount(this.fs, fuse, this.#mountPoint, this.#log, MOUNT_TIMEOUT_MS);
   }
 
   beforeFetch(): void {

@@ -67,3 +67,37 @@ export async function withTimeout<T>(promise: Promise<T>, ms: number, message: s
     clearTimeout(timer);
   }
 }
+
+/** What a FUSE binding offers to unmount (fuse-napi and fuse-native alike). */
+export interface UnmountableFuse {
+  unmount(callback: (error?: Error | null) => void): void;
+}
+
+/**
+ * Commits every parked write, then unmounts through the binding (which does
+ * it off this loop, so FUSE keeps being served meanwhile); detaches lazily if
+ * that fails or hangs.
+ */
+export async function commitAndUnmount(
+  fs: { commitAll(): void },
+  fuse: UnmountableFuse,
+  mountPoint: string,
+  log: Logger,
+  timeoutMs: number,
+): Promise<void> {
+  try {
+    fs.commitAll();
+  } catch (error) {
+    log.error("commit before unmount failed", error);
+  }
+  try {
+    await withTimeout(
+      new Promise<void>((resolve, reject) => fuse.unmount((error) => (error ? reject(error) : resolve()))),
+      timeoutMs,
+      "unmount timed out",
+    );
+  } catch (error) {
+    log.error(`unmount of ${mountPoint} failed; detaching it lazily`, error);
+    await lazyUnmount(mountPoint);
+  }
+}
