@@ -6,6 +6,7 @@
  * such an op, maps thrown errors to errno, and feeds the optional trace.
  */
 import { errnoOf } from "./errno.js";
+import type { MountFs } from "./mount-fs.js";
 import type { FuseTrace } from "./trace.js";
 
 export type Callback = (errno: number, ...values: unknown[]) => void;
@@ -34,4 +35,46 @@ export function opAdapter(trace: FuseTrace | undefined) {
         done(errnoOf(error));
       }
     };
+}
+
+/**
+ * The ops both drivers map the same way onto MountFs: by path, plus the ones
+ * on an open handle (whose path libfuse 3 may pass as null, and which go by
+ * fd anyway). Each driver adds what differs: fgetattr, readdir, utimens,
+ * flush, copy_file_range.
+ */
+export function sharedOps(fs: MountFs, op: ReturnType<typeof opAdapter>): Record<string, Op> {
+  return {
+    getattr: op("getattr", (path: string) => fs.getattr(path)),
+    statfs: op("statfs", () => fs.statfs()),
+    mkdir: op("mkdir", (path: string, mode: number) => fs.mkdir(path, mode)),
+    rmdir: op("rmdir", (path: string) => fs.rmdir(path)),
+    unlink: op("unlink", (path: string) => fs.unlink(path)),
+    rename: op("rename", (from: string, to: string) => fs.rename(from, to)),
+    link: op("link", (from: string, to: string) => fs.link(from, to)),
+    symlink: op("symlink", (target: string, path: string) => fs.symlink(target, path)),
+    readlink: op("readlink", (path: string) => fs.readlink(path)),
+    chmod: op("chmod", (path: string, mode: number) => fs.chmod(path, mode)),
+    // Ownership is not stored (everything runs as root); accepting it keeps tar and cp -p quiet.
+    chown: op("chown", () => undefined),
+    create: op("create", (path: string, mode: number) => fs.create(path, mode)),
+    open: op("open", (path: string, flags: number) => fs.open(path, flags)),
+    truncate: op("truncate", (path: string, size: number) => fs.truncate(path, size)),
+    ftruncate: op("ftruncate", (_path: string | null, fd: number, size: number) => fs.ftruncate(fd, size)),
+    fsync: op("fsync", (_path: string | null, _datasync: number, fd: number) => fs.fsync(fd)),
+    release: op("release", (_path: string | null, fd: number) => fs.release(fd)),
+    // read/write answer a byte count; the buffer belongs to the binding and is only copied from or into.
+    read: op(
+      "read",
+      (_path: string | null, fd: number, buffer: Buffer, length: number, position: number) =>
+        fs.read(fd, buffer, length, position),
+      true,
+    ),
+    write: op(
+      "write",
+      (_path: string | null, fd: number, buffer: Buffer, length: number, position: number) =>
+        fs.write(fd, buffer, length, position),
+      true,
+    ),
+  };
 }

@@ -21,7 +21,7 @@ import type { FuseOptions } from "../cli/env.js";
 import type { Logger } from "../cli/log.js";
 import type { MountDriver } from "./driver.js";
 import { EINVAL, ErrnoError } from "./errno.js";
-import { type Callback, type Op, opAdapter } from "./fuse-callbacks.js";
+import { type Callback, type Op, opAdapter, sharedOps } from "./fuse-callbacks.js";
 import { MountFs } from "./mount-fs.js";
 import { clearStaleMount, commitAndUnmount, withTimeout } from "./mount-point.js";
 import { FuseTrace } from "./trace.js";
@@ -197,6 +197,7 @@ export class FuseNapiDriver implements MountDriver {
     const options = this.#options;
     const readdirPlus = op("readdir", (dir: string) => fs.readdirPlus(dir));
     return {
+      ...sharedOps(fs, op),
       initWithConfig: (connection: unknown, cb: unknown) => {
         const conn = connection as Connection;
         let want = conn.want;
@@ -205,7 +206,6 @@ export class FuseNapiDriver implements MountDriver {
         if (options.pageCache === "kernel") want &= ~FUSE_CAP_AUTO_INVAL_DATA;
         (cb as Callback)(0, { maxWrite: Math.min(conn.maxWrite, options.maxWrite), want });
       },
-      getattr: op("getattr", (path: string) => fs.getattr(path)),
       fgetattr: op("fgetattr", (path: string | null, fd: number) =>
         fd > 0 ? fs.fgetattr(fd) : fs.getattr(path ?? "/"),
       ),
@@ -216,17 +216,6 @@ export class FuseNapiDriver implements MountDriver {
           const { names, stats } = listing as { names: string[]; stats: unknown[] };
           (cb as Callback)(0, names, stats);
         }),
-      statfs: op("statfs", () => fs.statfs()),
-      mkdir: op("mkdir", (path: string, mode: number) => fs.mkdir(path, mode)),
-      rmdir: op("rmdir", (path: string) => fs.rmdir(path)),
-      unlink: op("unlink", (path: string) => fs.unlink(path)),
-      rename: op("rename", (from: string, to: string) => fs.rename(from, to)),
-      link: op("link", (from: string, to: string) => fs.link(from, to)),
-      symlink: op("symlink", (target: string, path: string) => fs.symlink(target, path)),
-      readlink: op("readlink", (path: string) => fs.readlink(path)),
-      chmod: op("chmod", (path: string, mode: number) => fs.chmod(path, mode)),
-      // Ownership is not stored (everything runs as root); accepting it keeps tar and cp -p quiet.
-      chown: op("chown", () => undefined),
       utimensWithHandle: op("utimens", (path: string | null, fd: number, _atime: Timespec, mtime: Timespec) => {
         // Only the mtime is stored; an omitted one (`touch -a`) leaves the file alone.
         if (mtime.nanoseconds === UTIME_OMIT) return;
@@ -237,26 +226,7 @@ export class FuseNapiDriver implements MountDriver {
         if (path === null) fs.futimens(fd, ms);
         else fs.utimens(path, ms);
       }),
-      create: op("create", (path: string, mode: number) => fs.create(path, mode)),
-      open: op("open", (path: string, flags: number) => fs.open(path, flags)),
-      truncate: op("truncate", (path: string, size: number) => fs.truncate(path, size)),
-      ftruncate: op("ftruncate", (_path: string | null, fd: number, size: number) => fs.ftruncate(fd, size)),
       // No flush: libfuse 3 answers ENOSYS and the kernel stops sending it, one round trip less per close.
-      fsync: op("fsync", (_path: string | null, _datasync: number, fd: number) => fs.fsync(fd)),
-      release: op("release", (_path: string | null, fd: number) => fs.release(fd)),
-      // read/write answer a byte count. The write buffer is libfuse's request memory (our patch): copied, never kept.
-      read: op(
-        "read",
-        (_path: string | null, fd: number, buffer: Buffer, length: number, position: number) =>
-          fs.read(fd, buffer, length, position),
-        true,
-      ),
-      write: op(
-        "write",
-        (_path: string | null, fd: number, buffer: Buffer, length: number, position: number) =>
-          fs.write(fd, buffer, length, position),
-        true,
-      ),
       // cp and copyFile use copy_file_range: whole chunks are shared by hash, no bytes cross the kernel.
       copyFileRange: op(
         "copyFileRange",

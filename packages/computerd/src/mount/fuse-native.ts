@@ -19,7 +19,7 @@ import type { Database } from "@cloudflare/dofs";
 import { type FuseOptions, fuseMountOptions } from "../cli/env.js";
 import type { Logger } from "../cli/log.js";
 import type { MountDriver } from "./driver.js";
-import { opAdapter } from "./fuse-callbacks.js";
+import { opAdapter, sharedOps } from "./fuse-callbacks.js";
 import { MountFs } from "./mount-fs.js";
 import { clearStaleMount, commitAndUnmount, withTimeout } from "./mount-point.js";
 import { FuseTrace } from "./trace.js";
@@ -98,44 +98,14 @@ export class FuseNativeDriver implements MountDriver {
     const fs = this.fs;
     const op = opAdapter(this.#trace);
     return {
-      getattr: op("getattr", (path: string) => fs.getattr(path)),
+      ...sharedOps(fs, op),
       fgetattr: op("fgetattr", (path: string) => fs.getattr(path)),
       readdir: op("readdir", (path: string) => fs.readdir(path)),
-      statfs: op("statfs", () => fs.statfs()),
-      mkdir: op("mkdir", (path: string, mode: number) => fs.mkdir(path, mode)),
-      rmdir: op("rmdir", (path: string) => fs.rmdir(path)),
-      unlink: op("unlink", (path: string) => fs.unlink(path)),
-      rename: op("rename", (from: string, to: string) => fs.rename(from, to)),
-      link: op("link", (from: string, to: string) => fs.link(from, to)),
-      symlink: op("symlink", (target: string, path: string) => fs.symlink(target, path)),
-      readlink: op("readlink", (path: string) => fs.readlink(path)),
-      chmod: op("chmod", (path: string, mode: number) => fs.chmod(path, mode)),
-      // Ownership is not stored (everything runs as root); accepting it keeps tar and cp -p quiet.
-      chown: op("chown", () => undefined),
       utimens: op("utimens", (path: string, atime: number) => {
         const mtime = resolveMtime(atime, Date.now());
         if (mtime !== undefined) fs.utimens(path, mtime);
       }),
-      create: op("create", (path: string, mode: number) => fs.create(path, mode)),
-      open: op("open", (path: string, flags: number) => fs.open(path, flags)),
-      truncate: op("truncate", (path: string, size: number) => fs.truncate(path, size)),
-      ftruncate: op("ftruncate", (_path: string, fd: number, size: number) => fs.ftruncate(fd, size)),
       flush: op("flush", () => undefined),
-      fsync: op("fsync", (_path: string, _datasync: number, fd: number) => fs.fsync(fd)),
-      release: op("release", (_path: string, fd: number) => fs.release(fd)),
-      // read/write answer a byte count; the buffer is fuse-native's and detached after the callback.
-      read: op(
-        "read",
-        (_path: string, fd: number, buffer: Buffer, length: number, position: number) =>
-          fs.read(fd, buffer, length, position),
-        true,
-      ),
-      write: op(
-        "write",
-        (_path: string, fd: number, buffer: Buffer, length: number, position: number) =>
-          fs.write(fd, buffer, length, position),
-        true,
-      ),
     };
   }
 }
