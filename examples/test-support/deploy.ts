@@ -4,7 +4,7 @@
  * upload, checked without an account.
  */
 import { execFile } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -38,5 +38,40 @@ export async function dryRunDeploy(example: string, extraArgs: string[] = []): P
     return { stdout, bundle: readFileSync(join(outdir, "index.js"), "utf8") };
   } finally {
     rmSync(outdir, { recursive: true, force: true });
+  }
+}
+
+export interface ImageSwap {
+  /** The config's `"image": …` text for the Dockerfile, exactly as checked in. */
+  dockerfileImage: string;
+  /** The registry reference deployed instead. */
+  image: string;
+  /** Other exact text to drop from the copy (an `image_build_context` line). */
+  remove?: string[];
+}
+
+/**
+ * A dry run of an example whose container `image` is a Dockerfile: wrangler
+ * 4.86 wants Docker for that even on a dry run (no flag turns it off), and an
+ * image *reference* needs none. So this deploys a scratch copy of
+ * wrangler.jsonc — in the gitignored `.wrangler/`, every relative path moved
+ * one level up — whose image is the reference; everything else is as checked in.
+ */
+export async function dryRunDeployWithImage(example: string, swap: ImageSwap): Promise<DryRun> {
+  const config = readFileSync(join(example, "wrangler.jsonc"), "utf8");
+  if (!config.includes(swap.dockerfileImage)) throw new Error(`wrangler.jsonc has no ${swap.dockerfileImage}`);
+  const comma = swap.dockerfileImage.endsWith(",") ? "," : "";
+  let copy = config.replace(swap.dockerfileImage, `"image": ${JSON.stringify(swap.image)}${comma}`);
+  for (const text of swap.remove ?? []) copy = copy.replace(text, "");
+  // Every string that is a relative path resolves from the copy's folder, one level down.
+  copy = copy.replace(/"(\.{1,2}\/)/g, '"../$1');
+  const scratch = join(example, ".wrangler");
+  mkdirSync(scratch, { recursive: true });
+  const path = join(scratch, "dry-run.wrangler.jsonc");
+  writeFileSync(path, copy);
+  try {
+    return await dryRunDeploy(example, ["--config", path]);
+  } finally {
+    rmSync(path, { force: true });
   }
 }

@@ -8,11 +8,11 @@
  * reference: everything else — bundle, bindings, migrations, the containers
  * entry's validation — is the checked-in config.
  */
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { dryRunDeploy } from "../../test-support/deploy.js";
+import { dryRunDeployWithImage } from "../../test-support/deploy.js";
 
 const example = join(dirname(fileURLToPath(import.meta.url)), "..");
 const DOCKERFILE_IMAGE = '"image": "../../containers/Dockerfile"';
@@ -22,26 +22,15 @@ describe("examples/container deploy", () => {
     const config = readFileSync(join(example, "wrangler.jsonc"), "utf8");
     expect(config).toContain(DOCKERFILE_IMAGE);
     expect(config).toMatch(/"enable_containers": false/);
-    // Kept next to the original (in the gitignored .wrangler/) so `main` still resolves the same way.
-    const scratch = join(example, ".wrangler");
-    mkdirSync(scratch, { recursive: true });
-    const copy = join(scratch, "dry-run.wrangler.jsonc");
-    writeFileSync(
-      copy,
-      config
-        .replace(DOCKERFILE_IMAGE, '"image": "registry.cloudflare.com/computerd:dry-run"')
-        .replace('"main": "./src/index.ts"', '"main": "../src/index.ts"'),
-    );
-    try {
-      const { stdout, bundle } = await dryRunDeploy(example, ["--config", copy]);
-      expect(stdout).toContain("env.COMPUTER (Computer)");
-      expect(stdout).toContain("computer-container-computer (registry.cloudflare.com/computerd:dry-run)");
-      expect(stdout).toContain("--dry-run: exiting now.");
-      // The Durable Object class and the entry point the container reaches it through.
-      expect(bundle).toMatch(/export\s*\{[^}]*\bComputer\b/);
-      expect(bundle).toMatch(/export\s*\{[^}]*\bWorkspaceProxy\b/);
-    } finally {
-      rmSync(copy, { force: true });
-    }
+    const { stdout, bundle } = await dryRunDeployWithImage(example, {
+      dockerfileImage: DOCKERFILE_IMAGE,
+      image: "registry.cloudflare.com/computerd:dry-run",
+    });
+    expect(stdout).toContain("env.COMPUTER (Computer)");
+    expect(stdout).toContain("computer-container-computer (registry.cloudflare.com/computerd:dry-run)");
+    expect(stdout).toContain("--dry-run: exiting now.");
+    // The Durable Object class and the entry point the container reaches it through.
+    expect(bundle).toMatch(/export\s*\{[^}]*\bComputer\b/);
+    expect(bundle).toMatch(/export\s*\{[^}]*\bWorkspaceProxy\b/);
   });
 });

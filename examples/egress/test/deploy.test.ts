@@ -4,11 +4,11 @@
  * uses a copy of wrangler.jsonc whose `image` is a registry reference:
  * wrangler 4.86 builds a Dockerfile `image` with Docker even for a dry run.
  */
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { dryRunDeploy } from "../../test-support/deploy.js";
+import { dryRunDeployWithImage } from "../../test-support/deploy.js";
 
 const example = join(dirname(fileURLToPath(import.meta.url)), "..");
 const DOCKERFILE_IMAGE = '"image": "../../containers/Dockerfile"';
@@ -17,31 +17,20 @@ describe("examples/egress deploy", () => {
   it("bundles with wrangler deploy --dry-run: bindings, variables, containers entry, entry points", async () => {
     const config = readFileSync(join(example, "wrangler.jsonc"), "utf8");
     expect(config).toContain(DOCKERFILE_IMAGE);
-    // Kept next to the original (in the gitignored .wrangler/) so `main` still resolves the same way.
-    const scratch = join(example, ".wrangler");
-    mkdirSync(scratch, { recursive: true });
-    const copy = join(scratch, "dry-run.wrangler.jsonc");
-    writeFileSync(
-      copy,
-      config
-        .replace(DOCKERFILE_IMAGE, '"image": "registry.cloudflare.com/computerd:dry-run"')
-        .replace('"main": "./src/index.ts"', '"main": "../src/index.ts"'),
-    );
-    try {
-      const { stdout, bundle } = await dryRunDeploy(example, ["--config", copy]);
-      expect(stdout).toContain("env.COMPUTER (Computer)");
-      expect(stdout).toContain("env.LOADER");
-      expect(stdout).toMatch(/env\.EGRESS_MODE \("none"\)/);
-      expect(stdout).toMatch(/env\.EGRESS_ALLOWED_URL \("https:\/\/example\.com\/"\)/);
-      expect(stdout).toContain("computer-egress-computer (registry.cloudflare.com/computerd:dry-run)");
-      expect(stdout).toContain("--dry-run: exiting now.");
-      for (const name of ["Computer", "EgressGateway", "WorkspaceProxy", "WorkspaceServiceProxy"]) {
-        expect(bundle).toMatch(new RegExp(`export\\s*\\{[^}]*\\b${name}\\b`));
-      }
-      // The shell's curl group travels in the bundle; the container image carries real curl.
-      expect(bundle).toContain('"groups/curl.js"');
-    } finally {
-      rmSync(copy, { force: true });
+    const { stdout, bundle } = await dryRunDeployWithImage(example, {
+      dockerfileImage: DOCKERFILE_IMAGE,
+      image: "registry.cloudflare.com/computerd:dry-run",
+    });
+    expect(stdout).toContain("env.COMPUTER (Computer)");
+    expect(stdout).toContain("env.LOADER");
+    expect(stdout).toMatch(/env\.EGRESS_MODE \("none"\)/);
+    expect(stdout).toMatch(/env\.EGRESS_ALLOWED_URL \("https:\/\/example\.com\/"\)/);
+    expect(stdout).toContain("computer-egress-computer (registry.cloudflare.com/computerd:dry-run)");
+    expect(stdout).toContain("--dry-run: exiting now.");
+    for (const name of ["Computer", "EgressGateway", "WorkspaceProxy", "WorkspaceServiceProxy"]) {
+      expect(bundle).toMatch(new RegExp(`export\\s*\\{[^}]*\\b${name}\\b`));
     }
+    // The shell's curl group travels in the bundle; the container image carries real curl.
+    expect(bundle).toContain('"groups/curl.js"');
   });
 });

@@ -5,11 +5,11 @@
  * run uses a copy of wrangler.jsonc whose `image` is a registry reference:
  * wrangler 4.86 builds a Dockerfile `image` with Docker even for a dry run.
  */
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { dryRunDeploy } from "../../test-support/deploy.js";
+import { dryRunDeployWithImage } from "../../test-support/deploy.js";
 
 const example = join(dirname(fileURLToPath(import.meta.url)), "..");
 const DOCKERFILE_IMAGE = '"image": "../../containers/Dockerfile"';
@@ -20,28 +20,18 @@ describe("examples/mcp deploy", () => {
     expect(config).toContain(DOCKERFILE_IMAGE);
     // The token is a secret: never a var in the checked-in config.
     expect(config).not.toMatch(/"vars"/);
-    const scratch = join(example, ".wrangler");
-    mkdirSync(scratch, { recursive: true });
-    const copy = join(scratch, "dry-run.wrangler.jsonc");
-    writeFileSync(
-      copy,
-      config
-        .replace(DOCKERFILE_IMAGE, '"image": "registry.cloudflare.com/computerd:dry-run"')
-        .replace('"main": "./src/index.ts"', '"main": "../src/index.ts"'),
-    );
-    try {
-      const { stdout, bundle } = await dryRunDeploy(example, ["--config", copy]);
-      expect(stdout).toContain("env.COMPUTER (Computer)");
-      expect(stdout).toContain("env.LOADER");
-      expect(stdout).toContain("computer-mcp-computer (registry.cloudflare.com/computerd:dry-run)");
-      expect(stdout).toContain("--dry-run: exiting now.");
-      for (const name of ["Computer", "WorkspaceProxy", "WorkspaceServiceProxy"]) {
-        expect(bundle).toMatch(new RegExp(`export\\s*\\{[^}]*\\b${name}\\b`));
-      }
-      expect(bundle).toContain("WebStandardStreamableHTTPServerTransport");
-      expect(bundle).toContain('"groups/jq.js"');
-    } finally {
-      rmSync(copy, { force: true });
+    const { stdout, bundle } = await dryRunDeployWithImage(example, {
+      dockerfileImage: DOCKERFILE_IMAGE,
+      image: "registry.cloudflare.com/computerd:dry-run",
+    });
+    expect(stdout).toContain("env.COMPUTER (Computer)");
+    expect(stdout).toContain("env.LOADER");
+    expect(stdout).toContain("computer-mcp-computer (registry.cloudflare.com/computerd:dry-run)");
+    expect(stdout).toContain("--dry-run: exiting now.");
+    for (const name of ["Computer", "WorkspaceProxy", "WorkspaceServiceProxy"]) {
+      expect(bundle).toMatch(new RegExp(`export\\s*\\{[^}]*\\b${name}\\b`));
     }
+    expect(bundle).toContain("WebStandardStreamableHTTPServerTransport");
+    expect(bundle).toContain('"groups/jq.js"');
   });
 });

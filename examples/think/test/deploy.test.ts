@@ -4,11 +4,11 @@
  * for a registry reference in a scratch copy of the config (wrangler 4.86
  * wants Docker for a Dockerfile even on a dry run); the rest is as checked in.
  */
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { dryRunDeploy } from "../../test-support/deploy.js";
+import { dryRunDeployWithImage } from "../../test-support/deploy.js";
 
 const example = join(dirname(fileURLToPath(import.meta.url)), "..");
 const DOCKERFILE_IMAGE = '"image": "../../containers/Dockerfile"';
@@ -17,27 +17,17 @@ describe("examples/think deploy", () => {
   it("bundles with wrangler deploy --dry-run: the agent, the loader, Workers AI and the container", async () => {
     const config = readFileSync(join(example, "wrangler.jsonc"), "utf8");
     expect(config).toContain(DOCKERFILE_IMAGE);
-    const scratch = join(example, ".wrangler");
-    mkdirSync(scratch, { recursive: true });
-    const copy = join(scratch, "dry-run.wrangler.jsonc");
-    writeFileSync(
-      copy,
-      config
-        .replace(DOCKERFILE_IMAGE, '"image": "registry.cloudflare.com/computerd:dry-run"')
-        .replace('"main": "./src/index.ts"', '"main": "../src/index.ts"'),
-    );
-    try {
-      const { stdout, bundle } = await dryRunDeploy(example, ["--config", copy]);
-      expect(stdout).toContain("env.Assistant (Assistant)");
-      expect(stdout).toContain("env.LOADER");
-      expect(stdout).toContain("env.AI");
-      expect(stdout).toContain("computer-think-assistant (registry.cloudflare.com/computerd:dry-run)");
-      expect(stdout).toContain("--dry-run: exiting now.");
-      for (const name of ["Assistant", "WorkspaceProxy", "WorkspaceServiceProxy"]) {
-        expect(bundle).toMatch(new RegExp(`export\\s*\\{[^}]*\\b${name}\\b`));
-      }
-    } finally {
-      rmSync(copy, { force: true });
+    const { stdout, bundle } = await dryRunDeployWithImage(example, {
+      dockerfileImage: DOCKERFILE_IMAGE,
+      image: "registry.cloudflare.com/computerd:dry-run",
+    });
+    expect(stdout).toContain("env.Assistant (Assistant)");
+    expect(stdout).toContain("env.LOADER");
+    expect(stdout).toContain("env.AI");
+    expect(stdout).toContain("computer-think-assistant (registry.cloudflare.com/computerd:dry-run)");
+    expect(stdout).toContain("--dry-run: exiting now.");
+    for (const name of ["Assistant", "WorkspaceProxy", "WorkspaceServiceProxy"]) {
+      expect(bundle).toMatch(new RegExp(`export\\s*\\{[^}]*\\b${name}\\b`));
     }
   });
 });

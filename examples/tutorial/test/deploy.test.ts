@@ -4,11 +4,11 @@
  * for a registry reference in a scratch copy of the config (wrangler 4.86
  * wants Docker for a Dockerfile even on a dry run); the rest is as checked in.
  */
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { dryRunDeploy } from "../../test-support/deploy.js";
+import { dryRunDeployWithImage } from "../../test-support/deploy.js";
 
 const example = join(dirname(fileURLToPath(import.meta.url)), "..");
 const DOCKERFILE_IMAGE = '"image": "./Dockerfile",';
@@ -21,29 +21,19 @@ describe("examples/tutorial deploy", () => {
     expect(config).toContain(BUILD_CONTEXT);
     // The image adds the renderers to the workspace image.
     expect(readFileSync(join(example, "Dockerfile"), "utf8")).toMatch(/apt-get install .*pandoc groff libgs10-common/);
-    const scratch = join(example, ".wrangler");
-    mkdirSync(scratch, { recursive: true });
-    const copy = join(scratch, "dry-run.wrangler.jsonc");
-    writeFileSync(
-      copy,
-      config
-        .replace(DOCKERFILE_IMAGE, '"image": "registry.cloudflare.com/computerd-tutorial:dry-run",')
-        .replace(BUILD_CONTEXT, "")
-        .replace('"main": "./src/index.ts"', '"main": "../src/index.ts"'),
-    );
-    try {
-      const { stdout, bundle } = await dryRunDeploy(example, ["--config", copy]);
-      expect(stdout).toContain("env.TUTOR (Tutor)");
-      expect(stdout).toContain("env.ASSETS (tutorial-assets)");
-      expect(stdout).toContain("env.AI");
-      expect(stdout).toContain('env.ASSETS_BUCKET_NAME ("tutorial-assets")');
-      expect(stdout).toContain("computer-tutorial-tutor (registry.cloudflare.com/computerd-tutorial:dry-run)");
-      expect(stdout).toContain("--dry-run: exiting now.");
-      for (const name of ["Tutor", "WorkspaceProxy"]) {
-        expect(bundle).toMatch(new RegExp(`export\\s*\\{[^}]*\\b${name}\\b`));
-      }
-    } finally {
-      rmSync(copy, { force: true });
+    const { stdout, bundle } = await dryRunDeployWithImage(example, {
+      dockerfileImage: DOCKERFILE_IMAGE,
+      image: "registry.cloudflare.com/computerd-tutorial:dry-run",
+      remove: [BUILD_CONTEXT],
+    });
+    expect(stdout).toContain("env.TUTOR (Tutor)");
+    expect(stdout).toContain("env.ASSETS (tutorial-assets)");
+    expect(stdout).toContain("env.AI");
+    expect(stdout).toContain('env.ASSETS_BUCKET_NAME ("tutorial-assets")');
+    expect(stdout).toContain("computer-tutorial-tutor (registry.cloudflare.com/computerd-tutorial:dry-run)");
+    expect(stdout).toContain("--dry-run: exiting now.");
+    for (const name of ["Tutor", "WorkspaceProxy"]) {
+      expect(bundle).toMatch(new RegExp(`export\\s*\\{[^}]*\\b${name}\\b`));
     }
   });
 });
