@@ -14,6 +14,7 @@
  * - the kernel's writeback cache, when `COMPUTERD_FUSE_WRITEBACK_CACHE` is on.
  */
 import { execFile } from "node:child_process";
+import { truncate } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { promisify } from "node:util";
 import type { Database } from "@cloudflare/dofs";
@@ -95,7 +96,8 @@ export class FuseNapiDriver implements MountDriver {
       fsname: "computerd",
       subtype: "computerd",
       maxRead: o.maxRead,
-      ...(o.pageCache === "auto" ? { autoCache: true } : o.pageCache === "kernel" ? { kernelCache: true } : {}),
+      // kernel_cache is answered per open instead (#ops): a file with several names drops its pages.
+      ...(o.pageCache === "auto" ? { autoCache: true } : {}),
       ...(o.attrTimeout !== undefined ? { attrTimeout: o.attrTimeout } : {}),
       ...(o.entryTimeout !== undefined ? { entryTimeout: o.entryTimeout } : {}),
       ...(o.acAttrTimeout !== undefined && o.pageCache === "auto" ? { acAttrTimeout: o.acAttrTimeout } : {}),
@@ -153,7 +155,7 @@ export class FuseNapiDriver implements MountDriver {
    * would), before the push answers, so the next command sees the new bytes.
    */
   async afterApply(paths: readonly string[]): Promise<void> {
-    this.fs.invalidate();
+    const held = this.fs.invalidate();
     const fuse = this.#fuse;
     if (fuse === undefined) return;
     if (this.#epoch) {
@@ -165,6 +167,7 @@ export class FuseNapiDriver implements MountDriver {
         }),
       );
     }
+    if (this.#options.writebackCache) await this.#teachKernel(held);
     const mounted = paths.map((path) => this.fs.fusePath(path)).filter((path) => path !== undefined);
     // fuse-napi queues at most 1,024 notifications per mount.
     for (let at = 0; at < mounted.length; at += INVALIDATE_BATCH) {
@@ -183,7 +186,29 @@ export class FuseNapiDriver implements MountDriver {
   }
 
   beforeApply(): void {
-    this.fs.commitAll();
+    this.fs.prepareApply();
+  }
+
+  /**
+   * With the writeback cache the kernel keeps its own size and mtime of a
+   * regular file while its inode is cached, whatever we answer. An inode no
+   * process holds is dropped at its next lookup (the epoch), but a file held
+   * open across the push keeps it: so the new size and mtime go in through
+   * the mount itself (truncate from libuv's threads, touch in a child
+   * process, so this loop serves them), which we answer as no-ops since the store has them already.
+   */
+  async #teachKernel(held: readonly { path: string; size: number; mtime: number }[]): Promise<void> {
+    for (const file of held) {
+      try {
+        await truncate(file.path, file.size);
+        // touch parses the time exactly; fs.utimes goes through a double and can land a nanosecond short.
+        const seconds = `${Math.floor(file.mtime / 1000)}.${String(file.mtime % 1000).padStart(3, "0")}`;
+        await run("touch", ["-c", "-m", "-d", `@${seconds}`, file.path], { timeout: 30_000 });
+      } catch (error) {
+        // Renamed or removed by the same push: the next lookup is fresh anyway.
+        this.#log.info(`could not refresh the kernel's size of ${file.path}: ${(error as Error).message}`);
+      }
+    }
   }
 
   stats(): Record<string, number> {
@@ -196,8 +221,20 @@ export class FuseNapiDriver implements MountDriver {
     const op = opAdapter(this.#trace);
     const options = this.#options;
     const readdirPlus = op("readdir", (dir: string) => fs.readdirPlus(dir));
-    return {
-      ...sharedOps(fs, op),
+    const keepPages = options.pageCache === "kernel";
+    const shared = sharedOps(fs, op);
+    const table: Record<string, Op> = {
+      ...shared,
+      // Pages stay cached across opens (kernel_cache), except for a file with several names: each name is
+      // its own kernel inode, whose pages a write through another name leaves stale.
+      create: op("create", async (path: string, mode: number) => ({
+        fd: await fs.create(path, mode),
+        keepCache: keepPages,
+      })),
+      open: op("open", (path: string, flags: number) => {
+        const fd = fs.open(path, flags);
+        return { fd, keepCache: keepPages && !fs.isShared(fd) };
+      }),
       initWithConfig: (connection: unknown, cb: unknown) => {
         const conn = connection as Connection;
         let want = conn.want;
@@ -245,6 +282,33 @@ export class FuseNapiDriver implements MountDriver {
         },
         true,
       ),
+    };
+    for (const name of ["write", "truncate", "ftruncate", "chmod", "unlink", "rename", "link", "open"]) {
+      table[name] = this.#dropNamesAfterSharedChange(table[name] as Op);
+    }
+    table.utimensWithHandle = this.#dropNamesAfterSharedChange(table.utimensWithHandle as Op);
+    table.copyFileRange = this.#dropNamesAfterSharedChange(table.copyFileRange as Op);
+    return table;
+  }
+
+  /**
+   * A change to a file with several names answers only once the kernel has
+   * dropped every cached name (the epoch): the next use of another name then
+   * looks it up again and gets fresh attributes, or a fresh inode. The epoch
+   * takes no lock, so waiting for it inside an op cannot deadlock.
+   */
+  #dropNamesAfterSharedChange(inner: Op): Op {
+    return (...args: unknown[]): void => {
+      const cb = args.pop() as Callback;
+      const before = this.fs.sharedChanges;
+      inner(...args, (...reply: unknown[]) => {
+        const fuse = this.#fuse;
+        if (this.fs.sharedChanges === before || !this.#epoch || fuse === undefined) return cb(...(reply as [number]));
+        fuse.incrementEpoch((error) => {
+          if (error) this.#log.error("FUSE_NOTIFY_INC_EPOCH failed", error);
+          cb(...(reply as [number]));
+        });
+      });
     };
   }
 }

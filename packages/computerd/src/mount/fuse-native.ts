@@ -86,7 +86,7 @@ export class FuseNativeDriver implements MountDriver {
   }
 
   beforeApply(): void {
-    this.fs.commitAll();
+    this.fs.prepareApply();
   }
 
   stats(): Record<string, number> {

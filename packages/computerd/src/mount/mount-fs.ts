@@ -70,6 +70,13 @@ export class MountFs {
   readonly #parked = new Map<OpenFile, number>();
   #parkedBytes = 0;
   #nextHandle = 1;
+  /**
+   * Counts changes to a file with more than one name. libfuse's high-level
+   * API gives each name its own kernel inode, so the kernel's cached size
+   * and pages of the other names go stale: the driver drops every cached
+   * name (the epoch) before it answers such a change.
+   */
+  sharedChanges = 0;
   readonly #uid = process.getuid?.() ?? 0;
   readonly #gid = process.getgid?.() ?? 0;
 
@@ -112,6 +119,7 @@ export class MountFs {
   }
 
   async chmod(path: string, mode: number): Promise<void> {
+    if (this.#attr(path).nlink > 1) this.sharedChanges++;
     await this.#fs.chmod(this.vfsPath(path), mode & 0o7777);
   }
 
@@ -121,6 +129,7 @@ export class MountFs {
    */
   utimens(path: string, mtime: number): void {
     const attr = this.#attr(path);
+    if (attr.nlink > 1) this.sharedChanges++;
     setInodeMtime(this.#db, attr.inode, mtime, this.vfsPath(path));
     const open = this.#files.get(attr.inode);
     if (open !== undefined) open.mtime = mtime;
@@ -129,6 +138,7 @@ export class MountFs {
   /** futimens: by handle; a file unlinked while open keeps the time in memory only. */
   futimens(fd: number, mtime: number): void {
     const file = this.#handle(fd).file;
+    if (file.shared) this.sharedChanges++;
     file.mtime = mtime;
     if (!file.detached) setInodeMtime(this.#db, file.inode, mtime, file.path);
   }
@@ -179,6 +189,7 @@ export class MountFs {
     if (attr.type === "symlink") this.#forgetDirs();
     // libfuse 3 with hard_remove unlinks an open file directly (libfuse 2 renames it to .fuse_hidden first).
     this.#detachIfLastName(attr);
+    if (attr.nlink > 1) this.sharedChanges++;
     await this.#fs.rm(this.vfsPath(path));
   }
 
@@ -188,7 +199,10 @@ export class MountFs {
     const attr = this.#attr(from);
     this.#forgetDirs();
     const replaced = lookupInode(this.#db, this.vfsPath(to));
-    if (replaced !== undefined && replaced.inode !== attr.inode) this.#detachIfLastName(replaced);
+    if (replaced !== undefined && replaced.inode !== attr.inode) {
+      this.#detachIfLastName(replaced);
+      if (replaced.nlink > 1) this.sharedChanges++;
+    }
     await this.#fs.rename(this.vfsPath(from), this.vfsPath(to));
     const open = this.#files.get(attr.inode);
     if (open !== undefined) open.path = this.vfsPath(to);
@@ -196,6 +210,10 @@ export class MountFs {
 
   async link(existing: string, path: string): Promise<void> {
     await this.#fs.link(this.vfsPath(existing), this.vfsPath(path));
+    const attr = this.#lookup(existing);
+    const open = attr === undefined ? undefined : this.#files.get(attr.inode);
+    if (open !== undefined) open.shared = true;
+    this.sharedChanges++;
   }
 
   async symlink(target: string, path: string): Promise<void> {
@@ -232,7 +250,10 @@ export class MountFs {
     file.refs++;
     const fd = this.#nextHandle++;
     this.#handles.set(fd, { file });
-    if ((flags & O_TRUNC) !== 0 && (flags & O_ACCMODE) !== 0 && file.size !== 0) file.truncate(0, this.#now());
+    if ((flags & O_TRUNC) !== 0 && (flags & O_ACCMODE) !== 0 && file.size !== 0) {
+      if (file.shared) this.sharedChanges++;
+      file.truncate(0, this.#now());
+    }
     return fd;
   }
 
@@ -242,6 +263,7 @@ export class MountFs {
 
   write(fd: number, buffer: Buffer, length: number, position: number): number {
     const file = this.#handle(fd).file;
+    if (file.shared) this.sharedChanges++;
     const written = file.write(buffer, length, position, this.#now());
     if (file.dirtyBytes > DIRTY_FLUSH_BYTES) this.#commit(file);
     return written;
@@ -257,6 +279,7 @@ export class MountFs {
     const dst = this.#handle(dstFd).file;
     const end = Math.min(src.size, srcPos + length);
     if (end <= srcPos) return 0;
+    if (dst.shared) this.sharedChanges++;
     const now = this.#now();
     // Taken only when some piece must be copied byte by byte.
     let scratch: Buffer | undefined;
@@ -298,12 +321,15 @@ export class MountFs {
     const attr = this.#attr(path);
     if (attr.type === "dir") throw new ErrnoError(EISDIR, path);
     const file = this.#openFile(attr, this.vfsPath(path));
+    if (file.shared && size !== file.size) this.sharedChanges++;
     file.truncate(size, this.#now());
     if (file.refs === 0) this.#park(file);
   }
 
   ftruncate(fd: number, size: number): void {
-    this.#handle(fd).file.truncate(size, this.#now());
+    const file = this.#handle(fd).file;
+    if (file.shared && size !== file.size) this.sharedChanges++;
+    file.truncate(size, this.#now());
   }
 
   fsync(fd: number): void {
@@ -315,6 +341,11 @@ export class MountFs {
     this.#handles.delete(fd);
     handle.file.refs--;
     if (handle.file.refs === 0) this.#park(handle.file);
+  }
+
+  /** The handle's file has other names, whose kernel inodes may hold its old pages (see sharedChanges). */
+  isShared(fd: number): boolean {
+    return this.#handle(fd).file.shared;
   }
 
   get hasOpenFiles(): boolean {
@@ -346,10 +377,43 @@ export class MountFs {
     return this.#parkedBytes;
   }
 
-  /** After a sync apply: cached chunk lists and directory inodes may name replaced content. */
-  invalidate(): void {
+  /**
+   * Before a sync apply: everything commits, and each open file keeps its
+   * stored chunk list, which the push may delete along with the file.
+   */
+  prepareApply(): void {
+    this.commitAll();
+    for (const file of this.#files.values()) if (file.refs > 0) file.keepStoredChunks();
+  }
+
+  /**
+   * After a sync apply: cached chunk lists and directory inodes may name
+   * replaced content. A file still open takes the store's size and mtime (a
+   * handle kept across the push reads the new bytes); one the push deleted
+   * lives on in memory, like a file unlinked while open. Answers the open
+   * files whose size or mtime changed, under the name they were opened by.
+   */
+  invalidate(): { path: string; size: number; mtime: number }[] {
     this.#forgetDirs();
-    for (const file of this.#files.values()) file.invalidate();
+    const changed: { path: string; size: number; mtime: number }[] = [];
+    for (const file of [...this.#files.values()]) {
+      const attr = inodeAttr(this.#db, file.inode);
+      if (attr === undefined || attr.type !== "file") {
+        this.#unpark(file);
+        file.detached = true;
+        this.#files.delete(file.inode);
+        if (file.refs === 0) file.release();
+      } else if (file.isDirty) {
+        // Written between the commit and now: its own bytes win, as any later write would.
+        file.invalidate();
+      } else {
+        if (attr.size !== file.size || attr.mtime !== file.mtime) {
+          changed.push({ path: file.path, size: attr.size, mtime: attr.mtime });
+        }
+        file.reload(attr.size, attr.mtime);
+      }
+    }
+    return changed;
   }
 
   statfs(): Record<string, number> {
@@ -423,6 +487,7 @@ export class MountFs {
       file = new OpenFile(this.#db, this.#pool, attr.inode, attr.size, attr.mtime, vfsPath);
       this.#files.set(attr.inode, file);
     }
+    file.shared = attr.nlink > 1;
     return file;
   }
 

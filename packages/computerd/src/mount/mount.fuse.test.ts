@@ -303,6 +303,21 @@ describe("real tools on the mount", () => {
     expect(() => sh("mkfifo fifo")).toThrow();
     await expectPulledMatchesMount();
   });
+
+  test("a write through one hard link is seen at once through the other: bytes, size and mtime", async () => {
+    // Each name is its own kernel inode under libfuse's high-level API; both were read, so both are cached.
+    const out = sh(`
+      echo one > l1 && ln l1 l2 && cat l1 l2 >/dev/null && stat -c %s l2 >/dev/null
+      echo three33 > l1; echo "$(cat l2) $(stat -c %s l2)"
+      echo four444 > l1; echo "$(cat l2) $(stat -c %s l2)"
+      echo more >> l2; echo "$(tr '\n' ' ' < l1)$(stat -c %s l1)"
+      touch -m -d @1000000000 l1; stat -c %Y l2
+      chmod 600 l2; stat -c %a l1
+      rm l1; stat -c %h l2
+    `);
+    expect(out).toBe("three33 8\nfour444 8\nfour444 more 13\n1000000000\n600\n1\n");
+    await expectPulledMatchesMount();
+  });
 });
 
 describe("exec on the mount", () => {
@@ -360,6 +375,82 @@ describe("other mount settings", () => {
       await other.stop();
     }
   });
+});
+
+describe("pushes over files the kernel cached", () => {
+  test.each(["0", "1"])(
+    "writeback cache %s: a push that grows, shrinks or rewrites a file, open or not, shows its new size, mtime and bytes",
+    async (writeback) => {
+      const other = await startDaemon({ FUSE_MOUNT: "fuse", COMPUTERD_FUSE_WRITEBACK_CACHE: writeback });
+      const otherClient = await createWorkspaceClient({ url: `${other.url}/api` });
+      const { pushOnce } = await import("@cloudflare/computer-rpc/driver");
+      const otherStore = openNodeDatabase();
+      const otherFs = new WorkspaceFilesystem(otherStore);
+      try {
+        const grow = join(other.mountPoint, "grow.txt");
+        const shrink = join(other.mountPoint, "shrink.txt");
+        const same = join(other.mountPoint, "same.txt");
+        writeFileSync(grow, "short\n");
+        writeFileSync(shrink, "a rather longer line\n");
+        writeFileSync(same, "aaaa\n");
+        utimesSync(same, 1_000, 1_000);
+        for (const path of [grow, shrink, same]) {
+          readFileSync(path);
+          statSync(path);
+        }
+        await pullOnce({ db: otherStore }, otherClient.sync);
+        await otherFs.writeFile(grow, "a longer line from the Durable Object\n");
+        await otherFs.writeFile(shrink, "tiny\n");
+        await otherFs.writeFile(same, "bbbb\n");
+        await pushOnce({ db: otherStore }, otherClient.sync);
+        expect(statSync(grow).size).toBe(38);
+        expect(readFileSync(grow, "utf8")).toBe("a longer line from the Durable Object\n");
+        expect(statSync(shrink).size).toBe(5);
+        expect(readFileSync(shrink, "utf8")).toBe("tiny\n");
+        expect(statSync(same).mtimeMs).toBe((await otherFs.stat(same)).mtime);
+        expect(readFileSync(same, "utf8")).toBe("bbbb\n");
+
+        const held = join(other.mountPoint, "held.txt");
+        writeFileSync(held, "short\n");
+        const fd = openSync(held, "r");
+        await pullOnce({ db: otherStore }, otherClient.sync);
+        await otherFs.writeFile(held, "a longer line from the Durable Object\n");
+        const mtime = (await otherFs.stat(held)).mtime;
+        await pushOnce({ db: otherStore }, otherClient.sync);
+        const back = Buffer.alloc(64);
+        const whileOpen = {
+          size: statSync(held).size,
+          mtime: statSync(held).mtimeMs,
+          bytes: readSync(fd, back, 0, 64, 0),
+        };
+        closeSync(fd);
+        expect(whileOpen).toEqual({ size: 38, mtime, bytes: 38 });
+        expect(back.subarray(0, 38).toString()).toBe("a longer line from the Durable Object\n");
+        expect(statSync(held).size).toBe(38);
+        expect(readFileSync(held, "utf8")).toBe("a longer line from the Durable Object\n");
+        // Nothing the push brought in comes back as a container change.
+        await pullOnce({ db: otherStore }, otherClient.sync);
+        expect((await otherFs.stat(held)).mtime).toBe(mtime);
+
+        // A file the push deletes while it is open stays readable through the handle, and is gone by name.
+        const doomed = join(other.mountPoint, "doomed.txt");
+        writeFileSync(doomed, "still here\n");
+        const doomedFd = openSync(doomed, "r");
+        await pullOnce({ db: otherStore }, otherClient.sync);
+        await otherFs.rm(doomed);
+        await pushOnce({ db: otherStore }, otherClient.sync);
+        expect(existsSync(doomed)).toBe(false);
+        expect(readSync(doomedFd, back, 0, 64, 0)).toBe(11);
+        expect(back.subarray(0, 11).toString()).toBe("still here\n");
+        closeSync(doomedFd);
+        await pullOnce({ db: otherStore }, otherClient.sync);
+        expect(await otherFs.stat(doomed).catch((error) => error.code)).toBe("ENOENT");
+      } finally {
+        await otherClient.close();
+        await other.stop();
+      }
+    },
+  );
 });
 
 describe("process lifecycle", () => {

@@ -22,6 +22,8 @@ export class OpenFile {
   refs = 0;
   /** The last name this file was opened under: for error messages and the read-only check. */
   path: string;
+  /** The file had more than one name when last opened (or got one since). */
+  shared = false;
   /** Set when the file's last name went while it was open: it lives on in memory only, and never commits. */
   detached = false;
   readonly #dirty = new Map<number, Buffer>();
@@ -65,6 +67,18 @@ export class OpenFile {
   detach(): void {
     this.#storedChunks();
     this.detached = true;
+  }
+
+  /** Loads the stored chunk list now, while the inode's rows still exist (a push may delete them). */
+  keepStoredChunks(): void {
+    this.#storedChunks();
+  }
+
+  /** A sync apply replaced this clean file's content: take the store's size and time, forget its chunks. */
+  reload(size: number, mtime: number): void {
+    this.size = size;
+    this.mtime = mtime;
+    this.invalidate();
   }
 
   read(target: Buffer, length: number, position: number): number {
@@ -138,7 +152,9 @@ export class OpenFile {
     return this.#shared.get(idx) ?? this.#storedChunks()[idx];
   }
 
+  /** A truncate to the current size changes nothing, the time included (POSIX). */
   truncate(size: number, now: number): void {
+    if (size === this.size) return;
     if (size < this.size) {
       const count = Math.ceil(size / CHUNK_SIZE);
       for (const idx of [...this.#dirty.keys(), ...this.#shared.keys()]) if (idx >= count) this.#drop(idx);

@@ -206,11 +206,13 @@ export function createFileInode(
   });
 }
 
-/** Sets a node's mtime (utimens) with a new rev, so a peer pulls the new time. */
+/** Sets a node's mtime (utimens) with a new rev, so a peer pulls the new time; the same time changes nothing. */
 export function setInodeMtime(db: Database, inode: number, mtime: number, path: string): void {
   assertWritable(db, path, "utime");
   db.transaction(() => {
-    if (getNode(db, inode) === undefined) throw fsError("ENOENT", "utime", path);
+    const node = getNode(db, inode);
+    if (node === undefined) throw fsError("ENOENT", "utime", path);
+    if (node.mtime === mtime) return;
     const rev = bumpRev(db);
     db.run("UPDATE vfs_nodes SET mtime = ?, rev = ? WHERE inode = ?", mtime, rev, inode);
   });
