@@ -48,7 +48,10 @@ describe("readConfig", () => {
       writebackCache: false,
       pageCache: "kernel",
       epochTimeouts: { entry: 30, negative: 30 },
+      loop: "main",
     });
+    expect(readConfig({ COMPUTERD_FUSE_LOOP: "threads" }).fuse.loop).toBe("threads");
+    expect(() => readConfig({ COMPUTERD_FUSE_LOOP: "workers" })).toThrow(/COMPUTERD_FUSE_LOOP must be main or threads/);
     expect(readConfig({ COMPUTERD_FUSE_NEGATIVE_TIMEOUT: "0" }).fuse.epochTimeouts).toBeUndefined();
     expect(readConfig({ COMPUTERD_FUSE_DRIVER: "fuse-native" }).fuse.driver).toBe("fuse-native");
     expect(readConfig({ COMPUTERD_FUSE_DRIVER: "fuse-napi" }).fuse.driver).toBe("fuse-napi");

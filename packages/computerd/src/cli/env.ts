@@ -16,6 +16,13 @@ export interface FuseOptions {
   /** The kernel's writeback cache (fuse-napi only). */
   writebackCache: boolean;
   /**
+   * `COMPUTERD_FUSE_LOOP` (fuse-napi only): `main` (default) reads and
+   * answers FUSE requests on the daemon's own event loop; `threads` hands
+   * each from a libfuse worker thread to it and back (two thread wake-ups
+   * more per request).
+   */
+  loop: "main" | "threads";
+  /**
    * fuse-napi's page-cache policy: `kernel` (the default when neither
    * switch is set) keeps pages across opens and drops them when a sync
    * apply changes a path; `auto` revalidates on open by mtime; `none`.
@@ -190,6 +197,7 @@ function fuseOptions(env: Env): FuseOptions {
   return {
     driver: parseDriver(env.COMPUTERD_FUSE_DRIVER),
     writebackCache: parseSwitch(env.COMPUTERD_FUSE_WRITEBACK_CACHE, false),
+    loop: parseLoop(env.COMPUTERD_FUSE_LOOP),
     pageCache: pageCache(env),
     epochTimeouts:
       env.COMPUTERD_FUSE_ENTRY_TIMEOUT === undefined && env.COMPUTERD_FUSE_NEGATIVE_TIMEOUT === undefined
@@ -215,6 +223,12 @@ function pageCache(env: Env): FuseOptions["pageCache"] {
   if (auto === undefined && kernel === undefined) return "kernel";
   if (parseSwitch(auto, false)) return "auto";
   return parseSwitch(kernel, false) ? "kernel" : "none";
+}
+
+function parseLoop(value: string | undefined): FuseOptions["loop"] {
+  if (value === undefined || value === "" || value === "main") return "main";
+  if (value === "threads") return value;
+  throw new ConfigError(`COMPUTERD_FUSE_LOOP must be main or threads; got ${JSON.stringify(value)}`);
 }
 
 function parseDriver(value: string | undefined): FuseDriverSetting {

@@ -54,6 +54,8 @@ interface FuseInstance {
   invalidatePath(path: string, cb: (error: Error | null) => void): void;
   /** Our patch: FUSE_NOTIFY_INC_EPOCH (Linux 6.16+): every cached dentry, negative ones too, is looked up again. */
   incrementEpoch(cb: (error: Error | null) => void): void;
+  /** Our patch: FUSE_NOTIFY_INC_EPOCH written before it returns (0 or -errno); it takes no lock, so an op may wait for it. */
+  incrementEpochSync(): number;
   /** Our patch: entry and negative-entry timeouts (seconds) for later replies. */
   setEntryTimeouts(entry: number, negative: number): void;
   _fuseOptions(): string;
@@ -88,6 +90,8 @@ export class FuseNapiDriver implements MountDriver {
     await clearStaleMount(this.#mountPoint, this.#log);
     const Fuse = loadFuseNapi();
     const o = this.#options;
+    // Our patch reads the loop from the environment when the mount comes up.
+    process.env.COMPUTERD_FUSE_LOOP = o.loop;
     const fuse = new Fuse(this.#mountPoint, this.#ops(), {
       mkdir: true,
       // A big commit may take longer than any fixed limit on a slow machine; the kernel has its own.
@@ -121,7 +125,7 @@ export class FuseNapiDriver implements MountDriver {
       fuse.setEntryTimeouts(o.epochTimeouts.entry, o.epochTimeouts.negative);
     }
     this.#log.info(
-      `mounted ${this.#mountPoint} (fuse-napi, ${fuse._fuseOptions()}, max_write=${o.maxWrite}, writeback_cache=${o.writebackCache ? "on" : "off"}, epoch=${this.#epoch ? "on" : "off"}${this.#epoch && o.epochTimeouts ? `, entry_timeout=${o.epochTimeouts.entry}, negative_timeout=${o.epochTimeouts.negative}` : ""})`,
+      `mounted ${this.#mountPoint} (fuse-napi, ${fuse._fuseOptions()}, max_write=${o.maxWrite}, loop=${o.loop}, writeback_cache=${o.writebackCache ? "on" : "off"}, epoch=${this.#epoch ? "on" : "off"}${this.#epoch && o.epochTimeouts ? `, entry_timeout=${o.epochTimeouts.entry}, negative_timeout=${o.epochTimeouts.negative}` : ""})`,
     );
   }
 
@@ -295,7 +299,8 @@ export class FuseNapiDriver implements MountDriver {
    * A change to a file with several names answers only once the kernel has
    * dropped every cached name (the epoch): the next use of another name then
    * looks it up again and gets fresh attributes, or a fresh inode. The epoch
-   * takes no lock, so waiting for it inside an op cannot deadlock.
+   * takes no lock, so it is sent from inside the op, synchronously (on the
+   * main loop nothing may answer later).
    */
   #dropNamesAfterSharedChange(inner: Op): Op {
     return (...args: unknown[]): void => {
@@ -303,11 +308,11 @@ export class FuseNapiDriver implements MountDriver {
       const before = this.fs.sharedChanges;
       inner(...args, (...reply: unknown[]) => {
         const fuse = this.#fuse;
-        if (this.fs.sharedChanges === before || !this.#epoch || fuse === undefined) return cb(...(reply as [number]));
-        fuse.incrementEpoch((error) => {
-          if (error) this.#log.error("FUSE_NOTIFY_INC_EPOCH failed", error);
-          cb(...(reply as [number]));
-        });
+        if (this.fs.sharedChanges !== before && this.#epoch && fuse !== undefined) {
+          const result = fuse.incrementEpochSync();
+          if (result !== 0) this.#log.error(`FUSE_NOTIFY_INC_EPOCH failed: ${result}`);
+        }
+        cb(...(reply as [number]));
       });
     };
   }

@@ -244,7 +244,9 @@ describe("real tools on the mount", () => {
   });
 
   test("names a push adds or removes are seen at once, though the kernel cached them (epoch)", async () => {
-    expect(daemon.output()).toContain("epoch=on, entry_timeout=30, negative_timeout=30");
+    expect(daemon.output()).toContain(
+      "loop=main, writeback_cache=off, epoch=on, entry_timeout=30, negative_timeout=30",
+    );
     const added = join(daemon.mountPoint, "added-by-push.txt");
     const removed = join(daemon.mountPoint, "removed-by-push.txt");
     expect(existsSync(added)).toBe(false);
@@ -343,6 +345,26 @@ describe("exec on the mount", () => {
 });
 
 describe("other mount settings", () => {
+  test("the threads loop (requests handed from libfuse's workers) serves the same operations", async () => {
+    const other = await startDaemon({ FUSE_MOUNT: "fuse", COMPUTERD_FUSE_LOOP: "threads" });
+    try {
+      expect(other.output()).toContain("loop=threads");
+      const out = execFileSync(
+        "bash",
+        [
+          "-euo",
+          "pipefail",
+          "-c",
+          "mkdir -p d/e && echo x > d/e/f && ln -s e/f d/s && ln d/e/f d/h && cat d/s d/h && rm -r d && ls",
+        ],
+        { cwd: other.mountPoint, encoding: "utf8" },
+      );
+      expect(out).toBe("x\nx\n");
+    } finally {
+      await other.stop();
+    }
+  });
+
   test("fuse-native (libfuse 2) still serves the same operations", async () => {
     const other = await startDaemon({ FUSE_MOUNT: "fuse", COMPUTERD_FUSE_DRIVER: "fuse-native" });
     try {
