@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 /**
  * fuse-floor: what the FUSE binding alone costs, with handlers that do
- * nothing, next to the local disk in the same run. It bounds what any
- * computerd change above the binding can reach on the fs-bench rows:
+ * nothing, on both of our patch's loops (requests answered on the JavaScript
+ * thread, `main`, or handed from libfuse's worker threads, `threads`), next
+ * to the local disk in the same run. It bounds what any computerd change
+ * above the binding can reach on the fs-bench rows:
  * - 1000 stats that each reach the daemon (attr_timeout=0; a stat right
  *   after a write does too, the kernel having dropped its cached size);
  * - 64 MiB written in 1 MiB writes and closed (every byte crosses to the daemon).
@@ -21,9 +23,8 @@ const repsAt = process.argv.indexOf("--reps");
 const reps = repsAt === -1 ? 5 : Number(process.argv[repsAt + 1]);
 const Fuse = createRequire(import.meta.url)("fuse-napi");
 const root = mkdtempSync("/tmp/fuse-floor-");
-const mnt = join(root, "mnt");
 const disk = mkdtempSync("/var/tmp/fuse-floor-");
-mkdirSync(mnt);
+const loops = ["main", "threads"];
 
 const file = {
   mode: 0o100644,
@@ -60,10 +61,11 @@ const ops = {
   },
 };
 
-/** Runs in the child: medians of `reps` timings of each workload on the mount and on disk. */
+/** Runs in the child: medians of `reps` timings of each workload on each target, interleaved. */
 const workload = `
 const fs = require("node:fs");
-const [mnt, disk, reps] = [process.argv[1], process.argv[2], Number(process.argv[3])];
+const reps = Number(process.argv[1]);
+const targets = process.argv.slice(2);
 const MiB = 1 << 20;
 const block = Buffer.alloc(MiB, 7);
 const median = (xs) => xs.sort((a, b) => a - b)[xs.length >> 1];
@@ -74,31 +76,44 @@ function write(dir) {
   for (let i = 0; i < 64; i++) fs.writeSync(fd, block, 0, MiB, i * MiB);
   fs.closeSync(fd);
 }
+const disk = targets[targets.length - 1];
 for (let i = 0; i < 1000; i++) fs.writeFileSync(disk + "/f" + i, "x");
 const rows = {};
 for (const [name, body] of [["stat 1000 files (each reaches the daemon)", stats], ["write 64 MiB (1 MiB writes)", write]]) {
-  const m = [], d = [];
-  body(mnt); body(disk);
-  for (let r = 0; r < reps; r++) { m.push(time(() => body(mnt))); d.push(time(() => body(disk))); }
-  rows[name] = [median(m), median(d)];
+  const times = targets.map(() => []);
+  for (const target of targets) body(target);
+  for (let r = 0; r < reps; r++) targets.forEach((target, i) => times[i].push(time(() => body(target))));
+  rows[name] = times.map(median);
 }
 console.log(JSON.stringify(rows));
 `;
 
-const fuse = new Fuse(mnt, ops, { autoUnmount: true, attrTimeout: 0, entryTimeout: 30, timeout: false });
-await new Promise((resolve, reject) => fuse.mount((error) => (error ? reject(error) : resolve())));
+const mounts = [];
 try {
-  const { stdout } = await promisify(execFile)(process.execPath, ["-e", workload, mnt, disk, String(reps)]);
+  for (const loop of loops) {
+    const mnt = join(root, loop);
+    mkdirSync(mnt);
+    // Our patch reads the loop from the environment when the mount comes up.
+    process.env.COMPUTERD_FUSE_LOOP = loop;
+    const fuse = new Fuse(mnt, ops, { autoUnmount: true, attrTimeout: 0, entryTimeout: 30, timeout: false });
+    await new Promise((resolve, reject) => fuse.mount((error) => (error ? reject(error) : resolve())));
+    mounts.push({ mnt, fuse });
+  }
+  const targets = [...mounts.map(({ mnt }) => mnt), disk];
+  const { stdout } = await promisify(execFile)(process.execPath, ["-e", workload, String(reps), ...targets]);
   const rows = JSON.parse(stdout);
-  console.log(`\nfuse-floor: fuse-napi with no-op handlers vs disk (ext4 at /var/tmp); medians of ${reps}\n`);
-  console.log("| workload | bare binding ms | disk ms | binding/disk |");
-  console.log("|---|---:|---:|---:|");
-  for (const [name, [m, d]] of Object.entries(rows)) {
-    console.log(`| ${name} | ${m.toFixed(1)} | ${d.toFixed(1)} | ${(m / d).toFixed(2)}x |`);
+  console.log(
+    `\nfuse-floor: fuse-napi with no-op handlers vs disk (ext4 at /var/tmp); interleaved, medians of ${reps}\n`,
+  );
+  console.log("| workload | main loop ms | threads ms | disk ms | main/disk | threads/disk |");
+  console.log("|---|---:|---:|---:|---:|---:|");
+  for (const [name, [main, threads, d]] of Object.entries(rows)) {
+    const cells = [main, threads, d].map((ms) => ms.toFixed(1));
+    console.log(`| ${name} | ${cells.join(" | ")} | ${(main / d).toFixed(2)}x | ${(threads / d).toFixed(2)}x |`);
   }
   console.log(`\nreproduce: node packages/computerd/bench/fuse-floor.mjs --reps ${reps}`);
 } finally {
-  await new Promise((resolve) => fuse.unmount(() => resolve()));
+  for (const { fuse } of mounts) await new Promise((resolve) => fuse.unmount(() => resolve()));
   rmSync(root, { recursive: true, force: true });
   rmSync(disk, { recursive: true, force: true });
 }
