@@ -30,6 +30,19 @@ import { FuseTrace } from "./trace.js";
 const run = promisify(execFile);
 const MOUNT_TIMEOUT_MS = 5_000;
 const INVALIDATE_BATCH = 256;
+/** The ops that can change a file with several names (MountFs counts those changes in `sharedChanges`). */
+const SHARED_CHANGE_OPS = [
+  "write",
+  "truncate",
+  "ftruncate",
+  "chmod",
+  "unlink",
+  "rename",
+  "link",
+  "open",
+  "utimensWithHandle",
+  "copyFileRange",
+];
 /** `FUSE_CAP_AUTO_INVAL_DATA`: off with kernel_cache, where invalidation is explicit (afterApply). */
 const FUSE_CAP_AUTO_INVAL_DATA = 1 << 12;
 /** libfuse 3's `FUSE_CAP_WRITEBACK_CACHE` (fuse_common.h). */
@@ -199,7 +212,8 @@ export class FuseNapiDriver implements MountDriver {
    * process holds is dropped at its next lookup (the epoch), but a file held
    * open across the push keeps it: so the new size and mtime go in through
    * the mount itself (truncate from libuv's threads, touch in a child
-   * process, so this loop serves them), which we answer as no-ops since the store has them already.
+   * process, so this loop serves them), which we answer as no-ops since the
+   * store has them already.
    */
   async #teachKernel(held: readonly { path: string; size: number; mtime: number }[]): Promise<void> {
     for (const file of held) {
@@ -226,9 +240,8 @@ export class FuseNapiDriver implements MountDriver {
     const options = this.#options;
     const readdirPlus = op("readdir", (dir: string) => fs.readdirPlus(dir));
     const keepPages = options.pageCache === "kernel";
-    const shared = sharedOps(fs, op);
     const table: Record<string, Op> = {
-      ...shared,
+      ...sharedOps(fs, op),
       // Pages stay cached across opens (kernel_cache), except for a file with several names: each name is
       // its own kernel inode, whose pages a write through another name leaves stale.
       create: op("create", async (path: string, mode: number) => ({
@@ -287,11 +300,7 @@ export class FuseNapiDriver implements MountDriver {
         true,
       ),
     };
-    for (const name of ["write", "truncate", "ftruncate", "chmod", "unlink", "rename", "link", "open"]) {
-      table[name] = this.#dropNamesAfterSharedChange(table[name] as Op);
-    }
-    table.utimensWithHandle = this.#dropNamesAfterSharedChange(table.utimensWithHandle as Op);
-    table.copyFileRange = this.#dropNamesAfterSharedChange(table.copyFileRange as Op);
+    for (const name of SHARED_CHANGE_OPS) table[name] = this.#dropNamesAfterSharedChange(table[name] as Op);
     return table;
   }
 
