@@ -9,8 +9,11 @@
  * - files unlinked while open are unlinked for real (hard_remove): no
  *   `.fuse_hidden*` names, the handle ops arrive with a null path;
  * - copy_file_range (cp, fs.copyFile) answered by sharing stored chunks;
- * - kernel_cache with explicit invalidation after a sync apply (our patch's
+ * - pages kept across opens (keep_cache, except for a file with several
+ *   names) with explicit invalidation after a sync apply (our patch's
  *   `invalidatePath`), so reads of unchanged files never reach the daemon;
+ * - requests answered on this process's own loop (our patch's main loop,
+ *   `COMPUTERD_FUSE_LOOP`), two thread wake-ups fewer per request;
  * - the kernel's writeback cache, when `COMPUTERD_FUSE_WRITEBACK_CACHE` is on.
  */
 import { execFile } from "node:child_process";
