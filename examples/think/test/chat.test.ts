@@ -9,24 +9,11 @@ import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { type RunningHost, startHost } from "@cloudflare/computerd/host";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { useExampleWorker } from "../../test-support/worker.js";
+import { describe, expect, it } from "vitest";
+import { useAssistantWorker } from "./assistant.js";
 
 const example = join(dirname(fileURLToPath(import.meta.url)), "..");
-let host: RunningHost;
-beforeAll(async () => {
-  host = await startHost({ port: 0, log: () => {} });
-});
-afterAll(async () => {
-  await host?.close();
-});
-
-const worker = useExampleWorker(example, () => ({
-  durableObjects: { Assistant: { className: "Assistant", useSQLite: true } },
-  workerLoaders: { LOADER: {} },
-  bindings: { COMPUTER_CONTAINER_HOST: host.url },
-}));
+const worker = useAssistantWorker();
 
 async function chat(name: string, input: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawn("npm", ["run", "--silent", "chat", "--", name], {

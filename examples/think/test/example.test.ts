@@ -7,28 +7,12 @@
  * calls change the workspace, which the file route and a second turn show.
  * Needs root and the packages built (dist/).
  */
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { type RunningHost, startHost } from "@cloudflare/computerd/host";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { useExampleWorker } from "../../test-support/worker.js";
+import { describe, expect, it } from "vitest";
 import type { ServerMessage } from "../src/protocol.js";
+import { useAssistantWorker } from "./assistant.js";
 import { openChat } from "./session.js";
 
-const example = join(dirname(fileURLToPath(import.meta.url)), "..");
-let host: RunningHost;
-beforeAll(async () => {
-  host = await startHost({ port: 0, log: () => {} });
-});
-afterAll(async () => {
-  await host?.close();
-});
-
-const worker = useExampleWorker(example, () => ({
-  durableObjects: { Assistant: { className: "Assistant", useSQLite: true } },
-  workerLoaders: { LOADER: {} },
-  bindings: { COMPUTER_CONTAINER_HOST: host.url },
-}));
+const worker = useAssistantWorker();
 
 type ToolResult = Extract<ServerMessage, { type: "tool-result" }>;
 const finals = (frames: ServerMessage[]) =>
