@@ -8,7 +8,7 @@
  * `*.worker.test.ts` only in workerd.
  */
 import { fileURLToPath } from "node:url";
-import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
+import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import type { TestProjectConfiguration } from "vitest/config";
 
 const here = (path: string): string => fileURLToPath(new URL(path, import.meta.url));

@@ -4,7 +4,7 @@
 import { existsSync, readdirSync, rmSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
-import { Miniflare } from "miniflare";
+import { convertV4MiniflareOptions, Miniflare } from "miniflare";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const persistDir = join(root, ".cache", "demo", "durable-objects");
@@ -15,21 +15,22 @@ if (!existsSync(join(root, "packages/dofs/dist/index.js"))) {
 }
 
 const startWorkerd = async () => {
-  const mf = new Miniflare({
-    modules: true,
-    scriptPath: join(root, "scripts/demo.worker.js"),
-    // Miniflare follows the worker's relative imports into packages/dofs/dist.
-    modulesRoot: root,
-    // Miniflare treats imported `.js` files as CommonJS unless told otherwise; dist is ESM.
-    modulesRules: [{ type: "ESModule", include: ["**/*.js"] }],
-    compatibilityDate: "2026-04-26", // not newer than the pinned workerd
-    compatibilityFlags: ["nodejs_compat"],
-    durableObjects: { COMPUTER: { className: "DemoComputer", useSQLite: true } },
-    durableObjectsPersist: persistDir,
-    cf: false, // no download of request.cf data
-    host: "127.0.0.1",
-    port: 0,
-  });
+  // Miniflare 5 takes a config-shaped form; these are the v4 options it converts.
+  const mf = new Miniflare(
+    convertV4MiniflareOptions({
+      modules: true,
+      scriptPath: join(root, "scripts/demo.worker.js"),
+      // Miniflare follows the worker's relative imports into packages/dofs/dist.
+      modulesRoot: root,
+      compatibilityDate: "2026-11-17", // not newer than the pinned workerd
+      compatibilityFlags: ["nodejs_compat"],
+      durableObjects: { COMPUTER: { className: "DemoComputer", useSQLite: true } },
+      resourcePersistencePath: persistDir,
+      cf: false, // no download of request.cf data
+      host: "127.0.0.1",
+      port: 0,
+    }),
+  );
   await mf.ready;
   return mf;
 };

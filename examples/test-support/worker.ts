@@ -6,7 +6,7 @@
 import { builtinModules } from "node:module";
 import { join } from "node:path";
 import { build, type Plugin } from "esbuild";
-import { Miniflare, type MiniflareOptions } from "miniflare";
+import { convertV4MiniflareOptions, Miniflare, type V4MiniflareOptions } from "miniflare";
 import { afterAll, beforeAll } from "vitest";
 
 export interface ExampleWorker {
@@ -58,19 +58,27 @@ export async function bundleExample(example: string): Promise<string> {
   return result.outputFiles[0]?.text ?? "";
 }
 
+/** The examples' `compatibility_date` (their wrangler.jsonc): not newer than the pinned workerd's. */
+export const EXAMPLE_COMPATIBILITY_DATE = "2026-11-17";
+
+/**
+ * Miniflare's options in their v4 shape (one Worker, flat bindings): Miniflare 5 takes a
+ * config-shaped form and converts this one with `convertV4MiniflareOptions`.
+ */
+export type ExampleWorkerOptions = Partial<V4MiniflareOptions>;
+
 /** Serves the example with a SQLite Durable Object class `Computer` bound as `COMPUTER`, plus `options`. */
-export async function startExampleWorker(
-  example: string,
-  options: Partial<MiniflareOptions> = {},
-): Promise<ExampleWorker> {
-  const mf = new Miniflare({
-    modules: true,
-    script: await bundleExample(example),
-    compatibilityDate: "2026-04-26",
-    compatibilityFlags: ["nodejs_compat"],
-    durableObjects: { COMPUTER: { className: "Computer", useSQLite: true } },
-    ...options,
-  } as MiniflareOptions);
+export async function startExampleWorker(example: string, options: ExampleWorkerOptions = {}): Promise<ExampleWorker> {
+  const mf = new Miniflare(
+    convertV4MiniflareOptions({
+      modules: true,
+      script: await bundleExample(example),
+      compatibilityDate: EXAMPLE_COMPATIBILITY_DATE,
+      compatibilityFlags: ["nodejs_compat"],
+      durableObjects: { COMPUTER: { className: "Computer", useSQLite: true } },
+      ...options,
+    } as V4MiniflareOptions),
+  );
   const url = await mf.ready;
   const request = (path: string, init?: RequestInit): Promise<Response> =>
     mf.dispatchFetch(`http://example.test${path}`, init as never) as unknown as Promise<Response>;
@@ -94,7 +102,7 @@ export async function startExampleWorker(
  */
 export function useExampleWorker(
   example: string,
-  options: Partial<MiniflareOptions> | (() => Partial<MiniflareOptions> | Promise<Partial<MiniflareOptions>>) = {},
+  options: ExampleWorkerOptions | (() => ExampleWorkerOptions | Promise<ExampleWorkerOptions>) = {},
 ): Pick<ExampleWorker, "request" | "exec"> & { url(): URL } {
   let worker: ExampleWorker | undefined;
   beforeAll(async () => {

@@ -22,10 +22,20 @@ export class LocalArtifacts implements Artifacts {
     return this.#call("create", { name, opts });
   }
 
+  /** A capability like the binding's: metadata through `info()`. The git objects are the host's remotes, read with git. */
   async get(name: string): Promise<ArtifactsRepo> {
-    const info = await this.#call<ArtifactsRepoInfo>("get", { name });
+    await this.#call<ArtifactsRepoInfo>("get", { name });
+    const notServed = (method: string) => async (): Promise<never> => {
+      throw new LocalArtifactsError("INTERNAL_ERROR", `the local Artifacts host does not serve ${method}; use git`);
+    };
     return {
-      ...info,
+      [Symbol.dispose]: () => {},
+      info: () => this.#call<ArtifactsRepoInfo>("get", { name }),
+      readBlob: notServed("readBlob"),
+      readTree: notServed("readTree"),
+      readCommit: notServed("readCommit"),
+      readFile: notServed("readFile"),
+      log: notServed("log"),
       createToken: (scope, ttl) => this.#call("createToken", { name, scope, ttl }),
       listTokens: () => this.#call("listTokens", { name }),
       revokeToken: (tokenOrId) => this.#call("revokeToken", { name, tokenOrId }),

@@ -49,10 +49,8 @@ export class Computer extends withWorkspace(
         // `ctx.exports` is typed from Cloudflare.GlobalProps, which this example does not generate.
         ctx: self.ctx as unknown as ShellHostContext,
         commands: [curl, jq],
-        // Not newer than the workerd wrangler runs; the backend's own default is refused locally.
-        compatibilityDate: "2026-04-26",
       }),
-      new WorkerJavaScriptBackend({ loader: self.env.LOADER, compatibilityDate: "2026-04-26" }),
+      new WorkerJavaScriptBackend({ loader: self.env.LOADER }),
       new CloudflareContainerBackend({ container: () => self.getWorkspaceContainer() }),
     ],
     // A pull that fails after a container command keeps an intent in SQLite and points the alarm at its retry.

@@ -133,10 +133,8 @@ export class Computer extends withWorkspace(
           ctx: self.ctx as unknown as ShellHostContext,
           commands: [curl],
           egress,
-          // Not newer than the workerd wrangler runs; the backend's own default (2026-06-17) is refused locally.
-          compatibilityDate: "2026-04-26",
         }),
-        new WorkerJavaScriptBackend({ loader: self.env.LOADER, egress, compatibilityDate: "2026-04-26" }),
+        new WorkerJavaScriptBackend({ loader: self.env.LOADER, egress }),
       ],
     };
   },

@@ -50,8 +50,6 @@ interface Env {
 const SERVER_INFO = { name: "computer-mcp", version: "0.1.0" };
 /** The Durable Object (and so the Workspace) every MCP session works on. */
 const WORKSPACE_NAME = "default";
-/** Not newer than the workerd wrangler runs; the backends' own defaults are refused locally. */
-const COMPATIBILITY_DATE = "2026-04-26";
 /** The workspace tools the code can call, in the order the description lists them. */
 const TOOL_NAMES = ["read", "ls", "find", "grep", "write", "edit", "delete", "exec"] as const;
 const SHELLS = {
@@ -87,13 +85,11 @@ export class Computer extends withWorkspace(
         // `ctx.exports` is typed from Cloudflare.GlobalProps, which this example does not generate.
         ctx: self.ctx as unknown as ShellHostContext,
         commands: [curl, jq],
-        compatibilityDate: COMPATIBILITY_DATE,
       }),
       new CloudflareContainerBackend({ container: () => self.getWorkspaceContainer() }),
       // Where `code` runs. `ws:tools` is the way back to the tools, which live here in the Durable Object.
       new WorkerJavaScriptBackend({
         loader: self.env.LOADER,
-        compatibilityDate: COMPATIBILITY_DATE,
         trustedModules: { tools: { call: (input, { signal }) => callTool(self, input, signal) } },
       }),
     ],

@@ -44,8 +44,6 @@ export class Runner extends withWorkspace(
         loader: self.env.LOADER,
         workspace: { binding: "RUNNER", id: self.ctx.id.toString() },
         ctx: self.ctx as unknown as ShellHostContext,
-        // Not newer than the workerd wrangler runs locally; drop it on Cloudflare for the backend's default.
-        compatibilityDate: "2026-04-26",
       }),
       new CloudflareContainerBackend({ container: () => self.getWorkspaceContainer() }),
     ],

@@ -48,8 +48,6 @@ export class Assistant extends withWorkspace(
         workspace: { binding: "Assistant", id: self.ctx.id.toString() },
         // `ctx.exports` is typed from Cloudflare.GlobalProps, which this example does not generate.
         ctx: self.ctx as unknown as ShellHostContext,
-        // Not newer than the workerd wrangler runs locally; drop it on Cloudflare for the backend's default.
-        compatibilityDate: "2026-04-26",
       }),
       new CloudflareContainerBackend({ container: () => self.getWorkspaceContainer() }),
     ],

@@ -33,13 +33,7 @@ export class Computer extends DurableObject<Env> {
     super(ctx, env);
     this.#workspace = new Workspace({
       storage: ctx.storage,
-      backends: [
-        new WorkerJavaScriptBackend({
-          loader: env.LOADER,
-          // Not newer than the workerd wrangler runs (2026-04-26 is also the backend's default).
-          compatibilityDate: "2026-04-26",
-        }),
-      ],
+      backends: [new WorkerJavaScriptBackend({ loader: env.LOADER })],
     });
   }
 

@@ -48,8 +48,6 @@ export class Computer extends withWorkspace(DurableObject<Env>, (self) => ({
       // `ctx.exports` is typed from Cloudflare.GlobalProps, which this example does not generate.
       ctx: self.ctx as unknown as ShellHostContext,
       commands: [curl, jq],
-      // Not newer than the workerd wrangler runs; the backend's own default (2026-06-17) is refused locally.
-      compatibilityDate: "2026-04-26",
     }),
   ],
 })) {

@@ -4,10 +4,10 @@
  * and percentiles. Benches report; they never assert.
  */
 import { build } from "esbuild";
-import { Miniflare } from "miniflare";
+import { convertV4MiniflareOptions, Miniflare } from "miniflare";
 
-/** The compatibility date of every bench Worker: the pinned workerd's. */
-export const COMPATIBILITY_DATE = "2026-04-26";
+/** The compatibility date of every bench Worker: not newer than the pinned workerd's. */
+export const COMPATIBILITY_DATE = "2026-11-17";
 
 /** Bundles `contents` (an ES module importing `@cloudflare/computer…`) the way wrangler would for workerd. */
 export async function bundleWorker(contents, resolveDir) {
@@ -27,14 +27,17 @@ export async function bundleWorker(contents, resolveDir) {
 
 /** A Miniflare running `contents` with a SQLite-backed Durable Object class `Bench` bound as `BENCH`. */
 export async function benchWorker(contents, resolveDir, options = {}) {
-  const mf = new Miniflare({
-    modules: true,
-    script: await bundleWorker(contents, resolveDir),
-    compatibilityDate: COMPATIBILITY_DATE,
-    compatibilityFlags: ["nodejs_compat"],
-    durableObjects: { BENCH: { className: "Bench", useSQLite: true } },
-    ...options,
-  });
+  // Miniflare 5 takes a config-shaped form; these are the v4 options it converts.
+  const mf = new Miniflare(
+    convertV4MiniflareOptions({
+      modules: true,
+      script: await bundleWorker(contents, resolveDir),
+      compatibilityDate: COMPATIBILITY_DATE,
+      compatibilityFlags: ["nodejs_compat"],
+      durableObjects: { BENCH: { className: "Bench", useSQLite: true } },
+      ...options,
+    }),
+  );
   await mf.ready;
   return mf;
 }

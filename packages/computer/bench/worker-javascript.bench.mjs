@@ -25,7 +25,7 @@ export class Bench extends DurableObject {
     super(ctx, env);
     this.workspace = new Workspace({
       storage: ctx.storage,
-      backends: [new WorkerJavaScriptBackend({ loader: env.LOADER, compatibilityDate: "2026-04-26", maxRetainedExecutions: 10 })],
+      backends: [new WorkerJavaScriptBackend({ loader: env.LOADER, maxRetainedExecutions: 10 })],
     });
   }
   async run(source) {

@@ -25,7 +25,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { Miniflare } from "miniflare";
+import { convertV4MiniflareOptions, Miniflare } from "miniflare";
 import { bundleWorker, COMPATIBILITY_DATE, p50p95 } from "./lib.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -50,7 +50,6 @@ function shell(self, loaderId) {
     loader: self.env.LOADER,
     workspace: { binding: "BENCH", id: self.ctx.id.toString() },
     ctx: self.ctx,
-    compatibilityDate: "2026-04-26",
     ...(loaderId === undefined ? {} : { loaderId }),
   });
 }
@@ -116,10 +115,10 @@ const options = {
   compatibilityDate: COMPATIBILITY_DATE,
   compatibilityFlags: ["nodejs_compat"],
   durableObjects: { BENCH: { className: "Bench", useSQLite: true } },
-  durableObjectsPersist: persist,
+  resourcePersistencePath: persist,
   workerLoaders: { LOADER: {} },
 };
-let mf = new Miniflare(options);
+let mf = new Miniflare(convertV4MiniflareOptions(options));
 
 async function call(op, ...args) {
   const response = await mf.dispatchFetch("http://bench/", { method: "POST", body: JSON.stringify({ op, args }) });
@@ -135,7 +134,7 @@ async function measure(command, cold) {
   for (let i = 0; i < runs; i++) {
     if (cold && i > 0 && i % COLD_BATCH === 0) {
       await mf.dispose();
-      mf = new Miniflare(options);
+      mf = new Miniflare(convertV4MiniflareOptions(options));
       await mf.ready;
     }
     if (cold) await call("prepareCold", coldRun++);

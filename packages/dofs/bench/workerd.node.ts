@@ -4,7 +4,7 @@
  */
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { Miniflare } from "miniflare";
+import { convertV4MiniflareOptions, Miniflare } from "miniflare";
 
 export interface Workerd {
   /** Runs one workload inside the Durable Object and returns its JSON result. */
@@ -21,14 +21,17 @@ export interface Workerd {
  */
 export async function startWorkerd(scriptPath: string, dir: string): Promise<Workerd> {
   const before = new Set(workerdChildren());
-  const mf = new Miniflare({
-    modules: true,
-    scriptPath,
-    // Must not be newer than the pinned workerd (1.20260426.x).
-    compatibilityDate: "2026-04-26",
-    durableObjects: { BENCH: { className: "BenchObject", useSQLite: true } },
-    durableObjectsPersist: join(dir, "durable-objects"),
-  });
+  // Miniflare 5 takes a config-shaped form; these are the v4 options it converts.
+  const mf = new Miniflare(
+    convertV4MiniflareOptions({
+      modules: true,
+      scriptPath,
+      // Must not be newer than the pinned workerd (1.20261117.x accepts up to 2026-11-24).
+      compatibilityDate: "2026-11-17",
+      durableObjects: { BENCH: { className: "BenchObject", useSQLite: true } },
+      resourcePersistencePath: join(dir, "durable-objects"),
+    }),
+  );
   await mf.ready;
   const pid = workerdChildren().find((child) => !before.has(child));
   if (pid === undefined) {

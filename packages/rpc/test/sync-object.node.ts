@@ -13,7 +13,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
-import { Miniflare } from "miniflare";
+import { convertV4MiniflareOptions, Miniflare } from "miniflare";
 import type { OpReply, SideOp } from "./sync-ops.js";
 
 const ENTRY = fileURLToPath(new URL("./sync-object.worker.ts", import.meta.url));
@@ -48,20 +48,23 @@ export interface SyncObjectHost {
 
 export async function startSyncObject(scriptPath: string, persistDir: string): Promise<SyncObjectHost> {
   const before = new Set(workerdChildren());
-  const mf = new Miniflare({
-    host: "127.0.0.1",
-    port: 0,
-    modules: true,
-    scriptPath,
-    // Module names are paths relative to this; the default (cwd) cannot reach a bundle in /tmp.
-    modulesRoot: dirname(scriptPath),
-    // Must not be newer than the pinned workerd (1.20260426.x).
-    compatibilityDate: "2026-04-26",
-    compatibilityFlags: ["nodejs_compat"],
-    // What wrangler makes of a `new_sqlite_classes` migration.
-    durableObjects: { SYNC: { className: "SyncObject", useSQLite: true } },
-    durableObjectsPersist: persistDir,
-  });
+  // Miniflare 5 takes a config-shaped form; these are the v4 options it converts.
+  const mf = new Miniflare(
+    convertV4MiniflareOptions({
+      host: "127.0.0.1",
+      port: 0,
+      modules: true,
+      scriptPath,
+      // Module names are paths relative to this; the default (cwd) cannot reach a bundle in /tmp.
+      modulesRoot: dirname(scriptPath),
+      // Must not be newer than the pinned workerd (1.20261117.x accepts up to 2026-11-24).
+      compatibilityDate: "2026-11-17",
+      compatibilityFlags: ["nodejs_compat"],
+      // What wrangler makes of a `new_sqlite_classes` migration.
+      durableObjects: { SYNC: { className: "SyncObject", useSQLite: true } },
+      resourcePersistencePath: persistDir,
+    }),
+  );
   await mf.ready;
   const reply = async (name: string, op: SideOp): Promise<OpReply> => {
     const response = await mf.dispatchFetch(`http://sync.local/${encodeURIComponent(name)}`, {

@@ -69,7 +69,9 @@ export function createArtifact(binding: Artifacts, sessionId?: string | null): A
     },
     async get(name) {
       const repo = await findRepo(binding, stored(name));
-      return repo ? repoInfo(repo, local(repo.name)) : null;
+      if (!repo) return null;
+      const info = await repo.info();
+      return repoInfo(info, local(info.name));
     },
     async list() {
       const out: ArtifactsListedRepo[] = [];

@@ -163,9 +163,16 @@ describe("MemoryArtifactsBinding speaks the same interface", () => {
     await expect(binding.create("-bad")).rejects.toMatchObject({ code: "INVALID_REPO_NAME" });
     const created = await binding.create("foo", { description: "d" });
     expect(created).toMatchObject({ name: "foo", description: "d", defaultBranch: "main" });
-    expect(created.tokenExpiresAt).toBe("2026-01-02T00:00:00.000Z");
     await expect(binding.create("foo")).rejects.toMatchObject({ code: "ALREADY_EXISTS" });
     const repo = await binding.get("foo");
+    // Metadata comes from the capability's info(), not from properties of the handle.
+    expect(await repo.info()).toMatchObject({
+      name: "foo",
+      description: "d",
+      remote: "https://artifacts.invalid/git/foo.git",
+    });
+    expect("name" in repo).toBe(false);
+    expect((await repo.listTokens()).tokens.map(({ expiresAt }) => expiresAt)).toEqual(["2026-01-02T00:00:00.000Z"]);
     await expect(repo.createToken("read", 59)).rejects.toMatchObject({ code: "INVALID_TTL" });
     const read = await repo.createToken("read", 60);
     expect((await repo.listTokens()).tokens.map(({ scope }) => scope)).toEqual(["write", "read"]);

@@ -35,8 +35,8 @@ export function isNotFound(error: unknown): boolean {
 }
 
 /**
- * The handle's metadata as a plain object, field by field: the handle
- * carries methods, and on Cloudflare its fields need not be own properties,
+ * The repository's metadata (`info()`) as a plain object, field by field: on
+ * Cloudflare it is an RPC result whose fields need not be own properties,
  * while this value is printed as JSON and crosses Workers RPC (ws:artifacts).
  */
 export function repoInfo(repo: ArtifactsRepoInfo, name: string): ArtifactsRepoInfo {

@@ -128,11 +128,31 @@ export class MemoryArtifactsBinding implements Artifacts {
     );
   }
 
-  /** A handle over the stored name: once the repository is deleted, its methods fail with `NOT_FOUND`. */
+  /**
+   * A capability over the stored name, like the binding's: metadata through `info()`; once the
+   * repository is deleted, its methods fail with `NOT_FOUND`. Git objects live in the smart-HTTP
+   * server behind `remoteBase`, not here, so the object reads fail with `INTERNAL_ERROR`.
+   */
   #handle(repo: ArtifactsRepoInfo): ArtifactsRepoHandle {
     const name = repo.name;
-    return {
-      ...repo,
+    const noObjects = (method: string) => async (): Promise<never> => {
+      this.calls.push(`${method} ${name}`);
+      this.#existing(name);
+      throw new MemoryArtifactsError(
+        "INTERNAL_ERROR",
+        `the in-memory Artifacts binding keeps no git objects (${method})`,
+      );
+    };
+    const handle: Omit<ArtifactsRepoHandle, typeof Symbol.dispose> = {
+      info: async () => {
+        this.calls.push(`info ${name}`);
+        return { ...this.#existing(name) };
+      },
+      readBlob: noObjects("readBlob"),
+      readTree: noObjects("readTree"),
+      readCommit: noObjects("readCommit"),
+      readFile: noObjects("readFile"),
+      log: noObjects("log"),
       createToken: async (scope = "write", ttl) => {
         this.calls.push(`createToken ${name}`);
         this.#existing(name);
@@ -161,6 +181,9 @@ export class MemoryArtifactsBinding implements Artifacts {
         return this.#make(target, { kind: "fork", from: name }, opts.description, opts.readOnly, from.defaultBranch);
       },
     };
+    // The binding's handle is Disposable; set apart because the Node type-check has no Symbol.dispose of its own.
+    Object.defineProperty(handle, Symbol.dispose, { value: () => {} });
+    return handle as ArtifactsRepoHandle;
   }
 
   async #make(
@@ -203,7 +226,6 @@ export class MemoryArtifactsBinding implements Artifacts {
       defaultBranch: repo.defaultBranch,
       remote: repo.remote,
       token: token.plaintext,
-      tokenExpiresAt: token.expiresAt,
     };
   }
 

@@ -10,11 +10,11 @@
 /** What `createArtifact` and `new Workspace({ artifacts: { binding } })` take: Cloudflare's `Artifacts`. */
 export type ArtifactsBinding = Artifacts;
 
-/** What the binding's `get` answers: a repository's metadata plus its token and fork methods. */
+/** What the binding's `get` answers: a repository capability (token, fork and git-object reads; `info()`). */
 export type ArtifactsRepoHandle = Awaited<ReturnType<Artifacts["get"]>>;
 
-/** A repository's metadata (`get`), as plain data. */
-export type ArtifactsRepoInfo = Omit<ArtifactsRepoHandle, "createToken" | "listTokens" | "revokeToken" | "fork">;
+/** A repository's metadata (the handle's `info()`), as plain data. */
+export type ArtifactsRepoInfo = Awaited<ReturnType<ArtifactsRepoHandle["info"]>>;
 
 /** What `create` and `import` answer: the repository and its initial write token. */
 export type ArtifactsCreatedRepo = Awaited<ReturnType<Artifacts["create"]>>;

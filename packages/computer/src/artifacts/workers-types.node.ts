@@ -7,7 +7,7 @@
  * the package's importable module. The build and the workerd check see the
  * global itself, and *.node.ts files are outside both.
  */
-import type * as Cloudflare from "@cloudflare/workers-types/latest/index.js";
+import type * as Cloudflare from "@cloudflare/workers-types/index.js";
 
 declare global {
   type Artifacts = Cloudflare.Artifacts;

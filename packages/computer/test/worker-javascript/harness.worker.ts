@@ -14,7 +14,6 @@ import {
 } from "../../src/backends/worker-javascript/index.js";
 import type { ExecResult } from "../../src/runtime/types.js";
 import { Workspace, type WorkspaceOptions } from "../../src/workspace/workspace.js";
-import { TEST_COMPATIBILITY_DATE } from "./main.worker.js";
 
 export const JS = { backend: "worker-javascript", encoding: "utf8" } as const;
 
@@ -53,7 +52,6 @@ export async function inJsWorkspace(
     const open: JsFixture["open"] = (extra = {}, workspaceOptions = {}) => {
       const backend = new WorkerJavaScriptBackend({
         loader,
-        compatibilityDate: TEST_COMPATIBILITY_DATE,
         ...options,
         ...extra,
       });

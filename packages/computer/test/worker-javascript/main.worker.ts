@@ -11,9 +11,6 @@ import { WorkerJavaScriptBackend } from "../../src/backends/worker-javascript/in
 import type { ExecResult } from "../../src/runtime/types.js";
 import { Workspace } from "../../src/workspace/workspace.js";
 
-/** The date the Dynamic Workers run with: the pinned workerd's (also the backend's default). */
-export const TEST_COMPATIBILITY_DATE = "2026-04-26";
-
 export class JsWorkspaceObject extends DurableObject<Cloudflare.Env> {
   readonly workspace: Workspace;
   readonly incarnation: string = crypto.randomUUID();
@@ -22,7 +19,7 @@ export class JsWorkspaceObject extends DurableObject<Cloudflare.Env> {
     super(ctx, env);
     this.workspace = new Workspace({
       storage: ctx.storage,
-      backends: [new WorkerJavaScriptBackend({ loader: env.LOADER, compatibilityDate: TEST_COMPATIBILITY_DATE })],
+      backends: [new WorkerJavaScriptBackend({ loader: env.LOADER })],
     });
   }
 

@@ -63,7 +63,6 @@ describe("worker-shell basics", () => {
         loader: env.LOADER,
         workspace: { binding: "SHELL_WORKSPACE", id: "unused" },
         ctx: { exports: { WorkspaceServiceProxy: () => ({}) } },
-        compatibilityDate: "2026-04-26",
       });
       const loader: ShellWorkerLoaderLike = env.LOADER;
       const entrypoint = loader

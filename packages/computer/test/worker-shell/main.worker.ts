@@ -16,9 +16,6 @@ import { withWorkspace } from "../../src/workspace/with-workspace.worker.js";
 
 export { WorkspaceServiceProxy } from "../../src/workspace/service-proxy.worker.js";
 
-/** workerd 2026-04-26 refuses the backend's default compatibility date (2026-06-17). */
-export const TEST_COMPATIBILITY_DATE = "2026-04-26";
-
 export interface PublishCall {
   path: string;
   expiresAfter: number;
@@ -36,7 +33,6 @@ function shellBackend(
     ctx: self.ctx,
     commands: [curl, jq],
     egress,
-    compatibilityDate: TEST_COMPATIBILITY_DATE,
     ...(id === undefined ? {} : { id }),
   });
 }

@@ -106,9 +106,8 @@ export const WORKER_JAVASCRIPT_DEFAULTS = {
   id: "worker-javascript",
   root: "/workspace",
   access: "read-write",
-  // The reference defaults to 2026-05-23, which the workerd of the pinned toolchain (wrangler 4.86) refuses;
-  // a default that fails under `wrangler dev` helps nobody. Hosts on newer runtimes can pass a newer date.
-  compatibilityDate: "2026-04-26",
+  // The reference's default. It must not be newer than the workerd that runs the host (docs/toolchain.md).
+  compatibilityDate: "2026-05-23",
   maxTimeoutMs: 180_000,
   /** The default timeout is min(this, maxTimeoutMs). */
   defaultTimeoutMs: 60_000,

@@ -7,7 +7,7 @@ import type { ShellModuleGroup } from "./modules.js";
 import type { WorkerShellRuntime } from "./protocol.js";
 
 export const WORKER_SHELL_ID = "worker-shell";
-/** The reference's default; a host on an older workerd passes its own (tests use 2026-04-26). */
+/** The reference's default. It must not be newer than the workerd that runs the host (docs/toolchain.md). */
 export const WORKER_SHELL_COMPATIBILITY_DATE = "2026-06-17";
 
 /** A service binding or `ctx.exports.SomeEntrypoint()`: something fetch() can be sent to. */
