@@ -47,8 +47,11 @@ export interface WranglerDev {
 
 export async function runWranglerDev(options: WranglerDevOptions): Promise<WranglerDev> {
   const port = options.port ?? process.env.PORT ?? "8787";
+  // A taken port would otherwise end in workerd's stack trace advising `--port`, a flag the user never passes.
+  await exitUnlessFree(port, "PORT");
   // wrangler's inspector default, 9229, is taken by any other `wrangler dev` on the machine.
   const inspectorPort = process.env.INSPECTOR_PORT ?? (await freePort());
+  if (process.env.INSPECTOR_PORT !== undefined) await exitUnlessFree(inspectorPort, "INSPECTOR_PORT");
   const host = options.containerHost ? await startContainerHost() : undefined;
   const vars = { ...(host ? { COMPUTER_CONTAINER_HOST: host.url } : {}), ...options.vars };
   const envFile = privateEnvFile(options.secrets ?? {});
@@ -125,6 +128,32 @@ function privateEnvFile(secrets: Record<string, string | undefined>): { path: st
   const path = join(dir, "secrets.env");
   writeFileSync(path, `${lines.join("\n")}\n`, { mode: 0o600 });
   return { path, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * Start-up failures end in one line that says what to set: the port is checked on 127.0.0.1
+ * (where wrangler listens) before wrangler starts.
+ */
+async function exitUnlessFree(port: string, variable: string): Promise<void> {
+  const number = Number(port);
+  if (!Number.isInteger(number) || number < 1 || number > 65_535) {
+    console.error(`dev: ${variable}=${port} is not a port number; set ${variable} to one from 1 to 65535`);
+    process.exit(1);
+  }
+  const server = createServer();
+  const taken = await new Promise<NodeJS.ErrnoException | undefined>((resolve) => {
+    server.once("error", resolve);
+    server.listen(number, "127.0.0.1", () => resolve(undefined));
+  });
+  if (taken === undefined) {
+    await new Promise((resolve) => server.close(resolve));
+    return;
+  }
+  const reason = taken.code === "EADDRINUSE" ? "is already in use" : `cannot be listened on (${taken.code})`;
+  console.error(
+    `dev: 127.0.0.1:${port} ${reason}; set ${variable} to a free port, e.g. ${variable}=${await freePort()}`,
+  );
+  process.exit(1);
 }
 
 async function freePort(): Promise<string> {
