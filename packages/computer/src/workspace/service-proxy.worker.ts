@@ -1,7 +1,8 @@
 /**
  * `WorkspaceServiceProxy`: a Workspace for a Dynamic Worker. A Durable Object
- * stub cannot be put in a loaded Worker's `env` on workerd 2026-04-26 (nor a
- * namespace, nor an RpcTarget), but an entrypoint stub with props can. The
+ * stub can be put in a loaded Worker's `env` only from compatibility date
+ * 2026-08-15 (a namespace or an RpcTarget never), but an entrypoint stub with
+ * props can on every date. The
  * host re-exports this class from its main module and passes
  * `ctx.exports.WorkspaceServiceProxy({ props: { binding, id } })`; the loaded
  * code then calls `getWorkspace(env.WORKSPACE)` as it would with the DO stub.

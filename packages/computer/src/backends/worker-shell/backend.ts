@@ -8,8 +8,8 @@
  * is `(loaderId ?? "workspace-shell:<workspace id>") + ":" + <egress key>`,
  * because a Worker's `globalOutbound` is fixed when it is created. The Worker
  * reaches the Workspace through `env.HOST`, a `WorkspaceServiceProxy` stub
- * (a Durable Object stub or namespace cannot be put in a loaded Worker's env
- * on this workerd).
+ * (a Durable Object stub fits in a loaded Worker's env only from compatibility
+ * date 2026-08-15, a namespace never; the entrypoint stub works on any date).
  */
 import { rpcError } from "@cloudflare/computer-rpc";
 import type { SyncRPC } from "@cloudflare/dofs/sync";
