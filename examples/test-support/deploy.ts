@@ -7,7 +7,7 @@ import { execFile } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { promisify } from "node:util";
 
 export interface DryRun {
@@ -21,7 +21,12 @@ export async function dryRunDeploy(example: string, extraArgs: string[] = []): P
   const repo = join(example, "..", "..");
   const outdir = mkdtempSync(join(tmpdir(), "example-dry-run-"));
   try {
-    const wrangler = createRequire(join(example, "package.json")).resolve("wrangler/bin/wrangler.js");
+    // wrangler's `exports` no longer list `./bin/wrangler.js`; its package.json is exported, the bin sits next to it.
+    const wrangler = join(
+      dirname(createRequire(join(example, "package.json")).resolve("wrangler/package.json")),
+      "bin",
+      "wrangler.js",
+    );
     const { stdout } = await promisify(execFile)(
       process.execPath,
       [wrangler, "deploy", "--dry-run", "--outdir", outdir, ...extraArgs],

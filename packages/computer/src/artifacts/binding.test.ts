@@ -43,6 +43,9 @@ function declaredBinding() {
       if (name !== "s1__foo") throw artifactsError("NOT_FOUND", `repository '${name}' not found`);
       // The data lives on the prototype, as it may on a handle the platform builds: spreading it would lose it.
       return Object.assign(Object.create(info(name)), {
+        async info() {
+          return info(name);
+        },
         async createToken(scope?: "read" | "write", ttl?: number) {
           log.push(["createToken", name, scope, ttl]);
           return { id: "tok_9", plaintext: "art_new?expires=2", scope: scope ?? "write", expiresAt: AT };

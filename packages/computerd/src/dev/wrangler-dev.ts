@@ -15,7 +15,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { DEFAULT_HOST_PORT, type RunningHost, startHost } from "../host/main.js";
 
 export interface WranglerDevOptions {
@@ -56,7 +56,12 @@ export async function runWranglerDev(options: WranglerDevOptions): Promise<Wrang
   const vars = { ...(host ? { COMPUTER_CONTAINER_HOST: host.url } : {}), ...options.vars };
   const envFile = privateEnvFile(options.secrets ?? {});
   // wrangler's own bin, not npx: a signal from this process then reaches wrangler itself.
-  const wrangler = createRequire(join(options.root, "package.json")).resolve("wrangler/bin/wrangler.js");
+  // wrangler's `exports` no longer list `./bin/wrangler.js`; its package.json is exported, the bin sits next to it.
+  const wrangler = join(
+    dirname(createRequire(join(options.root, "package.json")).resolve("wrangler/package.json")),
+    "bin",
+    "wrangler.js",
+  );
   const args = [
     wrangler,
     "dev",
