@@ -111,10 +111,8 @@ function operations(memory, repos) {
       }
       return created;
     },
-    async get({ name }) {
-      const { createToken: _c, listTokens: _l, revokeToken: _r, fork: _f, ...info } = await handle(name);
-      return info;
-    },
+    // The binding's handle is a capability; its metadata is info().
+    get: async ({ name }) => (await handle(name)).info(),
     import: (params) => memory.import(params),
     list: ({ opts }) => memory.list(opts),
     async delete({ name }) {
