@@ -4,6 +4,7 @@
 import { existsSync, readdirSync, rmSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
 import { convertV4MiniflareOptions, Miniflare } from "miniflare";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
@@ -14,14 +15,27 @@ if (!existsSync(join(root, "packages/dofs/dist/index.js"))) {
   process.exit(1);
 }
 
+const bundleDemoWorker = async () => {
+  const result = await build({
+    entryPoints: [join(root, "scripts/demo.worker.js")],
+    bundle: true,
+    write: false,
+    format: "esm",
+    platform: "neutral",
+    conditions: ["workerd", "worker", "import"],
+    external: ["cloudflare:*", "node:*"],
+    logLevel: "warning",
+  });
+  return result.outputFiles[0]?.text ?? "";
+};
+
 const startWorkerd = async () => {
   // Miniflare 5 takes a config-shaped form; these are the v4 options it converts.
   const mf = new Miniflare(
     convertV4MiniflareOptions({
       modules: true,
-      scriptPath: join(root, "scripts/demo.worker.js"),
-      // Miniflare follows the worker's relative imports into packages/dofs/dist.
-      modulesRoot: root,
+      // Miniflare 5 no longer follows a script's imports (modulesRules is gone): bundle it as wrangler would.
+      script: await bundleDemoWorker(),
       compatibilityDate: "2026-11-17", // not newer than the pinned workerd
       compatibilityFlags: ["nodejs_compat"],
       durableObjects: { COMPUTER: { className: "DemoComputer", useSQLite: true } },
