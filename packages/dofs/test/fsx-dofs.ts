@@ -158,9 +158,12 @@ export class DofsFsxTarget implements FsxTarget {
   }
 
   async close(): Promise<void> {
-    this.#commit();
-    await this.#fs.rm(this.#path);
-    await this.#fs.rm(PEER_DIR + this.#path, { force: true });
+    try {
+      this.#commit();
+    } finally {
+      await this.#fs.rm(this.#path);
+      await this.#fs.rm(PEER_DIR + this.#path, { force: true });
+    }
   }
 
   #reload(): void {

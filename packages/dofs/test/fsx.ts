@@ -11,7 +11,7 @@
  * What is compared (reads are sampled to keep CI fast):
  * - after every op: each target's size, and the range the op touched (the
  *   bytes written or copied, the hole a write or copy past the end left, the
- *   range a truncate grew, 4 KiB on each side of the new end). A touched range
+ *   range a truncate grew, 4 KiB on each side of a new end). A touched range
  *   over 16 KiB is sampled: its first and last 4 KiB, 4 KiB at every chunk
  *   boundary in it (where stale chunks show) and one random 16 KiB window;
  * - every `fullEvery` ops and at the end: the whole file; after a pull, the
@@ -120,11 +120,11 @@ export function fsxSettings(defaults: { seeds: number; ops: number }): { seeds: 
 
 const WEIGHTS: Record<FsxKind, number> = {
   write: 40,
-  mmap: 3,
+  mmap: 2,
   truncate: 14,
-  copy: 8,
+  copy: 5,
   fsync: 3,
-  pull: 0.25,
+  pull: 0.2,
   reopen: 2,
 };
 
@@ -299,8 +299,8 @@ function touched(op: FsxOp, before: number, after: number): Range[] {
     default:
       break;
   }
-  // The end, and whatever a grow exposed.
-  add(Math.min(before, after) - 4096, Math.min(before, after) + 4096);
+  // A new end, and whatever a grow exposed.
+  if (after !== before) add(Math.min(before, after) - 4096, Math.min(before, after) + 4096);
   if (after > before) add(before, after);
   return ranges;
 }
@@ -438,20 +438,30 @@ async function step(
 }
 
 /** Runs `ops` on fresh targets; the first mismatch, or undefined. */
-async function replay(ops: readonly FsxOp[], open: FsxOpen, seed: number, fullEvery: number) {
+async function replay(
+  ops: readonly FsxOp[],
+  open: FsxOpen,
+  seed: number,
+  fullEvery: number,
+): Promise<Mismatch | undefined> {
   const targets = await open();
   const model = new FsxModel();
   const comparer = new Comparer(seed);
-  try {
-    for (let i = 0; i < ops.length; i++) {
-      const full = ops.length <= 64 || (i + 1) % fullEvery === 0 || i === ops.length - 1;
-      const mismatch = await step(ops[i] as FsxOp, i, model, targets, comparer, full);
-      if (mismatch !== undefined) return mismatch;
-    }
-    return undefined;
-  } finally {
-    for (const target of targets) await target.close();
+  let mismatch: Mismatch | undefined;
+  for (let i = 0; i < ops.length && mismatch === undefined; i++) {
+    const full = ops.length <= 64 || (i + 1) % fullEvery === 0 || i === ops.length - 1;
+    mismatch = await step(ops[i] as FsxOp, i, model, targets, comparer, full);
   }
+  // A target left broken by the mismatch may fail to close as well; the mismatch is the news.
+  await closeAll(targets).catch(() => {});
+  return mismatch;
+}
+
+/** Closes every target; the first failure is thrown after the rest (a replay's caller ignores it). */
+async function closeAll(targets: FsxTarget[]): Promise<void> {
+  let failure: unknown;
+  for (const target of targets) await target.close().catch((error: unknown) => (failure ??= error));
+  if (failure !== undefined) throw failure;
 }
 
 // ---------------------------------------------------------------- run and shrink
@@ -480,7 +490,8 @@ export async function runFsx(options: FsxRunOptions): Promise<FsxStats> {
       maxSize = Math.max(maxSize, model.size);
     }
   } finally {
-    for (const target of targets) await target.close();
+    const closing = closeAll(targets);
+    await (mismatch === undefined ? closing : closing.catch(() => {}));
   }
   const ms = Date.now() - started;
   if (mismatch !== undefined) {

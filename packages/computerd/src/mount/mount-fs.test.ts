@@ -8,6 +8,7 @@ import { constants } from "node:fs";
 import { CHUNK_SIZE, type Database, WorkspaceFilesystem } from "@cloudflare/dofs";
 import { inodeChunks, lookupInode } from "@cloudflare/dofs/inode";
 import { openNodeDatabase } from "@cloudflare/dofs/node";
+import { pushOnce, SyncPeer } from "@cloudflare/dofs/sync";
 import { beforeEach, describe, expect, test } from "vitest";
 import { MountFs } from "./mount-fs.js";
 
@@ -243,6 +244,31 @@ describe("a stored file cut and grown again reads zeros past the cut (issue 16)"
     fs.release(dst);
     fs.commitAll();
     expectZerosPastCut(await readBack("/d.bin"), bytes, SIZE);
+  });
+
+  test("a push that shrinks and one that grows a file held open: the handle reads each, and a cut after them zeros", async () => {
+    await committed("/p.bin");
+    const fd = fs.open("/p.bin", constants.O_RDWR);
+    const upstream = openNodeDatabase();
+    const upstreamFs = new WorkspaceFilesystem(upstream);
+    await upstreamFs.mkdir(MOUNT, { recursive: true });
+    // The hooks the FUSE drivers give the daemon's SyncPeer.
+    const peer = new SyncPeer(db, { beforeApply: () => fs.prepareApply(), afterApply: () => void fs.invalidate() });
+    const short = pattern(CUT, 29);
+    await upstreamFs.writeFile(`${MOUNT}/p.bin`, short);
+    await pushOnce({ db: upstream }, peer);
+    expect(fs.fgetattr(fd).size).toBe(CUT);
+    expect(readAll(fd, CUT).equals(short)).toBe(true);
+    const long = pattern(8 * CHUNK_SIZE, 31);
+    await upstreamFs.writeFile(`${MOUNT}/p.bin`, long);
+    await pushOnce({ db: upstream }, peer);
+    expect(readAll(fd, long.length).equals(long)).toBe(true);
+    fs.ftruncate(fd, CUT);
+    fs.ftruncate(fd, long.length);
+    expectZerosPastCut(readAll(fd, long.length), long, long.length);
+    fs.release(fd);
+    fs.commitAll();
+    expectZerosPastCut(await readBack("/p.bin"), long, long.length);
   });
 });
 
