@@ -36,11 +36,10 @@ export const projects: TestProjectConfiguration[] = [
     ],
     test: {
       name: "dofs:workerd",
-      // workerd sees no process.env of its own: pass the model test's knobs (DOFS_MODEL_SEEDS, …) through.
-      env: Object.fromEntries(Object.entries(process.env).filter(([key]) => key.startsWith("DOFS_MODEL_"))) as Record<
-        string,
-        string
-      >,
+      // workerd sees no process.env of its own: pass the model tests' knobs (DOFS_MODEL_SEEDS, FSX_OPS, …) through.
+      env: Object.fromEntries(
+        Object.entries(process.env).filter(([key]) => key.startsWith("DOFS_MODEL_") || key.startsWith("FSX_")),
+      ) as Record<string, string>,
       include: dofsShared,
       exclude: ["**/node_modules/**", "**/dist/**", "**/*.node.test.ts"],
     },
