@@ -17,7 +17,7 @@ import { allowedEnv } from "../exec/env.js";
 import { Runner } from "../exec/runner.js";
 import type { MountDriver } from "../mount/driver.js";
 import { resolveMountKind } from "../mount/driver.js";
-import { FuseNapiDriver, loadFuseNapi } from "../mount/fuse-napi.js";
+import { FuseNapiDriver, FuseNapiUnpatchedError, loadFuseNapi } from "../mount/fuse-napi.js";
 import { FuseNativeDriver } from "../mount/fuse-native.js";
 import { ShimDriver } from "../mount/shim.js";
 import { createDaemonServer, type DaemonServer } from "../server/http.js";
@@ -128,7 +128,12 @@ function createFuseDriver(db: Database, config: Config, log: Logger): MountDrive
     loadFuseNapi();
   } catch (error) {
     if (setting === "fuse-napi") throw error;
-    log.info(`fuse-napi is not available (${(error as Error).message.split("\n")[0]}); using fuse-native`);
+    const reason = (error as Error).message.split("\n")[0];
+    if (error instanceof FuseNapiUnpatchedError) {
+      log.info(`${reason}; using fuse-native (libfuse 2) instead: see docs/packaging.md, "computerd and FUSE"`);
+    } else {
+      log.info(`fuse-napi is not available (${reason}); using fuse-native`);
+    }
     return new FuseNativeDriver(db, config.mountPoint, config.fuse, log);
   }
   return new FuseNapiDriver(db, config.mountPoint, config.fuse, log);

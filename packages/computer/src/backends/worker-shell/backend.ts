@@ -28,6 +28,7 @@ import {
   outboundFor,
   type ResolvedShellOptions,
   resolveShellOptions,
+  type ShellHostContext,
   type ShellWorkerCode,
   type WorkerShellEgress,
   type WorkerShellLoaderSource,
@@ -110,7 +111,8 @@ export class WorkerShellBackend implements CommandBackend {
       mainModule: SHELL_MAIN_MODULE,
       modules,
       env: {
-        HOST: source.ctx.exports.WorkspaceServiceProxy({ props: { binding, id } }),
+        // Checked by resolveShellOptions: ctx.exports.WorkspaceServiceProxy is a function.
+        HOST: (source.ctx as ShellHostContext).exports.WorkspaceServiceProxy({ props: { binding, id } }),
         SHELL_COMMANDS: enabledCommands(modules),
       },
       ...outboundFor(this.#options.egress),

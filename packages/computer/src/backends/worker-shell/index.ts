@@ -30,6 +30,7 @@ export { assembleShellModules, type ShellModuleGroup } from "./modules.js";
 export {
   type FetcherLike,
   type ShellHostContext,
+  type ShellHostContextInput,
   type ShellWorkerCode,
   type ShellWorkerLoaderLike,
   WORKER_SHELL_COMPATIBILITY_DATE,

@@ -7,8 +7,12 @@ import type { ShellModuleGroup } from "./modules.js";
 import type { WorkerShellRuntime } from "./protocol.js";
 
 export const WORKER_SHELL_ID = "worker-shell";
-/** The reference's default; a host on an older workerd passes its own (tests use 2026-04-26). */
-export const WORKER_SHELL_COMPATIBILITY_DATE = "2026-06-17";
+/**
+ * The reference defaults to 2026-06-17, which the workerd of the pinned toolchain (wrangler 4.86) refuses, so
+ * the quick start would fail under `wrangler dev`; like worker-javascript's, the default is the newest date that
+ * workerd accepts. Hosts on newer runtimes can pass a newer date.
+ */
+export const WORKER_SHELL_COMPATIBILITY_DATE = "2026-04-26";
 
 /** A service binding or `ctx.exports.SomeEntrypoint()`: something fetch() can be sent to. */
 export interface FetcherLike {
@@ -52,16 +56,24 @@ export interface WorkspaceRef {
   id: string;
 }
 
-/** The host's `ctx`, whose main module re-exports `WorkspaceServiceProxy`. */
+/** What the backend uses of the host's `ctx`: the loopback of its re-exported `WorkspaceServiceProxy`. */
 export interface ShellHostContext {
   exports: { WorkspaceServiceProxy(options: { props: WorkspaceRef }): unknown };
 }
+
+/**
+ * The host's `ctx` as options take it: any object, so a `DurableObjectState`
+ * from plain `@cloudflare/workers-types` (which declares no `exports`; only
+ * `wrangler types` output does) is accepted. Its `exports.WorkspaceServiceProxy`
+ * is checked when the backend is built.
+ */
+export type ShellHostContextInput = ShellHostContext | object;
 
 export interface WorkerShellLoaderSource {
   type: "loader";
   loader: ShellWorkerLoaderLike;
   workspace: WorkspaceRef;
-  ctx: ShellHostContext;
+  ctx: ShellHostContextInput;
 }
 
 /** A shell runtime the host provides itself (tests, another process); the backend never disposes it. */
@@ -89,7 +101,7 @@ export type WorkerShellOptions =
   | (CommonOptions & {
       loader: ShellWorkerLoaderLike;
       workspace: WorkspaceRef;
-      ctx: ShellHostContext;
+      ctx: ShellHostContextInput;
       source?: undefined;
     })
   | (CommonOptions & { source: WorkerShellSource; loader?: undefined; workspace?: undefined; ctx?: undefined });
