@@ -107,13 +107,15 @@ export interface ObjectFrame {
   bytes: Uint8Array;
 }
 
-/** A write the receiver refused to apply; it still counts toward the cursor. */
-export interface SkippedEntry {
-  path: string;
-  mountRoot: string;
-  op: "write" | "delete";
-  reason: "read-only";
-}
+/**
+ * An entry the receiver refused to apply; it still counts toward the cursor.
+ * `read-only`: under a read-only mount root. `name-too-long`: a name over
+ * MAX_NAME_BYTES, a path of MAX_PATH_BYTES or more, or a symlink target that
+ * long; storing it would leave a name no FUSE listing or process could use.
+ */
+export type SkippedEntry =
+  | { path: string; mountRoot: string; op: "write" | "delete"; reason: "read-only" }
+  | { path: string; op: "write"; reason: "name-too-long" };
 
 /** What each sync peer serves (`WorkspaceRPC.sync` on the wire). */
 export interface SyncRPC {
