@@ -166,7 +166,7 @@ describe("name limits on a sync push", () => {
       expect((await fs.find("/")).map((e) => e.path)).toEqual(["/ok", "/ok/after"]);
     }));
 
-  it("SyncPeer.push of a 300-byte name hands the skip to afterApply and keeps the rest", () =>
+  it("SyncPeer.push of a 300-byte name answers the skip (and hands it to afterApply), and keeps the rest", () =>
     withFs(async ({ fs }) => {
       const db = fs.db;
       const skips: unknown[] = [];
@@ -179,6 +179,7 @@ describe("name limits on a sync push", () => {
       });
       expect(result.applied).toBe(3);
       expect(result.appliedPushCursor).toEqual({ rev: 3, path: null });
+      expect(result.skipped).toEqual([{ path: long, op: "write", reason: "name-too-long" }]);
       expect(skips).toEqual([{ path: long, op: "write", reason: "name-too-long" }]);
       expect((await fs.readdir("/")).map((e) => e.name)).toEqual(["a"]);
     }));

@@ -73,6 +73,8 @@ export interface PushResult {
   applied?: number;
   /** The receiver's fetch cursor after the apply (`{0, null}` for an outside writer). */
   appliedPushCursor: Cursor;
+  /** Entries received but not applied (read-only, name too long); absent when there were none. */
+  skipped?: SkippedEntry[];
 }
 
 export interface FetchChangesRequest {
