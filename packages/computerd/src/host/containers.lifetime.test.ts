@@ -19,7 +19,7 @@ import { ContainerSet } from "./containers.js";
 
 const ENTRY = fileURLToPath(new URL("../../dist/cli/main.js", import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), "computerd-lifetime-"));
-const set = new ContainerSet({ entry: ENTRY, baseEnv: { PATH: process.env.PATH ?? "/usr/bin:/bin" }, namespaces: false });
+const set = new ContainerSet({ entry: ENTRY, baseEnv: { PATH: process.env.PATH ?? "/usr/bin:/bin" } });
 
 afterAll(async () => {
   await set.stopAll();
