@@ -8,6 +8,7 @@
  * kernel ends every process of the pid namespace with its init (computerd),
  * so the writer is gone and nothing ever lands underneath.
  */
+import { spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -18,6 +19,7 @@ import { afterAll, describe, expect, test } from "vitest";
 import { ContainerSet } from "./containers.js";
 
 const ENTRY = fileURLToPath(new URL("../../dist/cli/main.js", import.meta.url));
+const CONTAINERS = fileURLToPath(new URL("../../dist/host/containers.js", import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), "computerd-lifetime-"));
 const set = new ContainerSet({ entry: ENTRY, baseEnv: { PATH: process.env.PATH ?? "/usr/bin:/bin" } });
 
@@ -86,5 +88,49 @@ describe("a container's commands end with its computerd", () => {
     expect(set.exit("writer")).toMatchObject({ runtimeId: "r1" });
     // Every process of the container is gone, so nothing can write here any more: what is here is final.
     expect(readdirSync(mountPoint)).toEqual([]);
+  });
+
+  test("kill -9 of the host: its container's computerd and commands end too", async () => {
+    const mountPoint = join(dir, "orphan", "workspace");
+    const marker = `lifetime-orphan-${process.pid}-${Date.now()}`;
+    // A host in a process of its own, so it can die as a crash would; it starts one container whose command
+    // sleeps, and prints computerd's pid.
+    const script = `
+      import { ContainerSet } from ${JSON.stringify(CONTAINERS)};
+      import { createWorkspaceClient } from "@cloudflare/computer-rpc/client";
+      const set = new ContainerSet({ entry: ${JSON.stringify(ENTRY)}, baseEnv: { PATH: process.env.PATH } });
+      const c = await set.start("orphan", { env: { MOUNT_POINT: ${JSON.stringify(mountPoint)}, FUSE_MOUNT: "fuse" },
+        enableInternet: false, runtimeId: "r2" });
+      const client = await createWorkspaceClient({ url: "http://127.0.0.1:" + c.port + "/api" });
+      // The marker is put together here, so only the command's own command line carries it whole.
+      const marker = ${JSON.stringify(marker.slice(0, 8))} + ${JSON.stringify(marker.slice(8))};
+      await client.shell.exec({ source: ": " + marker + "; exec >/dev/null 2>&1; sleep 300", timeoutMs: 0 });
+      process.stdout.write(JSON.stringify({ daemon: c.daemonPid }) + "\\n");
+    `;
+    const host = spawn(process.execPath, ["--input-type=module", "-e", script], {
+      cwd: fileURLToPath(new URL("../..", import.meta.url)),
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    try {
+      let out = "";
+      host.stdout?.on("data", (data) => (out += data));
+      expect(await eventually(() => out.includes("\n") && processesWith(marker).length === 1, 20_000)).toBe(true);
+      const { daemon } = JSON.parse(out) as { daemon: number };
+      const alive = (pid: number): boolean => {
+        try {
+          process.kill(pid, 0);
+          return true;
+        } catch {
+          return false;
+        }
+      };
+      expect(alive(daemon)).toBe(true);
+      host.kill("SIGKILL");
+      // unshare dies with the host (its parent-death signal), computerd gets --kill-child's SIGTERM and shuts down.
+      expect(await eventually(() => !alive(daemon) && processesWith(marker).length === 0)).toBe(true);
+      expect(readdirSync(mountPoint)).toEqual([]);
+    } finally {
+      host.kill("SIGKILL"); // a failed check must not leave the host (and its container) behind
+    }
   });
 });
