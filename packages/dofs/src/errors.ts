@@ -12,6 +12,7 @@ export const FS_ERROR_CODES = {
   ENOSYS: "function not implemented",
   EBADF: "bad file descriptor",
   ELOOP: "too many symbolic links encountered",
+  ENAMETOOLONG: "name too long",
   EUNKNOWN_HASH: "unknown object hash",
   EIO: "input/output error",
 } as const;

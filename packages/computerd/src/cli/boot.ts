@@ -29,6 +29,8 @@ export interface Daemon {
   readonly kind: MountKind;
   /** Closes the servers, SIGKILLs every child and unmounts. Idempotent. */
   close(): Promise<void>;
+  /** SIGKILLs every command's process group, synchronously: what a dying daemon can still do (an `exit` handler). */
+  killCommands(): void;
 }
 
 export async function startDaemon(config: Config, log: Logger): Promise<Daemon> {
@@ -108,6 +110,9 @@ export async function startDaemon(config: Config, log: Logger): Promise<Daemon> 
   return {
     port,
     kind,
+    killCommands() {
+      runner.shutdown();
+    },
     close() {
       closing ??= (async () => {
         runner.shutdown();

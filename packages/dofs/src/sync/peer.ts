@@ -105,6 +105,7 @@ export class SyncPeer implements SyncRPC {
       rev: currentRev(db),
       applied: entries.length,
       appliedPushCursor: isPeer ? (result.cursor ?? getFetchCursor(db, this.#backend)) : ZERO_CURSOR,
+      ...(result.applied.skipped.length > 0 ? { skipped: result.applied.skipped } : {}),
     };
   }
 
