@@ -88,6 +88,7 @@ export class KernelDriver implements MountDriver {
       entryTimeout: timeout(KERNEL_CACHE_SECONDS),
       negativeTimeout: timeout(KERNEL_CACHE_SECONDS),
       attrTimeout: timeout(KERNEL_CACHE_SECONDS),
+      handles: new Map(),
     };
     let negotiated: (value: Negotiated) => void = () => {};
     const initialized = new Promise<Negotiated>((resolve) => (negotiated = resolve));

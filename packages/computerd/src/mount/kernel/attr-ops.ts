@@ -18,8 +18,11 @@ export function registerAttrOps(session: Session, context: KernelContext): void 
       }
     }
     const stat = fs.inodeStat(nodes.inodeOf(nodeid));
-    if (stat === undefined) throw new ErrnoError(ENOENT, `node ${nodeid}`);
-    return stat;
+    if (stat !== undefined) return stat;
+    // Unlinked while open (fstat arrives without a handle): the open file still knows its size and time.
+    const open = context.handles.get(nodeid)?.values().next().value;
+    if (open !== undefined) return fs.fgetattr(open);
+    throw new ErrnoError(ENOENT, `node ${nodeid}`);
   };
 
   const attrReply = (out: Buffer, stat: FuseStat): number => {

@@ -16,6 +16,8 @@ export interface KernelContext {
   readonly entryTimeout: Timeout;
   readonly negativeTimeout: Timeout;
   readonly attrTimeout: Timeout;
+  /** Open file handles by node: a node whose every name is gone still answers GETATTR through one. */
+  readonly handles: Map<number, Set<number>>;
 }
 
 /** A node's FUSE path; ESTALE when the kernel holds a node whose every name is gone. */

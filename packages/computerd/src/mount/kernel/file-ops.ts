@@ -36,6 +36,14 @@ export function registerFileOps(session: Session, context: KernelContext): void 
   const { fs, nodes } = context;
   const readTarget = session.out.subarray(OUT_HEADER);
   const writeSource = session.input.subarray(80);
+  const opened = (nodeid: number, fh: number): void => {
+    let handles = context.handles.get(nodeid);
+    if (handles === undefined) {
+      handles = new Set();
+      context.handles.set(nodeid, handles);
+    }
+    handles.add(fh);
+  };
 
   session.on(Op.CREATE, "create", (request, input) => {
     const flags = input.readUInt32LE(40);
@@ -46,7 +54,9 @@ export function registerFileOps(session: Session, context: KernelContext): void 
     // The kernel looked the name up first; one that exists now was made meanwhile.
     if ((flags & O_EXCL) !== 0 && nodes.child(parent, name) !== undefined) throw new ErrnoError(EEXIST, path);
     const reply = (fd: number) => (out: Buffer) => {
-      const length = entryReply(context, out, OUT_HEADER, parent, name, fs.fgetattr(fd));
+      const stat = fs.fgetattr(fd);
+      opened(nodes.nodeOf(stat.ino), fd);
+      const length = entryReply(context, out, OUT_HEADER, parent, name, stat);
       return length + writeOpen(out, OUT_HEADER + ENTRY_OUT_SIZE, fd, FOPEN_KEEP_CACHE);
     };
     const fd = fs.create(path, mode);
@@ -55,6 +65,7 @@ export function registerFileOps(session: Session, context: KernelContext): void 
 
   session.on(Op.OPEN, "open", (request, input) => {
     const fd = fs.open(pathOf(context, request.nodeid), input.readUInt32LE(40));
+    opened(request.nodeid, fd);
     return writeOpen(session.out, OUT_HEADER, fd, FOPEN_KEEP_CACHE);
   });
 
@@ -81,8 +92,12 @@ export function registerFileOps(session: Session, context: KernelContext): void 
     throw new ErrnoError(ENOSYS, "flush");
   });
 
-  session.on(Op.RELEASE, "release", (_request, input) => {
-    fs.release(readU64(input, 40));
+  session.on(Op.RELEASE, "release", (request, input) => {
+    const fh = readU64(input, 40);
+    const handles = context.handles.get(request.nodeid);
+    handles?.delete(fh);
+    if (handles?.size === 0) context.handles.delete(request.nodeid);
+    fs.release(fh);
     return 0;
   });
 
