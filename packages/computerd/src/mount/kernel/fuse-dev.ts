@@ -27,13 +27,23 @@ export interface FuseDev {
 declare const pollHandle: unique symbol;
 export type PollHandle = { readonly [pollHandle]: true };
 
-/** Where native/build.sh puts the addon (this file is src/mount/kernel or dist/mount/kernel). */
-export const FUSE_DEV_PATH = fileURLToPath(new URL("../../../native/build/fuse_dev.node", import.meta.url));
+/**
+ * Where the addon is: native/build.sh's output next to the sources (this
+ * file is src/mount/kernel or dist/mount/kernel), or `native/` beside the
+ * container image's bundle (containers/build.sh copies it there).
+ */
+export const FUSE_DEV_PATHS = [
+  fileURLToPath(new URL("../../../native/build/fuse_dev.node", import.meta.url)),
+  fileURLToPath(new URL("./native/fuse_dev.node", import.meta.url)),
+];
 
 /** Loads the addon; throws a clear error when it is not built. */
 export function loadFuseDev(): FuseDev {
-  if (!existsSync(FUSE_DEV_PATH)) {
-    throw new Error(`${FUSE_DEV_PATH} is not built (run packages/computerd/native/build.sh)`);
+  const path = FUSE_DEV_PATHS.find((candidate) => existsSync(candidate));
+  if (path === undefined) {
+    throw new Error(
+      `native/fuse_dev.node is not built (run packages/computerd/native/build.sh); looked in ${FUSE_DEV_PATHS.join(", ")}`,
+    );
   }
-  return createRequire(import.meta.url)(FUSE_DEV_PATH) as FuseDev;
+  return createRequire(import.meta.url)(path) as FuseDev;
 }
