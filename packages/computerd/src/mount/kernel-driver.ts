@@ -124,11 +124,18 @@ export class KernelDriver implements MountDriver {
     this.#session = session;
     this.#nodes = nodes;
     this.#watchdog = startWatchdog(this.#mountPoint);
-    const result = await withTimeout(
-      initialized,
-      MOUNT_TIMEOUT_MS,
-      `FUSE INIT on ${this.#mountPoint} did not come within ${MOUNT_TIMEOUT_MS} ms`,
-    );
+    let result: Negotiated;
+    try {
+      result = await withTimeout(
+        initialized,
+        MOUNT_TIMEOUT_MS,
+        `FUSE INIT on ${this.#mountPoint} did not come within ${MOUNT_TIMEOUT_MS} ms`,
+      );
+    } catch (error) {
+      // Never leave a mount behind that nobody answers.
+      await this.unmount();
+      throw error;
+    }
     this.#trace?.install();
     this.#log.info(
       `mounted ${this.#mountPoint} (kernel, protocol 7.${Math.min(result.kernelMinor, 43)} of kernel 7.${result.kernelMinor}, max_write=${result.maxWrite}, flags=0x${result.flags.toString(16)}, cache=${KERNEL_CACHE_SECONDS}s)`,
