@@ -19,6 +19,7 @@ import type { MountDriver } from "../mount/driver.js";
 import { resolveMountKind } from "../mount/driver.js";
 import { FuseNapiDriver, FuseNapiUnpatchedError, loadFuseNapi } from "../mount/fuse-napi.js";
 import { FuseNativeDriver } from "../mount/fuse-native.js";
+import { KernelDriver } from "../mount/kernel-driver.js";
 import { ShimDriver } from "../mount/shim.js";
 import { createDaemonServer, type DaemonServer } from "../server/http.js";
 import type { Config, MountKind } from "./env.js";
@@ -129,6 +130,7 @@ export async function startDaemon(config: Config, log: Logger): Promise<Daemon> 
 function createFuseDriver(db: Database, config: Config, log: Logger): MountDriver {
   const setting = config.fuse.driver;
   if (setting === "fuse-native") return new FuseNativeDriver(db, config.mountPoint, config.fuse, log);
+  if (setting === "kernel") return new KernelDriver(db, config.mountPoint, config.fuse, log);
   try {
     loadFuseNapi();
   } catch (error) {

@@ -55,6 +55,7 @@ describe("readConfig", () => {
     expect(readConfig({ COMPUTERD_FUSE_NEGATIVE_TIMEOUT: "0" }).fuse.epochTimeouts).toBeUndefined();
     expect(readConfig({ COMPUTERD_FUSE_DRIVER: "fuse-native" }).fuse.driver).toBe("fuse-native");
     expect(readConfig({ COMPUTERD_FUSE_DRIVER: "fuse-napi" }).fuse.driver).toBe("fuse-napi");
+    expect(readConfig({ COMPUTERD_FUSE_DRIVER: "kernel" }).fuse.driver).toBe("kernel");
     expect(() => readConfig({ COMPUTERD_FUSE_DRIVER: "fuse3" })).toThrow(/COMPUTERD_FUSE_DRIVER/);
     expect(readConfig({ COMPUTERD_FUSE_WRITEBACK_CACHE: "1" }).fuse.writebackCache).toBe(true);
     expect(readConfig({ COMPUTERD_FUSE_AUTO_CACHE: "1" }).fuse.pageCache).toBe("auto");

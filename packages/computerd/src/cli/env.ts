@@ -8,8 +8,11 @@ import { isAbsolute } from "node:path";
 export type MountKind = "fuse" | "macfuse" | "shim" | "none";
 export type MountSetting = MountKind | "auto";
 
-/** The FUSE binding: fuse-napi (libfuse 3) or fuse-native (libfuse 2); auto prefers fuse-napi when it is built. */
-export type FuseDriverSetting = "auto" | "fuse-napi" | "fuse-native";
+/**
+ * The FUSE binding: fuse-napi (libfuse 3) or fuse-native (libfuse 2); auto prefers fuse-napi when it is built.
+ * `kernel`: computerd's own protocol layer over /dev/fuse (opt-in; src/mount/kernel-driver.ts).
+ */
+export type FuseDriverSetting = "auto" | "fuse-napi" | "fuse-native" | "kernel";
 
 export interface FuseOptions {
   driver: FuseDriverSetting;
@@ -233,8 +236,10 @@ function parseLoop(value: string | undefined): FuseOptions["loop"] {
 
 function parseDriver(value: string | undefined): FuseDriverSetting {
   if (value === undefined || value === "" || value === "auto") return "auto";
-  if (value === "fuse-napi" || value === "fuse-native") return value;
-  throw new ConfigError(`COMPUTERD_FUSE_DRIVER must be auto, fuse-napi or fuse-native; got ${JSON.stringify(value)}`);
+  if (value === "fuse-napi" || value === "fuse-native" || value === "kernel") return value;
+  throw new ConfigError(
+    `COMPUTERD_FUSE_DRIVER must be auto, fuse-napi, fuse-native or kernel; got ${JSON.stringify(value)}`,
+  );
 }
 
 /** The `-o` list for a FUSE mount, in the reference's order. */

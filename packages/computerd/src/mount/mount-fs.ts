@@ -119,6 +119,12 @@ export class MountFs {
     return this.#stat(attr, this.#files.get(attr.inode));
   }
 
+  /** By inode (the kernel driver's nodes are inodes): no path walk; undefined once the inode is gone. */
+  inodeStat(inode: number): FuseStat | undefined {
+    const attr = inodeAttr(this.#db, inode);
+    return attr === undefined ? undefined : this.#stat(attr, this.#files.get(inode));
+  }
+
   /** fstat: by handle, so a file unlinked while open still answers. */
   fgetattr(fd: number): FuseStat {
     const file = this.#handle(fd).file;
