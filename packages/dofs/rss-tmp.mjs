@@ -1,0 +1,20 @@
+import Database from "better-sqlite3";
+const rss = () => Math.round(process.memoryUsage().rss / 1048576);
+const [file, jm] = [process.argv[2], process.argv[3]];
+const db = new Database(file === "mem" ? ":memory:" : file === "anon" ? "" : file);
+db.pragma("auto_vacuum = INCREMENTAL");
+if (jm) db.pragma(`journal_mode = ${jm}`);
+db.pragma("synchronous = OFF");
+db.pragma("cache_size = -16000");
+db.exec("CREATE TABLE b (hash TEXT PRIMARY KEY, bytes BLOB NOT NULL)");
+const buf = Buffer.alloc(524288, 7);
+const ins = db.prepare("INSERT INTO b VALUES (?, ?)");
+const get = db.prepare("SELECT bytes FROM b WHERE hash = ?");
+const base = rss(); let t = performance.now();
+for (let r = 0; r < 30; r++) { db.exec("BEGIN"); for (let i = 0; i < 40; i++) { buf.writeUInt32LE(r*100+i, 0); ins.run(r+"-"+i, buf); } db.exec("COMMIT"); }
+const tw = performance.now() - t; t = performance.now();
+for (let r = 0; r < 30; r++) for (let i = 0; i < 40; i++) get.get(r+"-"+i);
+const tr = performance.now() - t;
+const full = rss();
+t = performance.now(); db.exec("DELETE FROM b"); db.pragma("incremental_vacuum"); const td = performance.now() - t;
+console.log(file, jm, `write ${(600/tw*1000).toFixed(0)} MB/s read ${(600/tr*1000).toFixed(0)} MB/s del ${td.toFixed(0)}ms`, "rss base", base, "full", full, "after", rss());
