@@ -31,9 +31,15 @@ export function openNodeDatabase(path = ":memory:", options: { cacheKiB?: number
   // Only takes effect before the first table exists, which is all it needs to.
   db.pragma("auto_vacuum = INCREMENTAL");
   if (options.cacheKiB !== undefined) db.pragma(`cache_size = -${Math.max(1, Math.floor(options.cacheKiB))}`);
-  db.pragma("journal_mode = WAL");
-  // An anonymous file dies with the process: there is nothing for a sync to protect.
-  db.pragma(path === "" ? "synchronous = OFF" : "synchronous = NORMAL");
+  if (path === "") {
+    // An anonymous file dies with the process: nothing to protect from a crash. SQLite refuses WAL
+    // for it; its rollback journal stays a temporary file (a memory journal would put a whole
+    // transaction's old pages in the heap).
+    db.pragma("synchronous = OFF");
+  } else {
+    db.pragma("journal_mode = WAL");
+    db.pragma("synchronous = NORMAL");
+  }
   const statements = new Map<string, BetterSqlite3.Statement>();
   const prepare = (query: string): BetterSqlite3.Statement => {
     let statement = statements.get(query);

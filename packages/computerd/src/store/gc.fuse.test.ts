@@ -142,7 +142,7 @@ describe("chunk gc on a FUSE mount", () => {
     const empty = await swept();
     expect(empty).toMatchObject({ blob_bytes: 0, orphan_bytes: 0, vfs_blobs: 0 });
     expect(empty.gc_bytes_freed).toBeGreaterThanOrEqual(29 * size);
-  });
+  }, 120_000);
 
   test("a file unlinked while open keeps its chunks through gc until its last handle closes", async () => {
     const path = join(daemon.mountPoint, "unlinked");
