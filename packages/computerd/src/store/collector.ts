@@ -76,14 +76,6 @@ export class ChunkCollector {
     this.#timer = undefined;
   }
 
-  /** Sweeps the whole store now (after any sweep already running); for tests and benchmarks. */
-  async collect(): Promise<SweepResult> {
-    await this.#sweeping?.catch(() => undefined);
-    const result = await this.#sweep();
-    await this.#vacuum();
-    return result;
-  }
-
   stats(): Record<string, number> {
     return {
       // A test waits for gc_swept_rev to reach vfs_rev, then checks the store's bytes.
