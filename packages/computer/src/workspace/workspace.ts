@@ -4,7 +4,7 @@
  * per-backend sync, and the optional capabilities; it is a thin assembly of
  * those parts, each of which lives in its own module.
  */
-import { type Database, GC_SAFETY_WINDOW_MS, WorkspaceFilesystem } from "@cloudflare/dofs";
+import { type Database, ensureSchema, GC_SAFETY_WINDOW_MS, WorkspaceFilesystem } from "@cloudflare/dofs";
 import { collectGarbage } from "@cloudflare/dofs/inode";
 import { DEFAULT_BATCH_BUDGET, type SyncBudget } from "@cloudflare/dofs/sync";
 import { createArtifact } from "../artifacts/artifact.js";
@@ -255,6 +255,8 @@ export class Workspace<Git extends WorkspaceGit = WorkspaceGit> {
     const now = this.#now();
     if (this.#gcAfter === undefined && now < this.#gcNotBefore) return;
     try {
+      // A workspace that only ever ran commands may not have touched its filesystem's tables yet.
+      ensureSchema(this.#db, now);
       const pass = collectGarbage(this.#db, {
         now,
         windowMs: GC_SAFETY_WINDOW_MS,
