@@ -4,7 +4,8 @@
  * per-backend sync, and the optional capabilities; it is a thin assembly of
  * those parts, each of which lives in its own module.
  */
-import { type Database, WorkspaceFilesystem } from "@cloudflare/dofs";
+import { type Database, ensureSchema, GC_SAFETY_WINDOW_MS, WorkspaceFilesystem } from "@cloudflare/dofs";
+import { collectGarbage } from "@cloudflare/dofs/inode";
 import { DEFAULT_BATCH_BUDGET, type SyncBudget } from "@cloudflare/dofs/sync";
 import { createArtifact } from "../artifacts/artifact.js";
 import { indexMounts, type ResolvedMount, resolveMounts } from "../mounts/index-mounts.js";
@@ -88,12 +89,17 @@ export class Workspace<Git extends WorkspaceGit = WorkspaceGit> {
   #mounted: Promise<void> | undefined;
   readonly #mounts: ResolvedMount[];
   #closed = false;
+  readonly #now: () => number;
+  /** Chunk gc after syncs: when the next pass may run, and where an unfinished sweep resumes. */
+  #gcNotBefore = 0;
+  #gcAfter: string | undefined;
 
   constructor(options: WorkspaceOptions<Git>) {
     if (typeof options !== "object" || options === null || !options.storage) {
       throw new TypeError("new Workspace({ storage }) needs storage: the Durable Object's ctx.storage");
     }
     const now = options.now ?? Date.now;
+    this.#now = now;
     this.#options = options;
     this.#db = toDatabase(options.storage);
     this.fs = new WorkspaceFilesystem(this.#db, { now });
@@ -109,6 +115,7 @@ export class Workspace<Git extends WorkspaceGit = WorkspaceGit> {
       now,
       scheduler: options.retryScheduler,
       retry: resolveSyncRetryOptions(options.syncRetry),
+      afterSync: () => this.#collectChunks(),
     };
     const backends = options.backends ?? [];
     if (!Array.isArray(backends)) throw new TypeError("backends must be an array");
@@ -235,10 +242,45 @@ export class Workspace<Git extends WorkspaceGit = WorkspaceGit> {
     return new WorkspaceStub(this);
   }
 
+  /**
+   * Chunk gc on the Durable Object, after a sync step (the exec bracket's
+   * push and pull, `push()`, `pull()`, and `retryPendingSync()` from the
+   * alarm): one bounded pass of RECLAIM_PASS_BLOBS unreferenced blobs with
+   * the spec's one-hour window, at most every RECLAIM_INTERVAL_MS while no
+   * sweep is half done. Blobs orphaned less than an hour ago stay (an open
+   * read stream, a writer about to link them). A failure leaves them for a
+   * later pass: reclaiming never fails a sync.
+   */
+  #collectChunks(): void {
+    const now = this.#now();
+    if (this.#gcAfter === undefined && now < this.#gcNotBefore) return;
+    try {
+      // A workspace that only ever ran commands may not have touched its filesystem's tables yet.
+      ensureSchema(this.#db, now);
+      const pass = collectGarbage(this.#db, {
+        now,
+        windowMs: GC_SAFETY_WINDOW_MS,
+        limit: RECLAIM_PASS_BLOBS,
+        ...(this.#gcAfter === undefined ? {} : { after: this.#gcAfter }),
+      });
+      this.#gcAfter = pass.next;
+      if (pass.next === undefined) this.#gcNotBefore = now + RECLAIM_INTERVAL_MS;
+    } catch (error) {
+      this.#gcAfter = undefined;
+      this.#gcNotBefore = now + RECLAIM_INTERVAL_MS;
+      console.warn("workspace chunk gc failed; retrying after the next sync", error);
+    }
+  }
+
   #assertOpen(syscall: string): void {
     if (this.#closed) throw closedError(`workspace.${syscall}`);
   }
 }
+
+/** Unreferenced blobs one gc pass looks at (up to 128 MiB freed in one storage transaction). */
+const RECLAIM_PASS_BLOBS = 256;
+/** A finished sweep is not repeated sooner than this (orphans younger than the hour-long window stay anyway). */
+const RECLAIM_INTERVAL_MS = 60_000;
 
 // With `useThink: true` the constructor adds the Think file methods (think.ts); optional here because
 // only such workspaces have them. `isThinkWorkspace(workspace)` narrows to the full set.

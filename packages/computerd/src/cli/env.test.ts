@@ -142,3 +142,12 @@ describe("the process (behaviour 31)", () => {
     }
   });
 });
+
+describe("COMPUTERD_STORE", () => {
+  test("file by default, memory on request, anything else refused", () => {
+    expect(readConfig({}).store).toBe("file");
+    expect(readConfig({ COMPUTERD_STORE: "" }).store).toBe("file");
+    expect(readConfig({ COMPUTERD_STORE: "memory" }).store).toBe("memory");
+    expect(() => readConfig({ COMPUTERD_STORE: "disk" })).toThrow('COMPUTERD_STORE must be file or memory, got "disk"');
+  });
+});

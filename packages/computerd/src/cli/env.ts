@@ -79,6 +79,14 @@ export interface Config {
    * commands trust, alone and with the system roots).
    */
   egress: { tunnel: string; caCert: string; caBundle: string } | undefined;
+  /**
+   * `COMPUTERD_STORE`: where the workspace store's pages live. `file`
+   * (default): an anonymous temporary file SQLite deletes when the daemon
+   * exits, read through a bounded cache, so freed chunks leave the process
+   * (a heap-backed store keeps freed pages in the allocator). `memory`: the
+   * process's heap.
+   */
+  store: "file" | "memory";
 }
 
 export const DEFAULT_PORT = 45_678;
@@ -128,6 +136,7 @@ export function readConfig(env: Env, defaults: { port?: number } = {}): Config {
     fuse: fuseOptions(env),
     execNetwork: execNetwork(env.COMPUTERD_EXEC_NETWORK),
     egress: egressConfig(env),
+    store: parseStore(env.COMPUTERD_STORE),
   };
 }
 
@@ -143,6 +152,12 @@ function parsePort(value: string | undefined, fallback: number, name = "PORT"): 
     throw new ConfigError(`${name} must be an integer from 0 to 65535, got "${value}"`);
   }
   return Number(value);
+}
+
+function parseStore(value: string | undefined): Config["store"] {
+  if (value === undefined || value === "" || value === "file") return "file";
+  if (value === "memory") return value;
+  throw new ConfigError(`COMPUTERD_STORE must be file or memory, got "${value}"`);
 }
 
 function parseMount(value: string | undefined): MountSetting {

@@ -271,6 +271,10 @@ export class FuseNapiDriver implements MountDriver {
     return this.fs.stats();
   }
 
+  heldChunks(into: Set<string>): void {
+    this.fs.heldChunks(into);
+  }
+
   /** fuse-napi's callback table over MountFs; every op answers an errno on failure. */
   #ops(): Record<string, Op> {
     const fs = this.fs;

@@ -387,6 +387,16 @@ export class MountFs {
     if (failure !== undefined) throw failure;
   }
 
+  /**
+   * Adds every stored blob an open, parked, hidden or detached file may
+   * still need (see OpenFile.heldChunks): chunk gc keeps them.
+   */
+  heldChunks(into: Set<string>): void {
+    for (const file of this.#files.values()) file.heldChunks(into);
+    // A file unlinked while open is reachable only through its handles.
+    for (const handle of this.#handles.values()) handle.file.heldChunks(into);
+  }
+
   /** Bytes held by closed files waiting for their commit. */
   get parkedBytes(): number {
     return this.#parkedBytes;

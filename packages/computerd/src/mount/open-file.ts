@@ -65,6 +65,17 @@ export class OpenFile {
     return total;
   }
 
+  /**
+   * Adds the stored blobs this file may still read or link that its inode's
+   * rows may not name: chunks shared by copy_file_range and not committed,
+   * and the chunk list it loaded (all a file unlinked while open, or deleted
+   * by a push, can still read).
+   */
+  heldChunks(into: Set<string>): void {
+    for (const ref of this.#shared.values()) into.add(ref.hash);
+    if (this.#chunks !== undefined) for (const ref of this.#chunks) into.add(ref.hash);
+  }
+
   /** Forgets the cached chunk list (a sync apply may have replaced the file under us). */
   invalidate(): void {
     this.#chunks = undefined;

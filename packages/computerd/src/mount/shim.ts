@@ -91,6 +91,9 @@ export class ShimDriver implements MountDriver {
     return { shim_paths: this.#shadow.size };
   }
 
+  /** Nothing beyond dofs' own holds: the shim keeps no handles, and its reads and writes are dofs streams. */
+  heldChunks(): void {}
+
   /** Store → disk. */
   flush(): Promise<void> {
     return this.#serial(async () => {
