@@ -42,14 +42,12 @@ type _MountContext = Fits<ResultFits<O.MountContext, R.MountContext>>;
 type _MountFactory = Fits<OptionsFits<O.MountFactory, R.MountFactory>>;
 // @ts-expect-error missing, issue 19 row 3
 type _MountWriteAPI = Fits<ResultFits<O.MountWriteAPI, R.MountWriteAPI>>;
-// @ts-expect-error missing, issue 19 row 8
 type _noopObserver = Fits<ValueFits<typeof O.noopObserver, typeof R.noopObserver>>;
 // @ts-expect-error incompatible, issue 19 row 3
 type _R2Bucket = Fits<ValueFits<typeof O.R2Bucket, typeof R.R2Bucket>>;
 // @ts-expect-error missing, issue 19 row 3
 type _R2BucketBinding = Fits<ResultFits<O.R2BucketBinding, R.R2BucketBinding>>;
 type _R2BucketOptions = Fits<OptionsFits<O.R2BucketOptions, R.R2BucketOptions>>;
-// @ts-expect-error missing, issue 19 row 19
 type _RawShellValue = Fits<OptionsFits<O.RawShellValue, R.RawShellValue>>;
 // @ts-expect-error missing, issue 19 row 3
 type _RuntimeExecOptions = Fits<OptionsFits<O.RuntimeExecOptions, R.RuntimeExecOptions>>;
@@ -57,10 +55,8 @@ type _RuntimeExecOptions = Fits<OptionsFits<O.RuntimeExecOptions, R.RuntimeExecO
 type _RuntimeGetOptions = Fits<OptionsFits<O.RuntimeGetOptions, R.RuntimeGetOptions>>;
 // @ts-expect-error missing, issue 19 row 3
 type _RuntimeKillOptions = Fits<OptionsFits<O.RuntimeKillOptions, R.RuntimeKillOptions>>;
-// @ts-expect-error incompatible, issue 19 row 19
 type _sh = Fits<ValueFits<typeof O.sh, typeof R.sh>>;
 type _shellQuote = Fits<ValueFits<typeof O.shellQuote, typeof R.shellQuote>>;
-// @ts-expect-error incompatible, issue 19 row 19
 type _ShellValue = Fits<OptionsFits<O.ShellValue, R.ShellValue>>;
 // @ts-expect-error missing, issue 19 row 7
 type _SkippedEntry = Fits<ResultFits<O.SkippedEntry, R.SkippedEntry>>;
@@ -84,9 +80,7 @@ type _WithWorkspaceCtor = Fits<ResultFits<O.WithWorkspaceCtor<any>, R.WithWorksp
 type _Workspace = Fits<ClassFits<typeof O.Workspace, typeof R.Workspace>>;
 // @ts-expect-error incompatible, issue 19 row 9
 type _WorkspaceAssetsStub = Fits<ClassFits<typeof O.WorkspaceAssetsStub, typeof R.WorkspaceAssetsStub>>;
-// @ts-expect-error missing, issue 19 row 8
 type _WorkspaceAttributes = Fits<OptionsFits<O.WorkspaceAttributes, R.WorkspaceAttributes>>;
-// @ts-expect-error missing, issue 19 row 8
 type _WorkspaceAttributeValue = Fits<OptionsFits<O.WorkspaceAttributeValue, R.WorkspaceAttributeValue>>;
 // @ts-expect-error incompatible, issue 19 row 3
 type _WorkspaceBackend = Fits<OptionsFits<O.WorkspaceBackend, R.WorkspaceBackend>>;
@@ -110,7 +104,6 @@ type _WorkspaceModuleBackend = Fits<OptionsFits<O.WorkspaceModuleBackend, R.Work
 type _WorkspaceModuleBackendHandle = Fits<OptionsFits<O.WorkspaceModuleBackendHandle, R.WorkspaceModuleBackendHandle>>;
 // @ts-expect-error missing, issue 19 row 3
 type _WorkspaceModuleBackendHost = Fits<ResultFits<O.WorkspaceModuleBackendHost, R.WorkspaceModuleBackendHost>>;
-// @ts-expect-error missing, issue 19 row 8
 type _WorkspaceObserver = Fits<OptionsFits<O.WorkspaceObserver, R.WorkspaceObserver>>;
 // @ts-expect-error incompatible, issue 19 row 7
 type _WorkspaceOptions = Fits<OptionsFits<O.WorkspaceOptions, R.WorkspaceOptions>>;
@@ -153,7 +146,6 @@ type _WorkspaceRuntimeValue = Fits<ResultFits<O.WorkspaceRuntimeValue, R.Workspa
 // @ts-expect-error incompatible, issue 19 row 3
 type _WorkspaceServiceProxy = Fits<ClassFits<typeof O.WorkspaceServiceProxy, typeof R.WorkspaceServiceProxy>>;
 type _WorkspaceServiceProxyProps = Fits<OptionsFits<O.WorkspaceServiceProxyProps, R.WorkspaceServiceProxyProps>>;
-// @ts-expect-error missing, issue 19 row 8
 type _WorkspaceSpan = Fits<OptionsFits<O.WorkspaceSpan, R.WorkspaceSpan>>;
 // @ts-expect-error incompatible, issue 19 row 15
 type _WorkspaceStub = Fits<ClassFits<typeof O.WorkspaceStub, typeof R.WorkspaceStub>>;
