@@ -4,20 +4,12 @@ import type * as R from "computer-reference/assets";
 import type * as O from "../../src/assets/index.js";
 import type { Fits, OptionsFits, ResultFits, ValueFits } from "./check.js";
 
-// @ts-expect-error missing, issue 19 row 9
 type _AssetsClient = Fits<ResultFits<O.AssetsClient, R.AssetsClient>>;
-// @ts-expect-error incompatible, issue 19 row 9
-type _AssetsEnv = Fits<ResultFits<O.AssetsEnv, R.AssetsEnv>>;
-// @ts-expect-error incompatible, issue 19 row 9
+type _AssetsEnv = Fits<OptionsFits<O.AssetsEnv, R.AssetsEnv>>;
 type _createAssets = Fits<ValueFits<typeof O.createAssets, typeof R.createAssets>>;
-// @ts-expect-error incompatible, issue 19 row 9
 type _CreateAssetsOptions = Fits<OptionsFits<O.CreateAssetsOptions, R.CreateAssetsOptions>>;
-// @ts-expect-error missing, issue 19 row 9
-type _R2PutBucket = Fits<ResultFits<O.R2PutBucket, R.R2PutBucket>>;
-// @ts-expect-error missing, issue 19 row 9
+type _R2PutBucket = Fits<OptionsFits<O.R2PutBucket, R.R2PutBucket>>;
 type _resolveS3 = Fits<ValueFits<typeof O.resolveS3, typeof R.resolveS3>>;
-// @ts-expect-error missing, issue 19 row 9
 type _S3Config = Fits<OptionsFits<O.S3Config, R.S3Config>>;
 type _ShareOptions = Fits<OptionsFits<O.ShareOptions, R.ShareOptions>>;
-// @ts-expect-error missing, issue 19 row 9
-type _WorkspaceLike = Fits<ResultFits<O.WorkspaceLike, R.WorkspaceLike>>;
+type _WorkspaceLike = Fits<OptionsFits<O.WorkspaceLike, R.WorkspaceLike>>;

@@ -137,4 +137,4 @@ type _TreeEntryView = Fits<ResultFits<O.TreeEntryView, R.TreeEntryView>>;
 // @ts-expect-error missing, issue 19 row 11
 type _WorkspaceGitClientOptions = Fits<OptionsFits<O.WorkspaceGitClientOptions, R.WorkspaceGitClientOptions>>;
 // @ts-expect-error missing, issue 19 row 11
-type _WorkspaceLike = Fits<ResultFits<O.WorkspaceLike, R.WorkspaceLike>>;
+type _WorkspaceLike = Fits<OptionsFits<O.WorkspaceLike, R.WorkspaceLike>>;

@@ -58,6 +58,6 @@ type _ReadToolOptions = Fits<OptionsFits<O.ReadToolOptions, R.ReadToolOptions>>;
 // @ts-expect-error incompatible, issue 19 row 12
 type _WorkspaceFileStore = Fits<ClassFits<typeof O.WorkspaceFileStore, typeof R.WorkspaceFileStore>>;
 // @ts-expect-error missing, issue 19 row 12
-type _WorkspaceLike = Fits<ResultFits<O.WorkspaceLike, R.WorkspaceLike>>;
+type _WorkspaceLike = Fits<OptionsFits<O.WorkspaceLike, R.WorkspaceLike>>;
 // @ts-expect-error incompatible, issue 19 row 12
 type _WriteToolOptions = Fits<OptionsFits<O.WriteToolOptions, R.WriteToolOptions>>;
