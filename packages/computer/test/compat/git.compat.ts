@@ -4,7 +4,6 @@ import type * as R from "computer-reference/git";
 import type * as O from "../../src/git/index.js";
 import type { ClassFits, Fits, OptionsFits, ResultFits, ValueFits } from "./check.js";
 
-// @ts-expect-error missing, issue 19 row 11
 type _AlreadyInitializedError = Fits<ClassFits<typeof O.AlreadyInitializedError, typeof R.AlreadyInitializedError>>;
 // @ts-expect-error missing, issue 19 row 11
 type _AuthCallback = Fits<ResultFits<O.AuthCallback, R.AuthCallback>>;
@@ -24,7 +23,6 @@ type _CreateGitClientOptions = Fits<OptionsFits<O.CreateGitClientOptions, R.Crea
 type _DiffSummaryEntry = Fits<ResultFits<O.DiffSummaryEntry, R.DiffSummaryEntry>>;
 // @ts-expect-error missing, issue 19 row 11
 type _FetchResult = Fits<ResultFits<O.FetchResult, R.FetchResult>>;
-// @ts-expect-error missing, issue 19 row 11
 type _GitAddOptions = Fits<OptionsFits<O.GitAddOptions, R.GitAddOptions>>;
 // @ts-expect-error missing, issue 19 row 11
 type _GitAuth = Fits<ResultFits<O.GitAuth, R.GitAuth>>;
@@ -32,11 +30,9 @@ type _GitAuth = Fits<ResultFits<O.GitAuth, R.GitAuth>>;
 type _GitBranchDeleteOptions = Fits<OptionsFits<O.GitBranchDeleteOptions, R.GitBranchDeleteOptions>>;
 // @ts-expect-error missing, issue 19 row 11
 type _GitBranchListOptions = Fits<OptionsFits<O.GitBranchListOptions, R.GitBranchListOptions>>;
-// @ts-expect-error missing, issue 19 row 11
 type _GitBranchOptions = Fits<OptionsFits<O.GitBranchOptions, R.GitBranchOptions>>;
 // @ts-expect-error missing, issue 19 row 11
 type _GitCatFileOptions = Fits<OptionsFits<O.GitCatFileOptions, R.GitCatFileOptions>>;
-// @ts-expect-error missing, issue 19 row 11
 type _GitCheckoutOptions = Fits<OptionsFits<O.GitCheckoutOptions, R.GitCheckoutOptions>>;
 // @ts-expect-error incompatible, issue 19 row 11
 type _GitClient = Fits<ResultFits<O.GitClient, R.GitClient>>;
@@ -46,9 +42,7 @@ type _GitClientFactory = Fits<ResultFits<O.GitClientFactory, R.GitClientFactory>
 type _GitCliInput = Fits<OptionsFits<O.GitCliInput, R.GitCliInput>>;
 // @ts-expect-error missing, issue 19 row 11
 type _GitCliResult = Fits<ResultFits<O.GitCliResult, R.GitCliResult>>;
-// @ts-expect-error missing, issue 19 row 11
 type _GitCloneOptions = Fits<OptionsFits<O.GitCloneOptions, R.GitCloneOptions>>;
-// @ts-expect-error missing, issue 19 row 11
 type _GitCommitOptions = Fits<OptionsFits<O.GitCommitOptions, R.GitCommitOptions>>;
 // @ts-expect-error missing, issue 19 row 11
 type _GitConfigGetOptions = Fits<OptionsFits<O.GitConfigGetOptions, R.GitConfigGetOptions>>;
@@ -56,29 +50,23 @@ type _GitConfigGetOptions = Fits<OptionsFits<O.GitConfigGetOptions, R.GitConfigG
 type _GitConfigSetOptions = Fits<OptionsFits<O.GitConfigSetOptions, R.GitConfigSetOptions>>;
 // @ts-expect-error missing, issue 19 row 11
 type _GitCurrentBranchOptions = Fits<OptionsFits<O.GitCurrentBranchOptions, R.GitCurrentBranchOptions>>;
-// @ts-expect-error missing, issue 19 row 11
-type _GitDiffOptions = Fits<OptionsFits<O.GitDiffOptions, R.GitDiffOptions>>;
 // @ts-expect-error incompatible, issue 19 row 11
+type _GitDiffOptions = Fits<OptionsFits<O.GitDiffOptions, R.GitDiffOptions>>;
 type _GitError = Fits<ClassFits<typeof O.GitError, typeof R.GitError>>;
-// @ts-expect-error missing, issue 19 row 11
+// @ts-expect-error incompatible, issue 19 row 11
 type _GitFetchOptions = Fits<OptionsFits<O.GitFetchOptions, R.GitFetchOptions>>;
-// @ts-expect-error missing, issue 19 row 11
 type _GitHashObjectOptions = Fits<OptionsFits<O.GitHashObjectOptions, R.GitHashObjectOptions>>;
-// @ts-expect-error missing, issue 19 row 11
 type _GitIdentity = Fits<OptionsFits<O.GitIdentity, R.GitIdentity>>;
-// @ts-expect-error missing, issue 19 row 11
 type _GitInitOptions = Fits<OptionsFits<O.GitInitOptions, R.GitInitOptions>>;
-// @ts-expect-error missing, issue 19 row 11
 type _GitLogOptions = Fits<OptionsFits<O.GitLogOptions, R.GitLogOptions>>;
 // @ts-expect-error missing, issue 19 row 11
 type _GitLsFilesOptions = Fits<OptionsFits<O.GitLsFilesOptions, R.GitLsFilesOptions>>;
 // @ts-expect-error missing, issue 19 row 11
 type _GitLsTreeOptions = Fits<OptionsFits<O.GitLsTreeOptions, R.GitLsTreeOptions>>;
-// @ts-expect-error missing, issue 19 row 11
 type _GitMergeOptions = Fits<OptionsFits<O.GitMergeOptions, R.GitMergeOptions>>;
-// @ts-expect-error missing, issue 19 row 11
+// @ts-expect-error incompatible, issue 19 row 11
 type _GitPullOptions = Fits<OptionsFits<O.GitPullOptions, R.GitPullOptions>>;
-// @ts-expect-error missing, issue 19 row 11
+// @ts-expect-error incompatible, issue 19 row 11
 type _GitPushOptions = Fits<OptionsFits<O.GitPushOptions, R.GitPushOptions>>;
 // @ts-expect-error missing, issue 19 row 11
 type _GitRemoteAddOptions = Fits<OptionsFits<O.GitRemoteAddOptions, R.GitRemoteAddOptions>>;
@@ -90,11 +78,9 @@ type _GitRemoteRemoveOptions = Fits<OptionsFits<O.GitRemoteRemoveOptions, R.GitR
 type _GitRepoRootOptions = Fits<OptionsFits<O.GitRepoRootOptions, R.GitRepoRootOptions>>;
 // @ts-expect-error missing, issue 19 row 11
 type _GitRevParseOptions = Fits<OptionsFits<O.GitRevParseOptions, R.GitRevParseOptions>>;
-// @ts-expect-error missing, issue 19 row 11
 type _GitRmOptions = Fits<OptionsFits<O.GitRmOptions, R.GitRmOptions>>;
 // @ts-expect-error missing, issue 19 row 11
 type _GitShowOptions = Fits<OptionsFits<O.GitShowOptions, R.GitShowOptions>>;
-// @ts-expect-error missing, issue 19 row 11
 type _GitStatusOptions = Fits<OptionsFits<O.GitStatusOptions, R.GitStatusOptions>>;
 // @ts-expect-error missing, issue 19 row 11
 type _GitTagDeleteOptions = Fits<OptionsFits<O.GitTagDeleteOptions, R.GitTagDeleteOptions>>;
@@ -102,18 +88,13 @@ type _GitTagDeleteOptions = Fits<OptionsFits<O.GitTagDeleteOptions, R.GitTagDele
 type _GitTagListOptions = Fits<OptionsFits<O.GitTagListOptions, R.GitTagListOptions>>;
 // @ts-expect-error missing, issue 19 row 11
 type _GitTagOptions = Fits<OptionsFits<O.GitTagOptions, R.GitTagOptions>>;
-// @ts-expect-error missing, issue 19 row 11
 type _GitUpdateRefOptions = Fits<OptionsFits<O.GitUpdateRefOptions, R.GitUpdateRefOptions>>;
 type _MergeResult = Fits<ResultFits<O.MergeResult, R.MergeResult>>;
 // @ts-expect-error missing, issue 19 row 11
 type _MessageCallback = Fits<ResultFits<O.MessageCallback, R.MessageCallback>>;
-// @ts-expect-error missing, issue 19 row 11
 type _MissingIdentityError = Fits<ClassFits<typeof O.MissingIdentityError, typeof R.MissingIdentityError>>;
-// @ts-expect-error missing, issue 19 row 11
 type _NotARepositoryError = Fits<ClassFits<typeof O.NotARepositoryError, typeof R.NotARepositoryError>>;
-// @ts-expect-error missing, issue 19 row 11
 type _PathOutsideRepoError = Fits<ClassFits<typeof O.PathOutsideRepoError, typeof R.PathOutsideRepoError>>;
-// @ts-expect-error missing, issue 19 row 11
 type _PathspecNotFoundError = Fits<ClassFits<typeof O.PathspecNotFoundError, typeof R.PathspecNotFoundError>>;
 // @ts-expect-error missing, issue 19 row 11
 type _ProgressCallback = Fits<ResultFits<O.ProgressCallback, R.ProgressCallback>>;
