@@ -6,27 +6,19 @@ import type { ClassFits, Fits, OptionsFits, ResultFits, ValueFits } from "./chec
 
 // @ts-expect-error missing, issue 19 row 14
 type _ArtifactClient = Fits<ResultFits<O.ArtifactClient, R.ArtifactClient>>;
-// @ts-expect-error missing, issue 19 row 14
 type _ArtifactError = Fits<ClassFits<typeof O.ArtifactError, typeof R.ArtifactError>>;
-// @ts-expect-error missing, issue 19 row 14
 type _ArtifactImportOptions = Fits<OptionsFits<O.ArtifactImportOptions, R.ArtifactImportOptions>>;
-// @ts-expect-error missing, issue 19 row 14
 type _ArtifactImportSource = Fits<OptionsFits<O.ArtifactImportSource, R.ArtifactImportSource>>;
 // @ts-expect-error missing, issue 19 row 14
 type _ArtifactRepoSummary = Fits<ResultFits<O.ArtifactRepoSummary, R.ArtifactRepoSummary>>;
-// @ts-expect-error missing, issue 19 row 14
+// @ts-expect-error incompatible, issue 19 row 14
 type _ArtifactsCLIInput = Fits<OptionsFits<O.ArtifactsCLIInput, R.ArtifactsCLIInput>>;
-// @ts-expect-error missing, issue 19 row 14
 type _ArtifactsCLIResult = Fits<ResultFits<O.ArtifactsCLIResult, R.ArtifactsCLIResult>>;
-// @ts-expect-error missing, issue 19 row 14
 type _ArtifactScope = Fits<OptionsFits<O.ArtifactScope, R.ArtifactScope>>;
 // @ts-expect-error incompatible, issue 19 row 14
 type _createArtifact = Fits<ValueFits<typeof O.createArtifact, typeof R.createArtifact>>;
-// @ts-expect-error incompatible, issue 19 row 14
 type _InvalidRepoNameError = Fits<ClassFits<typeof O.InvalidRepoNameError, typeof R.InvalidRepoNameError>>;
-// @ts-expect-error incompatible, issue 19 row 14
 type _InvalidSessionIdError = Fits<ClassFits<typeof O.InvalidSessionIdError, typeof R.InvalidSessionIdError>>;
-// @ts-expect-error incompatible, issue 19 row 14
 type _NotFoundError = Fits<ClassFits<typeof O.NotFoundError, typeof R.NotFoundError>>;
 // @ts-expect-error missing, issue 19 row 14
 type _RemoteAddFn = Fits<ResultFits<O.RemoteAddFn, R.RemoteAddFn>>;
