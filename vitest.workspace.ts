@@ -72,6 +72,17 @@ export const projects: TestProjectConfiguration[] = [
     },
   },
   {
+    // Drop-in differential tests: the published @cloudflare/computer@0.2.1 and ours, same scenarios, one worker.
+    plugins: [
+      cloudflareTest({ wrangler: { configPath: here("./packages/computer/test/differential/wrangler.jsonc") } }),
+    ],
+    test: {
+      name: "computer:differential",
+      include: ["packages/computer/test/differential/**/*.worker.test.ts"],
+      exclude: ["**/node_modules/**", "**/dist/**"],
+    },
+  },
+  {
     plugins: [cloudflareTest({ wrangler: { configPath: here("./packages/computer/test/wrangler.jsonc") } })],
     test: {
       name: "computer:workerd",

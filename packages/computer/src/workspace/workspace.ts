@@ -10,6 +10,7 @@ import { DEFAULT_BATCH_BUDGET, type SyncBudget } from "@cloudflare/dofs/sync";
 import { createArtifact } from "../artifacts/artifact.js";
 import { indexMounts, type ResolvedMount, resolveMounts } from "../mounts/index-mounts.js";
 import type { Mount, MountsOption } from "../mounts/types.js";
+import { noopObserver, type WorkspaceObserver } from "../observe/observer.js";
 import type { WorkspaceBackend } from "../runtime/backend.js";
 import { CommandRuntime, type RuntimeServices, type SyncPullResult } from "../runtime/command-runtime.js";
 import { DirectRuntime } from "../runtime/direct-runtime.js";
@@ -66,6 +67,11 @@ export interface WorkspaceOptions<Git extends WorkspaceGit = WorkspaceGit> {
   syncRetry?: SyncRetryOptions;
   /** Clock for revs and retry times; injectable for tests. */
   now?: () => number;
+  /**
+   * Receives spans around the Workspace's work (`createCloudflareObserver` from
+   * `@cloudflare/computer/observe/cloudflare`, or your own); default `noopObserver`.
+   */
+  observer?: WorkspaceObserver;
 }
 
 export interface PullOptions {
@@ -155,6 +161,11 @@ export class Workspace<Git extends WorkspaceGit = WorkspaceGit> {
       ...(this.#options.defaultGitIdentity ? { defaultIdentity: this.#options.defaultGitIdentity } : {}),
     });
     return this.#git;
+  }
+
+  /** The configured observer, or `noopObserver`. */
+  get observer(): WorkspaceObserver {
+    return this.#options.observer ?? noopObserver;
   }
 
   /** Undefined when no assets client is configured. */
