@@ -16,17 +16,18 @@ import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const dir = join(here, "..", "src", "backends", "worker-javascript");
-const out = join(dir, "runner-bundle.generated.ts");
+const backend = join(here, "..", "src", "backends", "worker-javascript");
+const dir = join(backend, "sandbox");
+const out = join(backend, "runner-bundle.generated.ts");
 
 /** Source file → module name inside the Dynamic Worker (see protocol.ts). */
 const MODULES = {
-  "runner.worker.ts": "__computer/runner.js",
-  "bridge.worker.ts": "__computer/bridge.js",
-  "fs-promises.worker.ts": "__computer/fs-promises.js",
-  "fs.worker.ts": "__computer/fs.js",
-  "git.worker.ts": "__computer/git.js",
-  "artifacts.worker.ts": "__computer/artifacts.js",
+  "runner.ts": "__computer/runner.js",
+  "bridge.ts": "__computer/bridge.js",
+  "fs-promises.ts": "__computer/fs-promises.js",
+  "fs.ts": "__computer/fs.js",
+  "git.ts": "__computer/git.js",
+  "artifacts.ts": "__computer/artifacts.js",
 };
 
 /** Other runner modules are imported by their module name, so they are not bundled twice. */
@@ -34,7 +35,7 @@ function sharedModules(self) {
   return {
     name: "shared-modules",
     setup(builder) {
-      builder.onResolve({ filter: /\.worker\.js$/ }, (args) => {
+      builder.onResolve({ filter: /^\.\/[^/]+\.js$/ }, (args) => {
         const file = args.path.replace(/^\.\//, "").replace(/\.js$/, ".ts");
         const name = MODULES[file];
         if (!name || file === self) return undefined;

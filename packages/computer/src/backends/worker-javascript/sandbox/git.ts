@@ -3,7 +3,7 @@
  * The host decides what is allowed (write access, `allowGitNetwork`, no
  * `-C`/`--git-dir`/`--work-tree`, paths inside the root).
  */
-import { call } from "./bridge.worker.js";
+import { call } from "./bridge.js";
 
 export interface GitCliResult {
   stdout: string;

@@ -16,9 +16,7 @@
 
 import { isFsError, type WorkspaceFilesystem } from "@cloudflare/dofs";
 import { type ImportExpression, type Node, parse } from "acorn";
-import { WorkspaceError } from "../../runtime/errors.js";
-import { MAX_IMPORT_DEPTH, MAX_LOADER_MODULES, MAX_MODULES, type ResolvedOptions } from "./options.js";
-import { assertNoSymlinks, dirnameOf, isAtOrUnder, resolvePath } from "./paths.js";
+import { WorkspaceError } from "../../../runtime/errors.js";
 import {
   ARTIFACTS_MODULE,
   FS_MODULE,
@@ -26,8 +24,10 @@ import {
   GIT_MODULE,
   INTERNAL_PREFIX,
   LIBRARY_PREFIX,
-} from "./protocol.js";
-import { utf8Length } from "./stdio.js";
+} from "../protocol/messages.js";
+import { utf8Length } from "../protocol/stdio.js";
+import { MAX_IMPORT_DEPTH, MAX_LOADER_MODULES, MAX_MODULES, type ResolvedOptions } from "./options.js";
+import { assertNoSymlinks, dirnameOf, isAtOrUnder, resolvePath } from "./paths.js";
 
 /** The synthetic entry's file name inside the cwd. */
 export const ENTRY_NAME = "__entry.js";

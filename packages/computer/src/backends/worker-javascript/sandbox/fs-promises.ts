@@ -5,8 +5,9 @@
  * refuses I/O through symlinks and enforces `access: "read"`. Here we only
  * shape arguments and results the way Node does (Buffers, Stats, Dirents).
  */
-import { call } from "./bridge.worker.js";
-import type { DirentShape, StatShape } from "./protocol.js";
+
+import type { DirentShape, StatShape } from "../protocol/messages.js";
+import { call } from "./bridge.js";
 
 type PathLike = string | URL | Uint8Array;
 

@@ -4,8 +4,8 @@
  * errors the stream with EPROTOCOL.
  */
 import { rpcError } from "@cloudflare/computer-rpc";
-import type { WireExecEvent } from "../../runtime/backend.js";
-import { base64ToBytes } from "../../workspace/ndjson.js";
+import type { WireExecEvent } from "../../../runtime/backend.js";
+import { base64ToBytes } from "../../../workspace/ndjson.js";
 
 function malformed(line: number, why: string): Error {
   return rpcError("EPROTOCOL", "shell.exec", undefined, `malformed shell frame ${line}: ${why}`);

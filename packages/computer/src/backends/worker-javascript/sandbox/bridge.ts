@@ -5,7 +5,7 @@
  * as `{ op: "call", module, method, args }`. Errors come back as data and are
  * rebuilt with their `code`, because Workers RPC keeps only an error's message.
  */
-import type { CapabilityErrorShape, CapabilityReply, HostFunction } from "./protocol.js";
+import type { CapabilityErrorShape, CapabilityReply, HostFunction } from "../protocol/messages.js";
 
 let host: HostFunction | undefined;
 

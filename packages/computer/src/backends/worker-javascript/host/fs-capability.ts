@@ -7,9 +7,9 @@
  * `WorkspaceFsError`s, Node-shaped.
  */
 import { type WorkspaceFilesystem, WorkspaceFsError } from "@cloudflare/dofs";
+import type { StatShape } from "../protocol/messages.js";
 import type { ResolvedOptions } from "./options.js";
 import { assertNoSymlinks, isAtOrUnder, outsideRoot, resolvePath } from "./paths.js";
-import type { StatShape } from "./protocol.js";
 
 const W_OK = 2;
 

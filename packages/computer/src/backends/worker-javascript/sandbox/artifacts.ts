@@ -3,7 +3,7 @@
  * `__computer/artifacts.js`). The host enforces write access and
  * `allowArtifactNetwork` (for imports).
  */
-import { call } from "./bridge.worker.js";
+import { call } from "./bridge.js";
 
 export function create(name: string, options?: Record<string, unknown>): Promise<unknown> {
   return call("artifacts", "create", options === undefined ? [name] : [name, options]);

@@ -7,12 +7,12 @@
  */
 import type { WorkspaceFilesystem } from "@cloudflare/dofs";
 import { WorkspaceFsError } from "@cloudflare/dofs";
-import type { GitCliResult, WorkspaceArtifacts, WorkspaceGit } from "../../workspace/capabilities.js";
+import type { GitCliResult, WorkspaceArtifacts, WorkspaceGit } from "../../../workspace/capabilities.js";
+import type { CapabilityReply } from "../protocol/messages.js";
 import { FsCapability } from "./fs-capability.js";
 import { type CallLimits, type CallTicket, errorShape } from "./limits.js";
 import type { ResolvedOptions } from "./options.js";
 import { isAtOrUnder, outsideRoot, resolvePath } from "./paths.js";
-import type { CapabilityReply } from "./protocol.js";
 
 /** Subcommands that reach the network; they need `allowGitNetwork`. */
 const NETWORK_GIT = new Set(["clone", "fetch", "pull", "push", "ls-remote", "submodule"]);

@@ -7,9 +7,11 @@
  * as failed when the backend is attached, or when one is looked up.
  */
 import { rpcError } from "@cloudflare/computer-rpc";
-import type { BackendContext, DirectBackend, DirectExec, DirectExecRequest } from "../../runtime/backend.js";
-import { closedError, WorkspaceError } from "../../runtime/errors.js";
-import type { ExecEvent, KillSignal } from "../../runtime/types.js";
+import type { BackendContext, DirectBackend, DirectExec, DirectExecRequest } from "../../../runtime/backend.js";
+import { closedError, WorkspaceError } from "../../../runtime/errors.js";
+import type { ExecEvent, KillSignal } from "../../../runtime/types.js";
+import { jsonPlainProblem } from "../protocol/json.js";
+import { utf8Length } from "../protocol/stdio.js";
 import { LiveExecution } from "./execution.js";
 import { GraphBuilder } from "./graph.js";
 import {
@@ -23,9 +25,7 @@ import {
   readEvents,
   reconcileRunning,
 } from "./journal.js";
-import { jsonPlainProblem } from "./json.js";
 import { type ResolvedOptions, resolveOptions, type WorkerJavaScriptOptions } from "./options.js";
-import { utf8Length } from "./stdio.js";
 
 function replayStream(events: ExecEvent[]): ReadableStream<ExecEvent> {
   let index = 0;

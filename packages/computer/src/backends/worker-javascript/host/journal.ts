@@ -6,7 +6,7 @@
  * and closed as failed. Plain functions over `(db, backend, …)`.
  */
 import type { Database } from "@cloudflare/dofs";
-import type { ExecEvent, ExecStatus } from "../../runtime/types.js";
+import type { ExecEvent, ExecStatus } from "../../../runtime/types.js";
 
 export type JournalStatus = "running" | ExecStatus;
 

@@ -13,13 +13,8 @@
 
 import { rpcError } from "@cloudflare/computer-rpc";
 import type { Database, WorkspaceFilesystem } from "@cloudflare/dofs";
-import type { ExecEvent, ExecStatus } from "../../runtime/types.js";
-import type { WorkspaceArtifacts, WorkspaceGit } from "../../workspace/capabilities.js";
-import { ExecutionCapabilities } from "./capabilities.js";
-import type { ModuleGraph } from "./graph.js";
-import { appendEvent, finishExecution, readEvents } from "./journal.js";
-import { CallLimits } from "./limits.js";
-import type { LoaderModule, LoaderWorkerCode, ResolvedOptions } from "./options.js";
+import type { ExecEvent, ExecStatus } from "../../../runtime/types.js";
+import type { WorkspaceArtifacts, WorkspaceGit } from "../../../workspace/capabilities.js";
 import {
   type HostCall,
   type HostFunction,
@@ -28,9 +23,14 @@ import {
   RUNNER_MODULE,
   type RunOutcome,
   type RunRequest,
-} from "./protocol.js";
-import { RUNNER_MODULES } from "./runner-bundle.generated.js";
-import { StdioBudget, utf8Length } from "./stdio.js";
+} from "../protocol/messages.js";
+import { StdioBudget, utf8Length } from "../protocol/stdio.js";
+import { RUNNER_MODULES } from "../runner-bundle.generated.js";
+import { ExecutionCapabilities } from "./capabilities.js";
+import type { ModuleGraph } from "./graph.js";
+import { appendEvent, finishExecution, readEvents } from "./journal.js";
+import { CallLimits } from "./limits.js";
+import type { LoaderModule, LoaderWorkerCode, ResolvedOptions } from "./options.js";
 import { failedStream, Subscriber } from "./subscriber.js";
 
 export const CANCELLED_MESSAGE = "Execution cancelled.\n";

@@ -4,7 +4,7 @@
  * block on a host round trip, which a Worker cannot do. Importing one of those
  * names fails at link time, which says so early.
  */
-import promises, { constants } from "./fs-promises.worker.js";
+import promises, { constants } from "./fs-promises.js";
 
 export { constants, promises };
 

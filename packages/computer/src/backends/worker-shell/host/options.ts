@@ -3,8 +3,9 @@
  * The structural types keep this file runtime-neutral: `env.LOADER`,
  * `ctx.exports` and a gateway entrypoint all satisfy them.
  */
+
+import type { WorkerShellRuntime } from "../protocol/messages.js";
 import type { ShellModuleGroup } from "./modules.js";
-import type { WorkerShellRuntime } from "./protocol.js";
 
 export const WORKER_SHELL_ID = "worker-shell";
 /** The reference's default; a host on an older workerd passes its own (tests use 2026-04-26). */

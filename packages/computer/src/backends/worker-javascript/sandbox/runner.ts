@@ -10,10 +10,10 @@
  * parses the result itself; capability checks are all on the host.
  */
 import { WorkerEntrypoint } from "cloudflare:workers";
-import { setHost } from "./bridge.worker.js";
-import { jsonPlainProblem } from "./json.js";
-import type { HostFunction, OutputFrame, RunOutcome, RunRequest } from "./protocol.js";
-import { StdioBudget, utf8Length } from "./stdio.js";
+import { jsonPlainProblem } from "../protocol/json.js";
+import type { HostFunction, OutputFrame, RunOutcome, RunRequest } from "../protocol/messages.js";
+import { StdioBudget, utf8Length } from "../protocol/stdio.js";
+import { setHost } from "./bridge.js";
 
 type Stream = "stdout" | "stderr";
 

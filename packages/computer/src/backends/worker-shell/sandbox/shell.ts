@@ -12,11 +12,6 @@
  */
 import { WorkerEntrypoint } from "cloudflare:workers";
 import { Bash, type CommandName, type CustomCommand, getCommandNames } from "just-bash";
-import { defineArtifactsCommand, type ShellArtifactsLike } from "./commands/artifacts.js";
-import { defineAssetsCommand, type ShellAssetsLike } from "./commands/assets.js";
-import { defineGitCommand, type ShellGitLike } from "./commands/git.js";
-import { workerFetch } from "./fetch.js";
-import { WorkspaceFsAdapter, type WorkspaceFsLike } from "./fs-adapter.js";
 import {
   encodeFrame,
   KILLED_EXIT_CODE,
@@ -30,7 +25,12 @@ import {
   type ShellFrame,
   TIMED_OUT_EXIT_CODE,
   TIMED_OUT_MESSAGE,
-} from "./protocol.js";
+} from "../protocol/messages.js";
+import { defineArtifactsCommand, type ShellArtifactsLike } from "./commands/artifacts.js";
+import { defineAssetsCommand, type ShellAssetsLike } from "./commands/assets.js";
+import { defineGitCommand, type ShellGitLike } from "./commands/git.js";
+import { workerFetch } from "./fetch.js";
+import { WorkspaceFsAdapter, type WorkspaceFsLike } from "./fs-adapter.js";
 
 /** A Workspace stub as the shell uses it (`WorkspaceStub` over RPC). */
 export interface ShellWorkspace {

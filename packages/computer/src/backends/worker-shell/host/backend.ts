@@ -19,9 +19,17 @@ import type {
   CommandBackend,
   ShellExecRequest,
   ShellRPCLike,
-} from "../../runtime/backend.js";
+} from "../../../runtime/backend.js";
+import SHELL_CORE_MODULES from "../groups/core.js";
+import {
+  groupMarkerModule,
+  SHELL_ENTRYPOINT,
+  SHELL_GROUP_COMMANDS,
+  SHELL_MAIN_MODULE,
+  type ShellExecReply,
+  type WorkerShellRuntime,
+} from "../protocol/messages.js";
 import { decodeFrames } from "./frames.js";
-import SHELL_CORE_MODULES from "./groups/core.js";
 import { assembleShellModules, type ShellModuleGroup } from "./modules.js";
 import {
   egressKey,
@@ -33,14 +41,6 @@ import {
   type WorkerShellLoaderSource,
   type WorkerShellOptions,
 } from "./options.js";
-import {
-  groupMarkerModule,
-  SHELL_ENTRYPOINT,
-  SHELL_GROUP_COMMANDS,
-  SHELL_MAIN_MODULE,
-  type ShellExecReply,
-  type WorkerShellRuntime,
-} from "./protocol.js";
 
 /** The optional commands a module map carries, found by the marker module each group ships. */
 export function enabledCommands(modules: ShellModuleGroup): string[] {

@@ -4,9 +4,9 @@
  * Closing it refuses new calls; `settled()` waits for the accepted ones.
  */
 
+import type { CapabilityErrorShape } from "../protocol/messages.js";
+import { utf8Length } from "../protocol/stdio.js";
 import type { ResolvedOptions } from "./options.js";
-import type { CapabilityErrorShape } from "./protocol.js";
-import { utf8Length } from "./stdio.js";
 
 export class CapabilityLimitError extends Error {
   override name = "Error";

@@ -4,7 +4,7 @@
  * in-memory queue, so a slow reader never holds up the execution (the queue
  * is bounded by the stdio cap).
  */
-import type { ExecEvent } from "../../runtime/types.js";
+import type { ExecEvent } from "../../../runtime/types.js";
 
 export class Subscriber {
   readonly stream: ReadableStream<ExecEvent>;
