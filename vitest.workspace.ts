@@ -6,16 +6,21 @@
  * per project so the same suite exercises better-sqlite3 and a Durable Object's
  * SQLite. Naming decides the runtime: `*.node.test.ts` runs only in Node,
  * `*.worker.test.ts` only in workerd.
+ *
+ * The package projects import dofs and rpc from their sources
+ * (scripts/sibling-sources.ts), so a test never runs against a stale dist/;
+ * the example projects test the built packages as a user would.
  */
 import { fileURLToPath } from "node:url";
 import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
 import type { TestProjectConfiguration } from "vitest/config";
+import { siblingSources } from "./scripts/sibling-sources.js";
 
 const here = (path: string): string => fileURLToPath(new URL(path, import.meta.url));
 
 const dofsShared = ["packages/dofs/src/**/*.test.ts", "packages/dofs/test/**/*.test.ts"];
 
-export const projects: TestProjectConfiguration[] = [
+const listed: TestProjectConfiguration[] = [
   {
     resolve: { alias: { "#harness": here("./packages/dofs/test/harness.node.ts") } },
     test: {
@@ -115,6 +120,7 @@ export const projects: TestProjectConfiguration[] = [
       name: "computer-js:workerd",
       include: ["packages/computer/test/worker-javascript/**/*.test.ts"],
       exclude: ["**/node_modules/**", "**/dist/**"],
+      globalSetup: [here("./packages/computer/test/worker-javascript/global-setup.node.ts")],
       // Each test loads fresh Dynamic Workers (one per execution); 24 at once in the concurrency test.
       testTimeout: 60_000,
     },
@@ -242,7 +248,7 @@ export const projects: TestProjectConfiguration[] = [
   },
   {
     // The worker-shell backend: just-bash in a real Dynamic Worker over a Workspace in a Durable Object.
-    // The global setup builds the shell's module groups when missing, serves a local HTTP endpoint for
+    // The global setup bundles the sandboxes into dist/sandbox/, serves a local HTTP endpoint for
     // the egress tests and runs the GNU side of the pipeline comparison.
     plugins: [
       cloudflareTest({ wrangler: { configPath: here("./packages/computer/test/worker-shell/wrangler.jsonc") } }),
@@ -281,3 +287,10 @@ export const projects: TestProjectConfiguration[] = [
     test: { name: "repo", environment: "node", include: ["scripts/**/*.test.ts"] },
   },
 ];
+
+/** Every project but the examples resolves the sibling libraries to their sources. */
+export const projects: TestProjectConfiguration[] = listed.map((project) =>
+  typeof project === "object" && "test" in project && !project.test?.name?.toString().startsWith("examples:")
+    ? { ...project, plugins: [siblingSources(), ...(project.plugins ?? [])] }
+    : project,
+);

@@ -8,8 +8,8 @@
  * from the main module for the Dynamic Worker to reach the Workspace.
  */
 import { DurableObject, WorkerEntrypoint } from "cloudflare:workers";
-import curl from "../../src/backends/worker-shell/groups/curl.js";
-import jq from "../../src/backends/worker-shell/groups/jq.js";
+import curl from "#sandbox/worker-shell/curl";
+import jq from "#sandbox/worker-shell/jq";
 import { WorkerShellBackend, type WorkerShellEgress } from "../../src/backends/worker-shell/index.js";
 import type { PublishOptions } from "../../src/workspace/capabilities.js";
 import { withWorkspace } from "../../src/workspace/with-workspace.worker.js";

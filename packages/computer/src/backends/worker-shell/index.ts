@@ -5,8 +5,7 @@
  * `import curl from "@cloudflare/computer/shell/curl"`.
  */
 
-export { default as SHELL_CORE_MODULES } from "./groups/core.js";
-export { enabledCommands, WorkerShellBackend } from "./host/backend.js";
+export { enabledCommands, SHELL_CORE_MODULES, WorkerShellBackend } from "./host/backend.js";
 export { assembleShellModules, type ShellModuleGroup } from "./host/modules.js";
 export {
   type FetcherLike,

@@ -13,6 +13,7 @@
 
 import { rpcError } from "@cloudflare/computer-rpc";
 import type { Database, WorkspaceFilesystem } from "@cloudflare/dofs";
+import { RUNNER_MODULES } from "#sandbox/worker-javascript";
 import type { ExecEvent, ExecStatus } from "../../../runtime/types.js";
 import type { WorkspaceArtifacts, WorkspaceGit } from "../../../workspace/capabilities.js";
 import {
@@ -25,7 +26,6 @@ import {
   type RunRequest,
 } from "../protocol/messages.js";
 import { StdioBudget, utf8Length } from "../protocol/stdio.js";
-import { RUNNER_MODULES } from "../runner-bundle.generated.js";
 import { ExecutionCapabilities } from "./capabilities.js";
 import type { ModuleGraph } from "./graph.js";
 import { appendEvent, finishExecution, readEvents } from "./journal.js";

@@ -13,6 +13,7 @@
  */
 import { rpcError } from "@cloudflare/computer-rpc";
 import type { SyncRPC } from "@cloudflare/dofs/sync";
+import core from "#sandbox/worker-shell/core";
 import type {
   BackendExec,
   BackendHandle,
@@ -20,7 +21,6 @@ import type {
   ShellExecRequest,
   ShellRPCLike,
 } from "../../../runtime/backend.js";
-import SHELL_CORE_MODULES from "../groups/core.js";
 import {
   groupMarkerModule,
   SHELL_ENTRYPOINT,
@@ -43,6 +43,9 @@ import {
 } from "./options.js";
 
 /** The optional commands a module map carries, found by the marker module each group ships. */
+/** The core group (the shell, its built-in commands), bundled from ../sandbox/ at build time. */
+export const SHELL_CORE_MODULES: ShellModuleGroup = core;
+
 export function enabledCommands(modules: ShellModuleGroup): string[] {
   return Object.entries(SHELL_GROUP_COMMANDS).flatMap(([group, commands]) =>
     groupMarkerModule(group) in modules ? [...commands] : [],

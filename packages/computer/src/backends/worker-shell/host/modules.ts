@@ -1,9 +1,9 @@
 /**
- * The modules of a worker-shell Dynamic Worker. `scripts/build-worker-shell.mjs`
- * bundles `shell.worker.ts` and just-bash with code splitting and sorts the
+ * The modules of a worker-shell Dynamic Worker. `scripts/build-sandboxes.mjs`
+ * bundles `../sandbox/shell.ts` and just-bash with code splitting and sorts the
  * output into groups: `core` (the entry `shell.js`, the shell and the core
- * commands) and one group per optional command set (protocol.ts). Each group
- * is its own module under `groups/`, exported as
+ * commands) and one group per optional command set (../protocol/messages.ts).
+ * Each group is its own module in `dist/sandbox/worker-shell/`, exported as
  * `@cloudflare/computer/shell/<group>`, so a Worker bundles only the groups
  * it imports.
  */

@@ -1,14 +1,14 @@
 /**
  * `ShellWorker`: the entrypoint of the Dynamic Worker a `WorkerShellBackend`
- * loads. It runs here, not in the host: `scripts/build-worker-shell.mjs`
- * bundles this file (with just-bash) into the module strings the backend
+ * loads. It runs here, not in the host: `scripts/build-sandboxes.mjs`
+ * bundles this folder (with just-bash) into the module strings the backend
  * hands to the Worker Loader.
  *
  * Each exec asks `env.HOST` (a `WorkspaceServiceProxy` of the host) for a
  * fresh Workspace stub, so its filesystem calls land in the Durable Object's
  * own request context, and builds a new just-bash `Bash` over it. The run is
  * buffered: when it settles the stream carries one stdout frame, one stderr
- * frame (if any) and the exit frame (protocol.ts), and the stub is disposed.
+ * frame (if any) and the exit frame (../protocol/messages.ts), and the stub is disposed.
  */
 import { WorkerEntrypoint } from "cloudflare:workers";
 import { Bash, type CommandName, type CustomCommand, getCommandNames } from "just-bash";

@@ -6,7 +6,7 @@
  * that name is reported as `{ok:false, exists:true}` and left alone.
  */
 import type { Command } from "just-bash";
-import type { GitCliRequest, GitCliResult } from "../../../../workspace/capabilities.js";
+import type { GitCliRequest, GitCliResult } from "../../protocol/capabilities.js";
 import { flattenEnv, hostCommand, messageOf, result } from "./context.js";
 
 export interface RemoteAddRequest {

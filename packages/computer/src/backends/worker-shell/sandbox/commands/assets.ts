@@ -6,7 +6,7 @@
  * without assets (or a failed upload) exits 1.
  */
 import type { Command } from "just-bash";
-import type { PublishedAsset, PublishOptions } from "../../../../workspace/capabilities.js";
+import type { PublishedAsset, PublishOptions } from "../../protocol/capabilities.js";
 import { resolvePath } from "../fs-adapter.js";
 import { hostCommand, messageOf, result } from "./context.js";
 

@@ -5,7 +5,7 @@
  * git (or the call fails) the command exits 1 with `git: <message>`.
  */
 import type { Command } from "just-bash";
-import type { GitCliRequest, GitCliResult } from "../../../../workspace/capabilities.js";
+import type { GitCliRequest, GitCliResult } from "../../protocol/capabilities.js";
 import { flattenEnv, hostCommand, messageOf, result, stdinText } from "./context.js";
 
 /** `WorkspaceStub.git` as the command calls it. */
