@@ -7,7 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { inWorkspace } from "../../test/workspace-harness.worker.js";
 import { MemoryArtifactsBinding } from "../artifacts/index.js";
-import { Workspace } from "../workspace/workspace.js";
+import { Workspace } from "../workspace/workspace.worker.js";
 import { createGitClient, type GitClient } from "./index.js";
 
 describe("workspace.git in workerd", () => {

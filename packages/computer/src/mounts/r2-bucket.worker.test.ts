@@ -5,7 +5,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { inToolsWorkspace } from "../../test/tools/harness.worker.js";
-import { Workspace } from "../workspace/workspace.js";
+import { Workspace } from "../workspace/workspace.worker.js";
 import { R2Bucket } from "./r2-bucket.js";
 
 const bucket = env.MOUNT_BUCKET;

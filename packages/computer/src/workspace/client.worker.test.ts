@@ -13,7 +13,7 @@ import type { WorkspaceObject } from "../../test/main.worker.js";
 import type { ExecEvent } from "../runtime/types.js";
 import { getWorkspace, WORKSPACE_INSTANCE, type WorkspaceClient } from "./client.js";
 import { isThinkWorkspace } from "./think.js";
-import type { Workspace } from "./workspace.js";
+import type { Workspace } from "./workspace.worker.js";
 
 const objectNamed = (name: string = crypto.randomUUID()) => env.WORKSPACE.get(env.WORKSPACE.idFromName(name));
 

@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { inWorkspace } from "../../test/workspace-harness.worker.js";
 import { TestBackend } from "../backends/test/backend.js";
-import { Workspace } from "./workspace.js";
+import { Workspace } from "./workspace.worker.js";
 
 const utf8 = { encoding: "utf8" } as const;
 
