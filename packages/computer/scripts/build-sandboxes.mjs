@@ -32,6 +32,8 @@ const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, "..");
 const backends = join(root, "src", "backends");
 const outRoot = join(root, "dist", "sandbox");
+/** A sandbox's protocol may take pure helpers from dofs (its error factory): bundled from source, never a stale dist/. */
+const alias = { "@cloudflare/dofs": join(root, "..", "dofs", "src", "index.ts") };
 
 /** `dist/sandbox/<backend>/<name>.js` and its declaration, the type coming from the host's own module. */
 function writeModule(backend, name, js, dts) {
@@ -57,6 +59,7 @@ async function bundleWorkerJavaScript() {
       platform: "neutral",
       target: "es2022",
       external: ["cloudflare:workers"],
+      alias,
       plugins: [
         {
           // A sibling in this folder is its own module in the Dynamic Worker: import it by module name.
@@ -135,6 +138,7 @@ async function bundleWorkerShell() {
     target: "es2022",
     chunkNames: "chunks/[name]-[hash]",
     external: ["cloudflare:workers", "node:*"],
+    alias,
     plugins: [stubs()],
     // just-bash's chunks call createRequire(import.meta.url); a loaded Worker's modules have no URL.
     define: { "import.meta.url": JSON.stringify("file:///shell.js") },

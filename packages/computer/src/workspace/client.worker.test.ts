@@ -87,7 +87,7 @@ describe("getWorkspace over RPC", () => {
         code: "ENOENT",
         syscall: "open",
         path: "/nope",
-        message: "ENOENT: no such file or directory, open: /nope",
+        message: "ENOENT: no such file or directory, open '/nope'",
       });
       await expect(client.fs.mkdir("/f")).rejects.toMatchObject({ code: "EEXIST" });
       await expect(client.fs.readdir("/f")).rejects.toMatchObject({ code: "ENOTDIR" });

@@ -6,7 +6,7 @@
  * `access: "read"` turns every mutation into EROFS. Errors are dofs'
  * `WorkspaceFsError`s, Node-shaped.
  */
-import { type WorkspaceFilesystem, WorkspaceFsError } from "@cloudflare/dofs";
+import { fsError, isFsError, type WorkspaceFilesystem, WorkspaceFsError } from "@cloudflare/dofs";
 import type { StatShape } from "../protocol/messages.js";
 import type { ResolvedOptions } from "./options.js";
 import { assertNoSymlinks, isAtOrUnder, outsideRoot, resolvePath } from "./paths.js";
@@ -113,7 +113,10 @@ export class FsCapability {
     if (encoding !== null && encoding !== undefined && encoding !== "utf8" && encoding !== "utf-8") {
       throw new TypeError(`readFile supports bytes or "utf8"; got encoding ${JSON.stringify(encoding)}`);
     }
-    const stat = await this.#fs.stat(path);
+    // Node's readFile fails in open(2): a missing file is `open`, not the stat this size check needs.
+    const stat = await this.#fs.stat(path).catch((error: unknown) => {
+      throw isFsError(error, "ENOENT") ? fsError("ENOENT", "open", path) : error;
+    });
     if (stat.isDirectory) throw new WorkspaceFsError("EISDIR", "read", path);
     if (stat.size > this.#options.maxCapabilityBytes) {
       throw new WorkspaceFsError("EINVAL", "read", path, {

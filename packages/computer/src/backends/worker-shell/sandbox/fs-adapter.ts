@@ -19,6 +19,7 @@
  * Node's message shape (`ENOENT: no such file or directory, open '/a'`),
  * which is what just-bash matches on.
  */
+
 import type {
   BufferEncoding,
   ByteString,
@@ -29,6 +30,7 @@ import type {
   MkdirOptions,
   RmOptions,
 } from "just-bash";
+import { fsError } from "../protocol/errors.js";
 
 /** The parts of a workspace `Stat` the adapter reads. */
 export interface WorkspaceStatLike {
@@ -69,12 +71,6 @@ export const DEV_NULL = "/dev/null";
 const MAX_SYMLINK_HOPS = 40;
 
 type Encoding = BufferEncoding | { encoding?: BufferEncoding | null } | null | undefined;
-
-/** An error shaped like Node's: `CODE: description, syscall 'path'`, with `code`, `syscall` and `path` set. */
-export function fsError(code: string, description: string, syscall: string, path: string, dest?: string): Error {
-  const where = dest === undefined ? `'${path}'` : `'${path}' -> '${dest}'`;
-  return Object.assign(new Error(`${code}: ${description}, ${syscall} ${where}`), { code, syscall, path });
-}
 
 /** Normalizes an absolute path: collapses `//`, `.` and `..` (never above `/`). */
 export function normalizePath(path: string): string {
@@ -210,7 +206,7 @@ export class WorkspaceFsAdapter implements IFileSystem {
     if (p === DEV_NULL) return;
     const tail = encode(content, encodingOf(options));
     const existing = await this.#fs.statOrNull(p);
-    if (existing?.isDirectory) throw fsError("EISDIR", "illegal operation on a directory", "open", p);
+    if (existing?.isDirectory) throw fsError("EISDIR", "open", p);
     if (!existing) return this.#write(p, tail);
     const head = await this.readFileBuffer(p);
     const joined = new Uint8Array(head.byteLength + tail.byteLength);
@@ -229,7 +225,7 @@ export class WorkspaceFsAdapter implements IFileSystem {
     if (p === DEV_NULL) return { ...DEV_NULL_STAT };
     // statOrNull: just-bash probes PATH with stat, and a miss thrown across RPC is logged as uncaught by workerd.
     const stat = await this.#fs.statOrNull(p);
-    if (!stat) throw fsError("ENOENT", "no such file or directory", "stat", p);
+    if (!stat) throw fsError("ENOENT", "stat", p);
     return toFsStat(stat);
   }
 
@@ -269,10 +265,10 @@ export class WorkspaceFsAdapter implements IFileSystem {
     const to = normalizePath(dest);
     const stat = await this.#fs.lstat(from);
     if (stat.isDirectory && options?.recursive !== true) {
-      throw fsError("EISDIR", "illegal operation on a directory", "cp", from, to);
+      throw fsError("EISDIR", "cp", from, undefined, to);
     }
     if (stat.isDirectory && (to === from || to.startsWith(`${from}/`))) {
-      throw fsError("EINVAL", "invalid argument, cannot copy a directory into itself", "cp", from, to);
+      throw fsError("EINVAL", "cp", from, "invalid argument, cannot copy a directory into itself", to);
     }
     await this.#copy(from, to, stat);
   }
@@ -284,11 +280,10 @@ export class WorkspaceFsAdapter implements IFileSystem {
     if (from === to) return;
     const stat = await this.#fs.lstat(from);
     if (stat.isDirectory && to.startsWith(`${from}/`)) {
-      throw fsError("EINVAL", "invalid argument, cannot move a directory into itself", "rename", from, to);
+      throw fsError("EINVAL", "rename", from, "invalid argument, cannot move a directory into itself", to);
     }
     const target = await this.#fs.statOrNull(to);
-    if (target?.isDirectory && !stat.isDirectory)
-      throw fsError("EISDIR", "illegal operation on a directory", "rename", from, to);
+    if (target?.isDirectory && !stat.isDirectory) throw fsError("EISDIR", "rename", from, undefined, to);
     if (target) await this.#fs.rm(to, { recursive: true, force: true });
     await this.#copy(from, to, stat);
     await this.#fs.rm(from, { recursive: true, force: true });
@@ -312,7 +307,7 @@ export class WorkspaceFsAdapter implements IFileSystem {
   }
 
   async link(existingPath: string, newPath: string): Promise<void> {
-    throw fsError("ENOSYS", "function not implemented", "link", normalizePath(existingPath), normalizePath(newPath));
+    throw fsError("ENOSYS", "link", normalizePath(existingPath), undefined, normalizePath(newPath));
   }
 
   async readlink(path: string): Promise<string> {
@@ -333,7 +328,7 @@ export class WorkspaceFsAdapter implements IFileSystem {
         resolved = next;
         continue;
       }
-      if (++hops > MAX_SYMLINK_HOPS) throw fsError("ELOOP", "too many symbolic links encountered", "realpath", input);
+      if (++hops > MAX_SYMLINK_HOPS) throw fsError("ELOOP", "realpath", input);
       const target = await this.#fs.readlink(next);
       pending = [...target.split("/").filter(Boolean), ...pending];
       if (target.startsWith("/")) resolved = "/";
@@ -347,7 +342,7 @@ export class WorkspaceFsAdapter implements IFileSystem {
   async #write(path: string, bytes: Uint8Array): Promise<void> {
     // The workspace resets the mode to 0644 on every write; keep an executable script executable.
     const existing = await this.#fs.statOrNull(path);
-    if (existing?.isDirectory) throw fsError("EISDIR", "illegal operation on a directory", "open", path);
+    if (existing?.isDirectory) throw fsError("EISDIR", "open", path);
     await this.#fs.writeFile(path, bytes, existing ? { mode: existing.mode } : undefined);
   }
 

@@ -12,6 +12,7 @@
  */
 import { WorkerEntrypoint } from "cloudflare:workers";
 import { Bash, type CommandName, type CustomCommand, getCommandNames } from "just-bash";
+import { fsError } from "../protocol/errors.js";
 import {
   encodeFrame,
   KILLED_EXIT_CODE,
@@ -118,10 +119,7 @@ export class ShellWorker extends WorkerEntrypoint<ShellWorkerEnv> {
 
   /** A run is one buffered call: there is nothing to reattach to. */
   async getExec(args: { id: string }): Promise<ShellExecReply> {
-    throw Object.assign(new Error(`ENOENT: no such file or directory, exec '${args.id}'`), {
-      code: "ENOENT",
-      path: args.id,
-    });
+    throw fsError("ENOENT", "exec", args.id);
   }
 
   /** Stops a running exec (exit 130). An unknown id is not an error: it may have just finished. */
