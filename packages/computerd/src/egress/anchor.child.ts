@@ -1,5 +1,5 @@
 /**
- * Runs once per container, as `unshare --net -- node anchor.js`, inside the
+ * Runs once per container, as `unshare --net -- node anchor.child.js`, inside the
  * network namespace the container's commands will share: it brings the
  * loopback up, listens on an ephemeral port of it (the commands' HTTP proxy
  * port) and hands the listening socket to computerd over the IPC channel,

@@ -25,7 +25,7 @@ interface Seen {
 }
 
 /** The built preload (the tests run sources; node needs the compiled .cjs). */
-const FETCH_PROXY = fileURLToPath(new URL("../../../dist/egress/fetch-proxy.cjs", import.meta.url));
+const FETCH_PROXY = fileURLToPath(new URL("../../../dist/egress/fetch-proxy.preload.cjs", import.meta.url));
 
 let dir: string;
 let files: CaFiles;
