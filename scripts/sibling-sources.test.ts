@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { siblingSourceMap } from "./sibling-sources.js";
+import { siblingSourceMap, TYPE_SOURCE_PACKAGES } from "./sibling-sources.js";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 
@@ -12,7 +12,7 @@ describe("sibling sources", () => {
     const text = readFileSync(join(root, "tsconfig.sources.json"), "utf8").replace(/^\s*\/\/.*$/gm, "");
     const paths = (JSON.parse(text) as { compilerOptions: { paths: Record<string, string[]> } }).compilerOptions.paths;
     const expected = Object.fromEntries(
-      [...siblingSourceMap()].map(([id, file]) => [id, [`./${relative(root, file)}`]]),
+      [...siblingSourceMap(TYPE_SOURCE_PACKAGES)].map(([id, file]) => [id, [`./${relative(root, file)}`]]),
     );
     expect(paths).toEqual(expected);
   });

@@ -19,14 +19,16 @@ import type { Plugin } from "vite";
 
 const packagesDir = fileURLToPath(new URL("../packages/", import.meta.url));
 /** Folders under packages/ whose exports resolve to sources in tests. */
-const SOURCE_PACKAGES = ["dofs", "rpc"];
+export const SOURCE_PACKAGES = ["dofs", "rpc"];
+/** Type-checked from source too (tsconfig.sources.json) but run from dist/: computerd's daemons are spawned from there. */
+export const TYPE_SOURCE_PACKAGES = [...SOURCE_PACKAGES, "computerd"];
 
 type ExportTarget = string | { default?: string };
 
 /** Import specifier (`@cloudflare/dofs/sync`) → absolute source file, for every workspace package. */
-export function siblingSourceMap(): Map<string, string> {
+export function siblingSourceMap(dirs: readonly string[] = SOURCE_PACKAGES): Map<string, string> {
   const map = new Map<string, string>();
-  for (const dir of SOURCE_PACKAGES) {
+  for (const dir of dirs) {
     const manifestPath = join(packagesDir, dir, "package.json");
     const manifest = JSON.parse(readFileSync(manifestPath, "utf8")) as {
       name: string;
