@@ -1,7 +1,7 @@
 import { fsError } from "./errors.js";
 
 /**
- * Normalises an absolute path textually: `//` collapses, `.` is dropped, a
+ * Normalizes an absolute path textually: `//` collapses, `.` is dropped, a
  * trailing `/` is dropped and `..` pops the previous segment *before* any
  * symlink is looked at. Relative, empty, NUL-bearing or root-escaping paths
  * are EINVAL. `\` is an ordinary character.

@@ -2,7 +2,7 @@
  * `getWorkspace` over real Workers RPC: the test runs in the Worker and talks
  * to a `withWorkspace` Durable Object (test/main.worker.ts) through its stub,
  * and, inside `runInDurableObject`, to the same object in-isolate. Numbers
- * refer to the acceptance behaviours of spec 03 §8.
+ * refer to the acceptance behaviors of spec 03 §8.
  */
 import { abortAllDurableObjects, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";

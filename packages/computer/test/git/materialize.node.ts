@@ -17,12 +17,12 @@ import { join } from "node:path";
 import type { WorkspaceFilesystem } from "@cloudflare/dofs";
 
 /** Copies the dofs tree under `from` into the disk directory `to`. */
-export async function materialise(fs: WorkspaceFilesystem, from: string, to: string): Promise<void> {
+export async function materialize(fs: WorkspaceFilesystem, from: string, to: string): Promise<void> {
   mkdirSync(to, { recursive: true });
   for (const entry of await fs.readdir(from)) {
     const source = from === "/" ? `/${entry.name}` : `${from}/${entry.name}`;
     const target = join(to, entry.name);
-    if (entry.isDirectory) await materialise(fs, source, target);
+    if (entry.isDirectory) await materialize(fs, source, target);
     else if (entry.isSymbolicLink) symlinkSync(await fs.readlink(source), target);
     else {
       const stat = await fs.stat(source);
