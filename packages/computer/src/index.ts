@@ -119,4 +119,4 @@ export {
   type WorkspaceMount,
   type WorkspaceOptions,
   type WorkspaceStorage,
-} from "./workspace/workspace.js";
+} from "./workspace/workspace.worker.js";

@@ -33,7 +33,7 @@ import type {
 
 /**
  * The workspace filesystem over one SQLite database. This layer validates
- * arguments and normalises paths; the verbs under `fs/` trust their input.
+ * arguments and normalizes paths; the verbs under `fs/` trust their input.
  * The schema is created on first use, so a bare `new WorkspaceFilesystem(db)`
  * is ready. Methods are async for the shape of the API (and streams), but
  * every change commits in one synchronous transaction.

@@ -18,7 +18,14 @@ export {
   openDurableObjectDatabase,
 } from "./database.durable-object.js";
 export type { Database, Row, SqlValue } from "./database.js";
-export { errorMessage, FS_ERROR_CODES, type FsErrorCode, isFsError, WorkspaceFsError } from "./errors.js";
+export {
+  errorMessage,
+  FS_ERROR_CODES,
+  type FsErrorCode,
+  fsError,
+  isFsError,
+  WorkspaceFsError,
+} from "./errors.js";
 export { WorkspaceFilesystem } from "./filesystem.js";
 export { type ChunkRef, encodeManifest, manifestHash } from "./manifest.js";
 export { type MountMode, type MountState, mountState, setMount, stampMountRoot } from "./mounts.js";

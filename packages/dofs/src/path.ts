@@ -2,7 +2,7 @@ import { MAX_NAME_BYTES, MAX_PATH_BYTES } from "./constants.js";
 import { fsError } from "./errors.js";
 
 /**
- * Normalises an absolute path textually: `//` collapses, `.` is dropped, a
+ * Normalizes an absolute path textually: `//` collapses, `.` is dropped, a
  * trailing `/` is dropped and `..` pops the previous segment *before* any
  * symlink is looked at. Relative, empty, NUL-bearing or root-escaping paths
  * are EINVAL. A path Linux would refuse for its length (see isNameTooLong) is

@@ -23,7 +23,7 @@ export interface ResolveOptions {
 }
 
 /**
- * Walks a normalised absolute path from the root through `vfs_dirents`.
+ * Walks a normalized absolute path from the root through `vfs_dirents`.
  * A relative link target resolves from the link's real parent; `..` in a
  * target clamps at `/`; more than MAX_SYMLINK_FOLLOWS follows is ELOOP.
  */

@@ -85,7 +85,7 @@ describe("storage: revs, tombstones, gc, schema", () => {
       await expectCode(fs.link("/d", "/d2"), "EPERM");
     }));
 
-  it("gc frees the blob an overwrite orphaned, never a referenced one, and honours the window (21)", () => {
+  it("gc frees the blob an overwrite orphaned, never a referenced one, and honors the window (21)", () => {
     let t = 1_000_000;
     return withFs(
       async ({ fs, db }) => {

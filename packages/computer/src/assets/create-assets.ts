@@ -58,7 +58,7 @@ export interface CreateAssetsOptions {
 export interface ShareOptions {
   /** Lifetime of the URL in ms: > 0, rounded up to whole seconds, capped at 7 days. */
   expiresAfter: number;
-  /** Key prefix; slashes are normalised (`"/a//b/"` → `a/b`). */
+  /** Key prefix; slashes are normalized (`"/a//b/"` → `a/b`). */
   prefix?: string;
   /** Default: by extension, else application/octet-stream. */
   contentType?: string;

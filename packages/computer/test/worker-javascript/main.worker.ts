@@ -9,7 +9,7 @@
 import { DurableObject, WorkerEntrypoint } from "cloudflare:workers";
 import { WorkerJavaScriptBackend } from "../../src/backends/worker-javascript/index.js";
 import type { ExecResult } from "../../src/runtime/types.js";
-import { Workspace } from "../../src/workspace/workspace.js";
+import { Workspace } from "../../src/workspace/workspace.worker.js";
 
 /** The date the Dynamic Workers run with: the pinned workerd's (also the backend's default). */
 export const TEST_COMPATIBILITY_DATE = "2026-04-26";

@@ -7,7 +7,7 @@ export function checkEntry(value: unknown): ChangeEntry {
   if (value === null || typeof value !== "object") throw new TypeError("change entry must be an object");
   if (!Number.isSafeInteger(entry.rev) || entry.rev < 0) throw new TypeError("change entry rev must be a rev");
   if (typeof entry.path !== "string" || entry.path === "/" || normalizePathShape(entry.path, "sync") !== entry.path) {
-    throw new TypeError(`change entry path must be normalised and absolute: ${String(entry.path)}`);
+    throw new TypeError(`change entry path must be normalized and absolute: ${String(entry.path)}`);
   }
   if (entry.kind === "delete") return entry;
   if (!Number.isSafeInteger(entry.mode) || entry.mode < 0 || !Number.isFinite(entry.mtime)) {

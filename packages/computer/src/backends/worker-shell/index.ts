@@ -4,29 +4,9 @@
  * Optional command groups are separate imports:
  * `import curl from "@cloudflare/computer/shell/curl"`.
  */
-export { enabledCommands, WorkerShellBackend } from "./backend.js";
-export {
-  DEFAULT_PUBLISH_EXPIRY_MS,
-  defineArtifactsCommand,
-  defineAssetsCommand,
-  defineGitCommand,
-  parseExpiry,
-  type RemoteAddRequest,
-  type RemoteAddResult,
-  type ShellArtifactsHost,
-  type ShellArtifactsLike,
-  type ShellAssetsLike,
-  type ShellGitLike,
-} from "./commands/index.js";
-export {
-  DEV_NULL,
-  type WorkspaceDirEntryLike,
-  WorkspaceFsAdapter,
-  type WorkspaceFsLike,
-  type WorkspaceStatLike,
-} from "./fs-adapter.js";
-export { default as SHELL_CORE_MODULES } from "./groups/core.js";
-export { assembleShellModules, type ShellModuleGroup } from "./modules.js";
+
+export { enabledCommands, SHELL_CORE_MODULES, WorkerShellBackend } from "./host/backend.js";
+export { assembleShellModules, type ShellModuleGroup } from "./host/modules.js";
 export {
   type FetcherLike,
   type ShellHostContext,
@@ -41,7 +21,7 @@ export {
   type WorkerShellOptions,
   type WorkerShellSource,
   type WorkspaceRef,
-} from "./options.js";
+} from "./host/options.js";
 export {
   KILLED_EXIT_CODE,
   SHELL_DEFAULT_CWD,
@@ -53,4 +33,24 @@ export {
   TIMED_OUT_EXIT_CODE,
   TIMED_OUT_MESSAGE,
   type WorkerShellRuntime,
-} from "./protocol.js";
+} from "./protocol/messages.js";
+export {
+  DEFAULT_PUBLISH_EXPIRY_MS,
+  defineArtifactsCommand,
+  defineAssetsCommand,
+  defineGitCommand,
+  parseExpiry,
+  type RemoteAddRequest,
+  type RemoteAddResult,
+  type ShellArtifactsHost,
+  type ShellArtifactsLike,
+  type ShellAssetsLike,
+  type ShellGitLike,
+} from "./sandbox/commands/index.js";
+export {
+  DEV_NULL,
+  type WorkspaceDirEntryLike,
+  WorkspaceFsAdapter,
+  type WorkspaceFsLike,
+  type WorkspaceStatLike,
+} from "./sandbox/fs-adapter.js";
