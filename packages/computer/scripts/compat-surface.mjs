@@ -100,13 +100,42 @@ function oursEntry(subpath) {
     }
   }
   if (types === undefined) return undefined;
-  const source = join(packageRoot, types.replace(/^\.\/dist\//, "src/").replace(/\.d\.ts$/, ".ts"));
+  const source = join(
+    packageRoot,
+    sandboxTypes(types) ?? types.replace(/^\.\/dist\//, "src/").replace(/\.d\.ts$/, ".ts"),
+  );
   try {
     readFileSync(source);
   } catch {
     return undefined;
   }
   return source;
+}
+
+/**
+ * A bundled sandbox module (dist/sandbox/...) has no source file of its own:
+ * its committed declaration is the `types` of the `imports` entry that maps
+ * to the same bundle.
+ */
+function sandboxTypes(types) {
+  if (!types.startsWith("./dist/sandbox/")) return undefined;
+  const group = /^\.\/dist\/sandbox\/worker-shell\/(.+)\.d\.ts$/.exec(types)?.[1];
+  if (group !== undefined && !shellGroups().has(group)) return undefined;
+  const { imports = {} } = readJson(join(packageRoot, "package.json"));
+  const bundle = types.replace(/\.d\.ts$/, ".js");
+  for (const target of Object.values(imports)) {
+    const pattern = target.default;
+    const prefix = pattern.endsWith("*.js") ? pattern.slice(0, -4) : pattern;
+    if (pattern === bundle || (pattern.endsWith("*.js") && bundle.startsWith(prefix))) return target.types;
+  }
+  return undefined;
+}
+
+/** The shell groups the build writes: `core` and the keys of SHELL_GROUP_COMMANDS (read from its source, before any build). */
+function shellGroups() {
+  const source = readFileSync(join(packageRoot, "src/backends/worker-shell/protocol/messages.ts"), "utf8");
+  const table = /SHELL_GROUP_COMMANDS = \{([^}]*)\}/.exec(source)?.[1] ?? "";
+  return new Set(["core", ...[...table.matchAll(/^\s*"?([\w-]+)"?:/gm)].map((match) => match[1])]);
 }
 
 function slug(subpath) {
@@ -198,7 +227,7 @@ function fixtureText({ subpath, names }, gaps) {
     `import type * as R from "${subpath === "." ? referenceName : `${referenceName}/${subpath.slice(2)}`}";`,
   ];
   if (entry !== undefined) {
-    const spec = relative(compatDir, entry).replace(/\.ts$/, ".js");
+    const spec = relative(compatDir, entry).replace(/(\.d)?\.ts$/, ".js");
     lines.push(`import type * as O from "${spec.startsWith(".") ? spec : `./${spec}`}";`);
   }
   const predicates = [...new Set(["Fits", ...names.map(predicateFor)])].sort();

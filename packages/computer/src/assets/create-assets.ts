@@ -49,8 +49,12 @@ export interface CreateAssetsOptions {
   ws: WorkspaceLike;
   bucket: R2PutBucket;
   s3: S3Config;
-  /** Where credentials missing from `s3` are looked up. Default `process.env` when there is one. */
-  env?: AssetsEnv;
+  /**
+   * Where credentials missing from `s3` are looked up. Default `process.env`
+   * when there is one. A Worker's whole `env` may be passed as it is: only the
+   * credential names are read, and a value that is not a string counts as unset.
+   */
+  env?: AssetsEnv | object;
   /** Clock for signing and `expiresAt`, ms. */
   now?: () => number;
 }
@@ -120,6 +124,13 @@ async function pump(source: ReadableStream<Uint8Array>, sink: WritableStream<Uin
   }
 }
 
+/** The string-valued entries of an env (a Worker's env also holds bindings). */
+function stringsOf(env: AssetsEnv | object): AssetsEnv {
+  return Object.fromEntries(
+    Object.entries(env).filter((entry): entry is [string, string] => typeof entry[1] === "string"),
+  );
+}
+
 function processEnv(): AssetsEnv {
   const process = (globalThis as { process?: { env?: AssetsEnv } }).process;
   return process?.env ?? {};
@@ -129,7 +140,7 @@ export function createAssets(options: CreateAssetsOptions): Assets {
   const { ws, bucket } = options;
   if (!ws?.fs) throw new TypeError("createAssets needs ws: the Workspace whose files are shared");
   if (typeof bucket?.put !== "function") throw new TypeError("createAssets needs bucket: an R2 bucket binding");
-  const s3 = resolveS3(options.s3, options.env ?? processEnv());
+  const s3 = resolveS3(options.s3, stringsOf(options.env ?? processEnv()));
   const now = options.now ?? Date.now;
 
   async function shareAsset(path: string, shareOptions: ShareOptions): Promise<SharedAsset> {

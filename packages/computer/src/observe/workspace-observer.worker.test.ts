@@ -1,7 +1,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { Workspace } from "../workspace/workspace.js";
+import { Workspace } from "../workspace/workspace.worker.js";
 import { noopObserver, type WorkspaceObserver } from "./observer.js";
 
 describe("Workspace observer option", () => {

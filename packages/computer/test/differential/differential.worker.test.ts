@@ -13,7 +13,7 @@ import { env } from "cloudflare:workers";
 import { Workspace as ReferenceWorkspace, getWorkspace as referenceGetWorkspace } from "computer-reference";
 import { describe, expect, it } from "vitest";
 import { getWorkspace } from "../../src/workspace/client.js";
-import { Workspace } from "../../src/workspace/workspace.js";
+import { Workspace } from "../../src/workspace/workspace.worker.js";
 import { referenceStorage } from "./main.worker.js";
 import { scenarios, type WorkspaceLike } from "./scenarios.js";
 import { type Outcome, type Settled, type Trace, trace } from "./trace.js";
