@@ -215,7 +215,10 @@ const examples: TestProjectConfiguration[] = readdirSync(here("./examples"))
 export const projects: TestProjectConfiguration[] = [
   ...listed.map((project) =>
     typeof project === "object" && "test" in project && !project.test?.name?.toString().startsWith("examples:")
-      ? { ...project, plugins: [siblingSources(), ...(project.plugins ?? [])] }
+      ? {
+          ...project,
+          plugins: [siblingSources(project.test?.environment === "node" ? ["node"] : []), ...(project.plugins ?? [])],
+        }
       : project,
   ),
   ...examples,

@@ -23,10 +23,17 @@ export const SOURCE_PACKAGES = ["dofs", "rpc"];
 /** Type-checked from source too (tsconfig.sources.json) but run from dist/: computerd's daemons are spawned from there. */
 export const TYPE_SOURCE_PACKAGES = [...SOURCE_PACKAGES, "computerd"];
 
-type ExportTarget = string | { default?: string };
+type ExportTarget = string | Record<string, string | undefined>;
 
-/** Import specifier (`@cloudflare/dofs/sync`) → absolute source file, for every workspace package. */
-export function siblingSourceMap(dirs: readonly string[] = SOURCE_PACKAGES): Map<string, string> {
+/**
+ * Import specifier (`@cloudflare/dofs/sync`) → absolute source file, for every
+ * workspace package. `conditions` are tried before `default`, as the runtime
+ * would: a Node project takes `node` targets (rpc's client installs `ws` there).
+ */
+export function siblingSourceMap(
+  dirs: readonly string[] = SOURCE_PACKAGES,
+  conditions: readonly string[] = [],
+): Map<string, string> {
   const map = new Map<string, string>();
   for (const dir of dirs) {
     const manifestPath = join(packagesDir, dir, "package.json");
@@ -35,7 +42,10 @@ export function siblingSourceMap(dirs: readonly string[] = SOURCE_PACKAGES): Map
       exports?: Record<string, ExportTarget>;
     };
     for (const [subpath, target] of Object.entries(manifest.exports ?? {})) {
-      const built = typeof target === "string" ? target : target.default;
+      const built =
+        typeof target === "string"
+          ? target
+          : [...conditions, "default"].map((condition) => target[condition]).find((file) => file !== undefined);
       if (!built?.startsWith("./dist/") || subpath.includes("*")) continue;
       const source = join(packagesDir, dir, built.replace(/^\.\/dist\//, "src/").replace(/\.js$/, ".ts"));
       if (existsSync(source)) map.set(manifest.name + subpath.slice(1), source);
@@ -45,8 +55,8 @@ export function siblingSourceMap(dirs: readonly string[] = SOURCE_PACKAGES): Map
 }
 
 /** A Vite plugin (vitest uses Vite's resolver, in Node and in the workerd pool) applying the map. */
-export function siblingSources(): Plugin {
-  const map = siblingSourceMap();
+export function siblingSources(conditions: readonly string[] = []): Plugin {
+  const map = siblingSourceMap(SOURCE_PACKAGES, conditions);
   return {
     name: "sibling-sources",
     enforce: "pre",

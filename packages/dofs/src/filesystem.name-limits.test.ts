@@ -94,7 +94,7 @@ describe("name limits", () => {
         code: "ENAMETOOLONG",
         syscall: "mkdir",
         path: `/w/${tooLong}`,
-        message: `ENAMETOOLONG: name too long, mkdir: /w/${tooLong}`,
+        message: `ENAMETOOLONG: name too long, mkdir '/w/${tooLong}'`,
       });
     }));
 

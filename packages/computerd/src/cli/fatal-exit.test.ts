@@ -5,29 +5,16 @@
  * uncaught error; computerd exits 1. Its commands run in process groups of
  * their own, so nothing else would end them.
  */
-import { readdirSync, readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createWorkspaceClient } from "@cloudflare/computer-rpc/client";
 import { afterAll, expect, test } from "vitest";
 import { startDaemon, stopAll } from "../../test/daemon.js";
+import { processesWith } from "../../test/processes.js";
 
 afterAll(async () => {
   await stopAll();
 });
-
-function processesWith(marker: string): number[] {
-  const found: number[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (readFileSync(`/proc/${entry}/cmdline`, "utf8").includes(marker)) found.push(Number(entry));
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  return found;
-}
 
 test("an uncaught error (EPIPE on stderr) exits 1 and SIGKILLs every command's process group", async () => {
   const daemon = await startDaemon({ FUSE_MOUNT: "none" });

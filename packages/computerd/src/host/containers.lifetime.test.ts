@@ -9,13 +9,14 @@
  * so the writer is gone and nothing ever lands underneath.
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { ExecEvent } from "@cloudflare/computer-rpc";
 import { createWorkspaceClient } from "@cloudflare/computer-rpc/client";
 import { afterAll, describe, expect, test } from "vitest";
+import { processesWith } from "../../test/processes.js";
 import { ContainerSet } from "./containers.js";
 
 const ENTRY = fileURLToPath(new URL("../../dist/cli/main.js", import.meta.url));
@@ -27,20 +28,6 @@ afterAll(async () => {
   await set.stopAll();
   rmSync(dir, { recursive: true, force: true });
 });
-
-/** Host pids whose command line carries `marker` (the writer's shell). */
-function processesWith(marker: string): number[] {
-  const found: number[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (readFileSync(`/proc/${entry}/cmdline`, "utf8").includes(marker)) found.push(Number(entry));
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  return found;
-}
 
 /** Polls `condition` every 10 ms until it holds or `ms` pass; answers whether it held. */
 async function eventually(condition: () => boolean | Promise<boolean>, ms = 10_000): Promise<boolean> {
