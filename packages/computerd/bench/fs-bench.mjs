@@ -11,7 +11,7 @@
  * `--kernel` adds a second computerd with COMPUTERD_FUSE_DRIVER=kernel (our
  * own FUSE layer) as its own target, interleaved with the others.
  */
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import {
   closeSync,
   copyFileSync,
@@ -26,12 +26,11 @@ import {
   writeSync,
 } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { startComputerd } from "./daemon.mjs";
 
 const repsAt = process.argv.indexOf("--reps");
 const reps = repsAt === -1 ? 3 : Number(process.argv[repsAt + 1]);
 const withKernel = process.argv.includes("--kernel");
-const main = fileURLToPath(new URL("../dist/cli/main.js", import.meta.url));
 const MiB = 1024 * 1024;
 const block = Buffer.alloc(MiB);
 for (let i = 0; i < block.length; i++) block[i] = (i * 31) % 251;
@@ -161,33 +160,6 @@ const scenarios = [
 function median(values) {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)];
-}
-
-async function startComputerd(mountPoint, extraEnv = {}) {
-  const child = spawn(process.execPath, [main], {
-    env: {
-      // COMPUTERD_* (the driver, its options) pass through, so one bench compares settings.
-      ...Object.fromEntries(Object.entries(process.env).filter(([key]) => key.startsWith("COMPUTERD_"))),
-      PATH: process.env.PATH,
-      HOST: "127.0.0.1",
-      PORT: "0",
-      FUSE_MOUNT: "fuse",
-      MOUNT_POINT: mountPoint,
-      ...extraEnv,
-    },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let output = "";
-  await new Promise((resolve, reject) => {
-    const onData = (data) => {
-      output += data;
-      if (/listening host=/.test(output)) resolve();
-    };
-    child.stdout.on("data", onData);
-    child.stderr.on("data", onData);
-    child.on("exit", (code) => reject(new Error(`computerd exited ${code}: ${output}`)));
-  });
-  return child;
 }
 
 const work = mkdtempSync("/var/tmp/computerd-bench-");

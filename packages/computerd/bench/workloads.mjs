@@ -15,15 +15,15 @@
  *
  *   node packages/computerd/bench/workloads.mjs [--reps 3] [--kernel]
  */
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { startComputerd } from "./daemon.mjs";
 
 const repsAt = process.argv.indexOf("--reps");
 const reps = repsAt === -1 ? 3 : Number(process.argv[repsAt + 1]);
 const withKernel = process.argv.includes("--kernel");
-const main = fileURLToPath(new URL("../dist/cli/main.js", import.meta.url));
 const fixture = fileURLToPath(new URL("./fixtures/workloads/", import.meta.url));
 const repository = fileURLToPath(new URL("../../../", import.meta.url));
 const cache = join(repository, ".cache", "bench-workloads");
@@ -89,32 +89,6 @@ const workloads = [
     (d) => sh(d, NPM_CI),
   ],
 ];
-
-async function startComputerd(mountPoint, extraEnv) {
-  const child = spawn(process.execPath, [main], {
-    env: {
-      ...Object.fromEntries(Object.entries(process.env).filter(([key]) => key.startsWith("COMPUTERD_"))),
-      PATH: process.env.PATH,
-      HOST: "127.0.0.1",
-      PORT: "0",
-      FUSE_MOUNT: "fuse",
-      MOUNT_POINT: mountPoint,
-      ...extraEnv,
-    },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let output = "";
-  await new Promise((resolve, reject) => {
-    const onData = (data) => {
-      output += data;
-      if (/listening host=/.test(output)) resolve();
-    };
-    child.stdout.on("data", onData);
-    child.stderr.on("data", onData);
-    child.on("exit", (code) => reject(new Error(`computerd exited ${code}: ${output}`)));
-  });
-  return child;
-}
 
 function peakRss(pid) {
   const line = readFileSync(`/proc/${pid}/status`, "utf8")
