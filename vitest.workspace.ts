@@ -6,16 +6,22 @@
  * per project so the same suite exercises better-sqlite3 and a Durable Object's
  * SQLite. Naming decides the runtime: `*.node.test.ts` runs only in Node,
  * `*.worker.test.ts` only in workerd.
+ *
+ * The package projects import dofs and rpc from their sources
+ * (scripts/sibling-sources.ts), so a test never runs against a stale dist/;
+ * the example projects test the built packages as a user would.
  */
+import { existsSync, readdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import type { TestProjectConfiguration } from "vitest/config";
+import { siblingSources } from "./scripts/sibling-sources.js";
 
 const here = (path: string): string => fileURLToPath(new URL(path, import.meta.url));
 
 const dofsShared = ["packages/dofs/src/**/*.test.ts", "packages/dofs/test/**/*.test.ts"];
 
-export const projects: TestProjectConfiguration[] = [
+const listed: TestProjectConfiguration[] = [
   {
     resolve: { alias: { "#harness": here("./packages/dofs/test/harness.node.ts") } },
     test: {
@@ -36,11 +42,10 @@ export const projects: TestProjectConfiguration[] = [
     ],
     test: {
       name: "dofs:workerd",
-      // workerd sees no process.env of its own: pass the model test's knobs (DOFS_MODEL_SEEDS, …) through.
-      env: Object.fromEntries(Object.entries(process.env).filter(([key]) => key.startsWith("DOFS_MODEL_"))) as Record<
-        string,
-        string
-      >,
+      // workerd sees no process.env of its own: pass the model tests' knobs (DOFS_MODEL_SEEDS, FSX_OPS, …) through.
+      env: Object.fromEntries(
+        Object.entries(process.env).filter(([key]) => key.startsWith("DOFS_MODEL_") || key.startsWith("FSX_")),
+      ) as Record<string, string>,
       include: dofsShared,
       exclude: ["**/node_modules/**", "**/dist/**", "**/*.node.test.ts"],
     },
@@ -70,6 +75,17 @@ export const projects: TestProjectConfiguration[] = [
       environment: "node",
       include: ["packages/computer/src/**/*.test.ts"],
       exclude: ["**/node_modules/**", "**/dist/**", "**/*.worker.test.ts"],
+    },
+  },
+  {
+    // Drop-in differential tests: the published @cloudflare/computer@0.2.1 and ours, same scenarios, one worker.
+    plugins: [
+      cloudflareTest({ wrangler: { configPath: here("./packages/computer/test/differential/wrangler.jsonc") } }),
+    ],
+    test: {
+      name: "computer:differential",
+      include: ["packages/computer/test/differential/**/*.worker.test.ts"],
+      exclude: ["**/node_modules/**", "**/dist/**"],
     },
   },
   {
@@ -115,6 +131,7 @@ export const projects: TestProjectConfiguration[] = [
       name: "computer-js:workerd",
       include: ["packages/computer/test/worker-javascript/**/*.test.ts"],
       exclude: ["**/node_modules/**", "**/dist/**"],
+      globalSetup: [here("./packages/computer/test/worker-javascript/global-setup.node.ts")],
       // Each test loads fresh Dynamic Workers (one per execution); 24 at once in the concurrency test.
       testTimeout: 60_000,
     },
@@ -131,118 +148,8 @@ export const projects: TestProjectConfiguration[] = [
     },
   },
   {
-    // examples/worker-javascript through its HTTP routes (Miniflare in Node, the Worker bundled by esbuild).
-    test: {
-      name: "examples:worker-javascript",
-      environment: "node",
-      include: ["examples/worker-javascript/test/**/*.test.ts"],
-      testTimeout: 60_000,
-      hookTimeout: 60_000,
-    },
-  },
-  {
-    // examples/container through its HTTP routes: Miniflare in Node, real computerd under a local container host,
-    // and `wrangler deploy --dry-run` of its config.
-    test: {
-      name: "examples:container",
-      environment: "node",
-      include: ["examples/container/test/**/*.test.ts"],
-      testTimeout: 120_000,
-      hookTimeout: 120_000,
-    },
-  },
-  {
-    // examples/worker-shell through its HTTP routes (Miniflare in Node, the Worker bundled by esbuild),
-    // `npm run dev` serving and stopping, and `wrangler deploy --dry-run` of its config.
-    test: {
-      name: "examples:worker-shell",
-      environment: "node",
-      include: ["examples/worker-shell/test/**/*.test.ts"],
-      testTimeout: 60_000,
-      hookTimeout: 60_000,
-    },
-  },
-  {
-    // examples/egress: one URL through container curl, worker-shell curl and worker-javascript fetch under each
-    // EGRESS_MODE (Miniflare, a local container host, a local HTTP server), `npm run dev`, and the deploy dry run.
-    test: {
-      name: "examples:egress",
-      environment: "node",
-      include: ["examples/egress/test/**/*.test.ts"],
-      testTimeout: 120_000,
-      hookTimeout: 120_000,
-    },
-  },
-  {
-    // examples/think: the chat over a real WebSocket with the demo model (Miniflare, the Worker Loader and real
-    // computerd under a local container host), `npm run chat` as a child process, the OpenAI-compatible provider
-    // against a local fake endpoint, `npm run dev` and `wrangler deploy --dry-run`.
-    test: {
-      name: "examples:think",
-      environment: "node",
-      include: ["examples/think/test/**/*.test.ts"],
-      testTimeout: 120_000,
-      hookTimeout: 120_000,
-    },
-  },
-  {
-    // examples/mcp: the official MCP SDK client against the Worker under Miniflare (Code Mode `code` tool over the
-    // workspace tools, both shells), `npm run dev` with a client over a real socket, and the deploy dry run.
-    test: {
-      name: "examples:mcp",
-      environment: "node",
-      include: ["examples/mcp/test/**/*.test.ts"],
-      testTimeout: 120_000,
-      hookTimeout: 120_000,
-    },
-  },
-  {
-    // examples/think-compare-runtimes: one task on container-shell and worker-shell side by side (Miniflare, the
-    // Worker Loader, real computerd under a local container host), live events, stop; dev and dry-run deploy.
-    test: {
-      name: "examples:think-compare-runtimes",
-      environment: "node",
-      include: ["examples/think-compare-runtimes/test/**/*.test.ts"],
-      testTimeout: 120_000,
-      hookTimeout: 120_000,
-    },
-  },
-  {
-    // examples/artifacts through POST /create: Miniflare in Node, the local Artifacts host (real git
-    // http-backend) as the binding's stand-in, real git cloning the result; `npm run dev` and the dry run.
-    test: {
-      name: "examples:artifacts",
-      environment: "node",
-      include: ["examples/artifacts/test/**/*.test.ts"],
-      testTimeout: 60_000,
-      hookTimeout: 60_000,
-    },
-  },
-  {
-    // examples/assets through POST /prompt: Miniflare in Node with local R2, the local image model and
-    // the local presigned-URL route; `npm run dev` and the dry run.
-    test: {
-      name: "examples:assets",
-      environment: "node",
-      include: ["examples/assets/test/**/*.test.ts"],
-      testTimeout: 60_000,
-      hookTimeout: 60_000,
-    },
-  },
-  {
-    // examples/tutorial: POST /prompt → Markdown → PDF with pandoc and groff in a real computerd container →
-    // a presigned URL served by the local R2 stand-in (Miniflare's R2); dev and dry-run deploy.
-    test: {
-      name: "examples:tutorial",
-      environment: "node",
-      include: ["examples/tutorial/test/**/*.test.ts"],
-      testTimeout: 120_000,
-      hookTimeout: 120_000,
-    },
-  },
-  {
     // The worker-shell backend: just-bash in a real Dynamic Worker over a Workspace in a Durable Object.
-    // The global setup builds the shell's module groups when missing, serves a local HTTP endpoint for
+    // The global setup bundles the sandboxes into dist/sandbox/, serves a local HTTP endpoint for
     // the egress tests and runs the GNU side of the pipeline comparison.
     plugins: [
       cloudflareTest({ wrangler: { configPath: here("./packages/computer/test/worker-shell/wrangler.jsonc") } }),
@@ -265,19 +172,54 @@ export const projects: TestProjectConfiguration[] = [
     },
   },
   {
-    // examples/console: its HTTP/SSE routes (Miniflare in Node, real computerd under a local container host),
-    // the page in headless Chromium against the real dev script (stop, nothing left, restart, files kept),
-    // and `wrangler deploy --dry-run` of its config.
-    test: {
-      name: "examples:console",
-      environment: "node",
-      include: ["examples/console/test/**/*.test.ts"],
-      testTimeout: 180_000,
-      hookTimeout: 120_000,
-    },
-  },
-  {
     // Repository-wide checks (docs that name paths which must exist).
     test: { name: "repo", environment: "node", include: ["scripts/**/*.test.ts"] },
   },
+];
+
+/**
+ * Every example with a `test/` folder is a project `examples:<name>`, so a new
+ * example is tested by default. Each runs in Node: its Worker under Miniflare
+ * (bundled by esbuild from the built packages), `npm run dev` and the deploy
+ * dry run; what each covers is in its README. Timeouts are per test and hook.
+ */
+const EXAMPLE_TIMEOUTS: Record<string, { test: number; hook: number }> = {
+  // Real computerd under a local container host (and for the console, headless Chromium).
+  container: { test: 120_000, hook: 120_000 },
+  egress: { test: 120_000, hook: 120_000 },
+  think: { test: 120_000, hook: 120_000 },
+  mcp: { test: 120_000, hook: 120_000 },
+  "think-compare-runtimes": { test: 120_000, hook: 120_000 },
+  tutorial: { test: 120_000, hook: 120_000 },
+  console: { test: 180_000, hook: 120_000 },
+};
+const EXAMPLE_DEFAULT_TIMEOUT = { test: 60_000, hook: 60_000 };
+
+const examples: TestProjectConfiguration[] = readdirSync(here("./examples"))
+  .filter((name) => existsSync(here(`./examples/${name}/test`)))
+  .sort()
+  .map((name) => {
+    const timeout = EXAMPLE_TIMEOUTS[name] ?? EXAMPLE_DEFAULT_TIMEOUT;
+    return {
+      test: {
+        name: `examples:${name}`,
+        environment: "node",
+        include: [`examples/${name}/test/**/*.test.ts`],
+        testTimeout: timeout.test,
+        hookTimeout: timeout.hook,
+      },
+    };
+  });
+
+/** Every project but the examples resolves the sibling libraries to their sources. */
+export const projects: TestProjectConfiguration[] = [
+  ...listed.map((project) =>
+    typeof project === "object" && "test" in project && !project.test?.name?.toString().startsWith("examples:")
+      ? {
+          ...project,
+          plugins: [siblingSources(project.test?.environment === "node" ? ["node"] : []), ...(project.plugins ?? [])],
+        }
+      : project,
+  ),
+  ...examples,
 ];

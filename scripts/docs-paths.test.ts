@@ -12,6 +12,23 @@ const root = fileURLToPath(new URL("..", import.meta.url));
 const PLANNED = new Set<string>([]);
 const ROOTS = ["packages/", "docs/", "scripts/", "examples/", "containers/", ".ci/"];
 
+/**
+ * Whether a named path exists. `{a,b}` stands for each alternative (all must
+ * exist), `<name>` for any entry of its folder (at least one must fit).
+ */
+function pathExists(path: string): boolean {
+  const braces = /\{([^}]*)\}/.exec(path);
+  if (braces) {
+    return (braces[1] ?? "").split(",").every((alt) => pathExists(path.replace(braces[0], alt)));
+  }
+  const slot = path.indexOf("<");
+  if (slot === -1) return existsSync(join(root, path));
+  const close = path.indexOf(">", slot);
+  const dir = join(root, path.slice(0, slot));
+  if (close === -1 || !existsSync(dir)) return false;
+  return readdirSync(dir).some((entry) => pathExists(path.slice(0, slot) + entry + path.slice(close + 1)));
+}
+
 function docs(): string[] {
   const packages = readdirSync(join(root, "packages")).map((name) => join("packages", name, "README.md"));
   const pages = readdirSync(join(root, "docs")).map((name) => join("docs", name));
@@ -26,7 +43,7 @@ it("every path named in a README or doc exists", () => {
       if (path === undefined || !ROOTS.some((prefix) => path.startsWith(prefix))) continue;
       // Globs and generated outputs (bench results are gitignored) name no single file.
       if (path.includes("*") || path.includes("/results/") || PLANNED.has(path)) continue;
-      if (!existsSync(join(root, path))) missing.push(`${doc}: ${path}`);
+      if (!pathExists(path)) missing.push(`${doc}: ${path}`);
     }
   }
   expect(missing).toEqual([]);

@@ -58,8 +58,23 @@ export interface DevOptions {
   env?: Record<string, string>;
 }
 
-/** Starts the dev script and waits until the Worker answers; the test's own timeout bounds the wait. */
+/**
+ * Starts the dev script and waits until the Worker answers; the test's own
+ * timeout bounds the wait. A free port can be taken by a parallel test between
+ * our probe and wrangler's bind, so a start that dies of exactly that is
+ * tried again on another port (twice at most).
+ */
 export async function startDev(example: string, options: DevOptions = {}): Promise<DevRun> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startDevOnce(example, options);
+    } catch (error) {
+      if (attempt >= 3 || !String((error as Error).message).includes("Address already in use")) throw error;
+    }
+  }
+}
+
+async function startDevOnce(example: string, options: DevOptions): Promise<DevRun> {
   const port = await freePort();
   const chunks: string[] = [];
   const child = spawn(process.execPath, [join(example, "scripts", "dev.mjs")], {

@@ -164,7 +164,9 @@ export class Assistant extends withWorkspace(
     const workspace = workspaceOf(this);
     if (!isThinkWorkspace(workspace)) throw new Error("the assistant's workspace is created with useThink");
     const bytes = await workspace.readFileBytes(path);
-    return bytes === null ? new Response(`ENOENT: ${path}\n`, { status: 404 }) : new Response(bytes);
+    return bytes === null
+      ? new Response(`ENOENT: no such file or directory, open '${path}'\n`, { status: 404 })
+      : new Response(bytes);
   }
 }
 

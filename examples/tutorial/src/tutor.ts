@@ -7,7 +7,7 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import { withWorkspace, workspaceOf } from "@cloudflare/computer";
-import { type AssetsEnv, type S3Options, workspaceAssets } from "@cloudflare/computer/assets";
+import { type S3Options, workspaceAssets } from "@cloudflare/computer/assets";
 import { CloudflareContainerBackend, withWorkspaceContainer } from "@cloudflare/computer/backends/container";
 import { createAITools } from "@cloudflare/computer/tools";
 import { generateText, stepCountIs } from "ai";
@@ -57,7 +57,7 @@ export class Tutor extends withWorkspace(withWorkspaceContainer(DurableObject<En
   storage: self.ctx.storage,
   backends: [new CloudflareContainerBackend({ container: () => self.getWorkspaceContainer() })],
   // Credentials come from `env` (R2_ACCESS_KEY_ID, …): createAssets says which one is missing.
-  assets: workspaceAssets({ bucket: self.env.ASSETS, s3: s3Options(self.env), env: self.env as AssetsEnv }),
+  assets: workspaceAssets({ bucket: self.env.ASSETS, s3: s3Options(self.env), env: self.env }),
 })) {
   async prompt(prompt: string): Promise<PromptReply> {
     const workspace = workspaceOf(this);

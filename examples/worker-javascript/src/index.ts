@@ -128,7 +128,9 @@ export default {
     }
     if (request.method === "GET") {
       const bytes = await computer.readFile(path);
-      return bytes === null ? json({ error: `ENOENT: ${path}` }, 404) : new Response(bytes);
+      return bytes === null
+        ? json({ error: `ENOENT: no such file or directory, open '${path}'` }, 404)
+        : new Response(bytes);
     }
     return new Response("GET or PUT only\n", { status: 405 });
   },

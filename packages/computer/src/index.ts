@@ -12,6 +12,13 @@ export {
 } from "./backends/test/backend.js";
 export { R2Bucket, type R2BucketOptions, type R2MountBinding } from "./mounts/r2-bucket.js";
 export type { MaterializeContext, Mount, MountFactoryContext, MountOption, MountsOption } from "./mounts/types.js";
+export {
+  noopObserver,
+  type WorkspaceAttributes,
+  type WorkspaceAttributeValue,
+  type WorkspaceObserver,
+  type WorkspaceSpan,
+} from "./observe/observer.js";
 export type {
   BackendContext,
   BackendExec,
@@ -88,7 +95,7 @@ export type { WorkspaceClientFilesystem } from "./workspace/fs-client.js";
 export { decodeExecEvents, encodeExecEvents, type NdjsonExecLine } from "./workspace/ndjson.js";
 export type { WorkspaceExecHandle } from "./workspace/remote-handle.js";
 export { WorkspaceServiceProxy, type WorkspaceServiceProxyProps } from "./workspace/service-proxy.worker.js";
-export { type ShellValue, sh, shellQuote } from "./workspace/sh.js";
+export { type RawShellValue, type ShellValue, sh, shellQuote } from "./workspace/sh.js";
 export {
   WorkspaceArtifactsStub,
   WorkspaceAssetsStub,
@@ -112,4 +119,4 @@ export {
   type WorkspaceMount,
   type WorkspaceOptions,
   type WorkspaceStorage,
-} from "./workspace/workspace.js";
+} from "./workspace/workspace.worker.js";

@@ -7,7 +7,7 @@ import { env } from "cloudflare:workers";
 import { openDurableObjectDatabase } from "@cloudflare/dofs";
 import { TestBackend } from "../src/backends/test/backend.js";
 import { type SyncRetryScheduler, sqlSyncRetryScheduler } from "../src/runtime/retry.js";
-import { Workspace, type WorkspaceOptions } from "../src/workspace/workspace.js";
+import { Workspace, type WorkspaceOptions } from "../src/workspace/workspace.worker.js";
 
 export interface WorkspaceFixture {
   workspace: Workspace;

@@ -6,9 +6,12 @@
  * fresh directory. Prints medians and the ratio table, plus the command that
  * reproduces it. Needs root and /dev/fuse; builds nothing (run `npm run build` first).
  *
- *   npx -y pnpm@12.4.2 --filter @cloudflare/computerd run bench [-- --reps 3]
+ *   npx -y pnpm@12.4.2 --filter @cloudflare/computerd run bench [-- --reps 3] [-- --kernel]
+ *
+ * `--kernel` adds a second computerd with COMPUTERD_FUSE_DRIVER=kernel (our
+ * own FUSE layer) as its own target, interleaved with the others.
  */
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import {
   closeSync,
   copyFileSync,
@@ -23,11 +26,11 @@ import {
   writeSync,
 } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { startComputerd } from "./daemon.mjs";
 
 const repsAt = process.argv.indexOf("--reps");
 const reps = repsAt === -1 ? 3 : Number(process.argv[repsAt + 1]);
-const main = fileURLToPath(new URL("../dist/cli/main.js", import.meta.url));
+const withKernel = process.argv.includes("--kernel");
 const MiB = 1024 * 1024;
 const block = Buffer.alloc(MiB);
 for (let i = 0; i < block.length; i++) block[i] = (i * 31) % 251;
@@ -159,35 +162,10 @@ function median(values) {
   return sorted[Math.floor(sorted.length / 2)];
 }
 
-async function startComputerd(mountPoint) {
-  const child = spawn(process.execPath, [main], {
-    env: {
-      // COMPUTERD_* (the driver, its options) pass through, so one bench compares settings.
-      ...Object.fromEntries(Object.entries(process.env).filter(([key]) => key.startsWith("COMPUTERD_"))),
-      PATH: process.env.PATH,
-      HOST: "127.0.0.1",
-      PORT: "0",
-      FUSE_MOUNT: "fuse",
-      MOUNT_POINT: mountPoint,
-    },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let output = "";
-  await new Promise((resolve, reject) => {
-    const onData = (data) => {
-      output += data;
-      if (/listening host=/.test(output)) resolve();
-    };
-    child.stdout.on("data", onData);
-    child.stderr.on("data", onData);
-    child.on("exit", (code) => reject(new Error(`computerd exited ${code}: ${output}`)));
-  });
-  return child;
-}
-
 const work = mkdtempSync("/var/tmp/computerd-bench-");
 const targets = {
   fuse: join(work, "mnt"),
+  ...(withKernel ? { kernel: join(work, "kernel-mnt") } : {}),
   tmpfs: mkdtempSync("/dev/shm/computerd-bench-"),
   disk: join(work, "disk"),
 };
@@ -199,8 +177,12 @@ sh(
   "git init -q && head -c 1000000 /dev/urandom | base64 > data.txt && for i in $(seq 1 50); do echo $i > s$i; done && git add -A && git commit -qm src",
 );
 
-const daemon = await startComputerd(targets.fuse);
-const times = new Map(scenarios.map(([name]) => [name, { fuse: [], tmpfs: [], disk: [] }]));
+const daemons = [await startComputerd(targets.fuse)];
+if (withKernel) daemons.push(await startComputerd(targets.kernel, { COMPUTERD_FUSE_DRIVER: "kernel" }));
+const mounts = withKernel ? ["fuse", "kernel"] : ["fuse"];
+const times = new Map(
+  scenarios.map(([name]) => [name, Object.fromEntries(Object.keys(targets).map((target) => [target, []]))]),
+);
 let counter = 0;
 try {
   for (let rep = 0; rep <= reps; rep++) {
@@ -218,17 +200,34 @@ try {
     }
   }
 } finally {
-  daemon.kill("SIGTERM");
-  await new Promise((resolve) => daemon.on("exit", resolve));
+  for (const daemon of daemons) {
+    daemon.kill("SIGTERM");
+    await new Promise((resolve) => daemon.on("exit", resolve));
+  }
   rmSync(targets.tmpfs, { recursive: true, force: true });
   rmSync(work, { recursive: true, force: true });
 }
 
-const rows = [["scenario", "fuse ms", "tmpfs ms", "disk ms", "fuse/tmpfs", "fuse/disk"]];
+const rows = [
+  [
+    "scenario",
+    ...mounts.map((m) => `${m} ms`),
+    "tmpfs ms",
+    "disk ms",
+    ...mounts.flatMap((m) => [`${m}/tmpfs`, `${m}/disk`]),
+  ],
+];
 for (const [name] of scenarios) {
   const t = times.get(name);
-  const [f, m, d] = [median(t.fuse), median(t.tmpfs), median(t.disk)];
-  rows.push([name, f.toFixed(1), m.toFixed(1), d.toFixed(1), `${(f / m).toFixed(2)}x`, `${(f / d).toFixed(2)}x`]);
+  const [m, d] = [median(t.tmpfs), median(t.disk)];
+  const own = mounts.map((target) => median(t[target]));
+  rows.push([
+    name,
+    ...own.map((f) => f.toFixed(1)),
+    m.toFixed(1),
+    d.toFixed(1),
+    ...own.flatMap((f) => [`${(f / m).toFixed(2)}x`, `${(f / d).toFixed(2)}x`]),
+  ]);
 }
 console.log(
   `\nfs-bench: ${reps} repetitions after 1 warm-up, interleaved; medians. disk = ${execFileSync("df", ["-T", "/var/tmp"], { encoding: "utf8" }).split("\n")[1]?.split(/\s+/)[1]} at /var/tmp, tmpfs = /dev/shm\n`,

@@ -2,8 +2,9 @@
 /**
  * fuse-floor: what the FUSE binding alone costs, with handlers that do
  * nothing, on both of our patch's loops (requests answered on the JavaScript
- * thread, `main`, or handed from libfuse's worker threads, `threads`), next
- * to the local disk in the same run. It bounds what any computerd change
+ * thread, `main`, or handed from libfuse's worker threads, `threads`), and
+ * on computerd's own protocol layer (`kernel`: src/mount/kernel over
+ * native/fuse_dev.c, from dist/), next to the local disk in the same run. It bounds what any computerd change
  * above the binding can reach on the fs-bench rows:
  * - 1000 stats that each reach the daemon (attr_timeout=0; a stat right
  *   after a write does too, the kernel having dropped its cached size);
@@ -18,6 +19,10 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { loadFuseDev } from "../dist/mount/kernel/fuse-dev.js";
+import { initHandler } from "../dist/mount/kernel/init.js";
+import { ATTR_OUT_SIZE, ENTRY_OUT_SIZE, Op, OUT_HEADER, writeAttr, writeEntry } from "../dist/mount/kernel/protocol.js";
+import { Session } from "../dist/mount/kernel/session.js";
 
 const repsAt = process.argv.indexOf("--reps");
 const reps = repsAt === -1 ? 5 : Number(process.argv[repsAt + 1]);
@@ -25,6 +30,7 @@ const Fuse = createRequire(import.meta.url)("fuse-napi");
 const root = mkdtempSync("/tmp/fuse-floor-");
 const disk = mkdtempSync("/var/tmp/fuse-floor-");
 const loops = ["main", "threads"];
+const MiB = 1024 * 1024;
 
 const file = {
   mode: 0o100644,
@@ -60,6 +66,76 @@ const ops = {
     cb(length);
   },
 };
+
+/** The same no-op filesystem on our own layer: every stat reaches it (attr_valid 0), names stay cached. */
+async function mountKernel(mnt) {
+  const dev = loadFuseDev();
+  const fd = dev.open();
+  const log = { info: () => {}, error: (message) => console.error(message) };
+  const session = new Session(dev, fd, MiB, log, undefined);
+  const never = { seconds: 0, nanos: 0 };
+  const long = { seconds: 30, nanos: 0 };
+  const attrOf = (nodeid) => (nodeid === 1 ? dir : { ...file, size });
+  let ready;
+  const initialized = new Promise((resolve) => (ready = resolve));
+  session.on(
+    Op.INIT,
+    "init",
+    initHandler({ maxWrite: MiB, writebackCache: false }, () => ready()),
+  );
+  session.on(Op.GETATTR, "getattr", (request) => {
+    session.out.fill(0, OUT_HEADER, OUT_HEADER + 16);
+    writeAttr(session.out, OUT_HEADER + 16, attrOf(request.nodeid));
+    return ATTR_OUT_SIZE;
+  });
+  session.on(Op.LOOKUP, "lookup", () => {
+    writeEntry(session.out, OUT_HEADER, 2, attrOf(2), long, never);
+    return ENTRY_OUT_SIZE;
+  });
+  const openReply = () => {
+    session.out.fill(0, OUT_HEADER, OUT_HEADER + 16);
+    session.out.writeUInt32LE(1, OUT_HEADER);
+    return 16;
+  };
+  session.on(Op.CREATE, "create", () => {
+    size = 0;
+    writeEntry(session.out, OUT_HEADER, 2, attrOf(2), long, never);
+    session.out.fill(0, OUT_HEADER + ENTRY_OUT_SIZE, OUT_HEADER + ENTRY_OUT_SIZE + 16);
+    session.out.writeUInt32LE(1, OUT_HEADER + ENTRY_OUT_SIZE);
+    return ENTRY_OUT_SIZE + 16;
+  });
+  session.on(Op.OPEN, "open", openReply);
+  session.on(Op.OPENDIR, "opendir", openReply);
+  session.on(Op.SETATTR, "setattr", (_request, input) => {
+    if ((input.readUInt32LE(40) & 0x8) !== 0) size = input.readUInt32LE(56);
+    session.out.fill(0, OUT_HEADER, OUT_HEADER + 16);
+    writeAttr(session.out, OUT_HEADER + 16, attrOf(2));
+    return ATTR_OUT_SIZE;
+  });
+  session.on(Op.WRITE, "write", (_request, input) => {
+    const length = input.readUInt32LE(56);
+    size = Math.max(size, input.readUInt32LE(48) + length);
+    session.out.writeUInt32LE(length, OUT_HEADER);
+    session.out.writeUInt32LE(0, OUT_HEADER + 4);
+    return 8;
+  });
+  session.on(Op.RELEASE, "release", () => 0);
+  session.on(Op.FORGET, "forget", () => undefined);
+  session.on(Op.BATCH_FORGET, "batch_forget", () => undefined);
+  dev.mount("floor", mnt, "fuse.floor", 6, `fd=${fd},rootmode=40000,user_id=0,group_id=0`);
+  session.start();
+  await initialized;
+  return {
+    mnt,
+    fuse: {
+      unmount: (done) =>
+        dev.unmount(mnt, 2, () => {
+          session.stop();
+          done();
+        }),
+    },
+  };
+}
 
 /** Runs in the child: medians of `reps` timings of each workload on each target, interleaved. */
 const workload = `
@@ -99,18 +175,48 @@ try {
     await new Promise((resolve, reject) => fuse.mount((error) => (error ? reject(error) : resolve())));
     mounts.push({ mnt, fuse });
   }
+  const kernelMnt = join(root, "kernel");
+  mkdirSync(kernelMnt);
+  mounts.push(await mountKernel(kernelMnt));
   const targets = [...mounts.map(({ mnt }) => mnt), disk];
   const { stdout } = await promisify(execFile)(process.execPath, ["-e", workload, String(reps), ...targets]);
   const rows = JSON.parse(stdout);
   console.log(
-    `\nfuse-floor: fuse-napi with no-op handlers vs disk (ext4 at /var/tmp); interleaved, medians of ${reps}\n`,
+    `\nfuse-floor: no-op handlers on fuse-napi (main loop, threads) and on our own layer (kernel) vs disk (ext4 at /var/tmp); interleaved, medians of ${reps}\n`,
   );
-  console.log("| workload | main loop ms | threads ms | disk ms | main/disk | threads/disk |");
-  console.log("|---|---:|---:|---:|---:|---:|");
-  for (const [name, [main, threads, d]] of Object.entries(rows)) {
-    const cells = [main, threads, d].map((ms) => ms.toFixed(1));
-    console.log(`| ${name} | ${cells.join(" | ")} | ${(main / d).toFixed(2)}x | ${(threads / d).toFixed(2)}x |`);
+  console.log(
+    "| workload | fuse-napi main ms | fuse-napi threads ms | kernel ms | disk ms | main/disk | kernel/disk |",
+  );
+  console.log("|---|---:|---:|---:|---:|---:|---:|");
+  for (const [name, [main, threads, kernel, d]] of Object.entries(rows)) {
+    const cells = [main, threads, kernel, d].map((ms) => ms.toFixed(1));
+    console.log(`| ${name} | ${cells.join(" | ")} | ${(main / d).toFixed(2)}x | ${(kernel / d).toFixed(2)}x |`);
   }
+  const stat = rows["stat 1000 files (each reaches the daemon)"];
+  console.log(
+    `\nper stat that reaches the daemon (round trip, caller included): fuse-napi main ${stat[0].toFixed(1)} µs, threads ${stat[1].toFixed(1)} µs, kernel ${stat[2].toFixed(1)} µs; disk (cached) ${stat[3].toFixed(1)} µs`,
+  );
+  // The daemon's own CPU per getattr: 20,000 stats against one mount at a time, this process's CPU time over them.
+  const stats = 20_000;
+  const cpu = {};
+  for (const [label, at] of [
+    ["fuse-napi main", 0],
+    ["kernel", 2],
+  ]) {
+    const before = process.cpuUsage();
+    await promisify(execFile)(process.execPath, [
+      "-e",
+      `const fs = require("node:fs"); for (let i = 0; i < ${stats}; i++) fs.statSync(process.argv[1] + "/f" + (i % 1000));`,
+      mounts[at].mnt,
+    ]);
+    const used = process.cpuUsage(before);
+    cpu[label] = (used.user + used.system) / stats;
+  }
+  console.log(
+    `daemon CPU per stat (user+system of the answering process over ${stats} stats): ${Object.entries(cpu)
+      .map(([label, us]) => `${label} ${us.toFixed(1)} µs`)
+      .join(", ")}`,
+  );
   console.log(`\nreproduce: node packages/computerd/bench/fuse-floor.mjs --reps ${reps}`);
 } finally {
   for (const { fuse } of mounts) await new Promise((resolve) => fuse.unmount(() => resolve()));

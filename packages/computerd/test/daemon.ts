@@ -38,6 +38,10 @@ export async function startDaemon(env: Record<string, string>, mountPoint?: stri
       HOST: "127.0.0.1",
       PORT: "0",
       MOUNT_POINT: point,
+      // COMPUTERD_TEST_FUSE_DRIVER=kernel runs every FUSE test file against another driver.
+      ...(process.env.COMPUTERD_TEST_FUSE_DRIVER
+        ? { COMPUTERD_FUSE_DRIVER: process.env.COMPUTERD_TEST_FUSE_DRIVER }
+        : {}),
       ...env,
     },
     stdio: ["ignore", "pipe", "pipe"],

@@ -12,6 +12,7 @@ export const FS_ERROR_CODES = {
   ENOSYS: "function not implemented",
   EBADF: "bad file descriptor",
   ELOOP: "too many symbolic links encountered",
+  ENAMETOOLONG: "name too long",
   EUNKNOWN_HASH: "unknown object hash",
   EIO: "input/output error",
 } as const;
@@ -19,40 +20,63 @@ export const FS_ERROR_CODES = {
 export type FsErrorCode = keyof typeof FS_ERROR_CODES;
 
 /**
- * The message shape every error class of this project uses, after Node's:
- * `CODE: description, syscall: path` (just-bash matches on message text).
+ * The message shape every error class of this project uses, Node's exactly:
+ * `ENOENT: no such file or directory, open '/a'`, and for two-path calls
+ * `EXDEV: cross-device link not permitted, rename '/a' -> '/b'`. just-bash
+ * branches on the message text, isomorphic-git on `code`.
  */
-export function errorMessage(code: string, description: string, syscall?: string, path?: string): string {
+export function errorMessage(
+  code: string,
+  description: string,
+  syscall?: string,
+  path?: string,
+  dest?: string,
+): string {
   const head = syscall ? `${code}: ${description}, ${syscall}` : `${code}: ${description}`;
-  return path === undefined ? head : `${head}: ${path}`;
+  if (path === undefined) return head;
+  return dest === undefined ? `${head} '${path}'` : `${head} '${path}' -> '${dest}'`;
 }
 
-/**
- * Every filesystem failure. The message keeps Node's shape
- * (`ENOENT: no such file or directory, open: /a`) because just-bash matches on
- * message text while isomorphic-git matches on `code`.
- */
+/** Every filesystem failure, with Node's `code`, `syscall`, `path` (and `dest` for two-path calls). */
 export class WorkspaceFsError extends Error {
   override readonly name = "WorkspaceFsError";
   readonly code: FsErrorCode;
   readonly path: string | undefined;
   /** The operation that failed, as in Node's `syscall`. */
   readonly syscall: string | undefined;
+  /** The second path of `rename`, `link`, `symlink`, `cp`, as in Node's `dest`. */
+  readonly dest: string | undefined;
 
-  constructor(code: FsErrorCode, syscall?: string, path?: string, options?: { cause?: unknown; detail?: string }) {
+  constructor(
+    code: FsErrorCode,
+    syscall?: string,
+    path?: string,
+    options?: { cause?: unknown; detail?: string; dest?: string },
+  ) {
     super(
-      errorMessage(code, options?.detail ?? FS_ERROR_CODES[code], syscall, path),
+      errorMessage(code, options?.detail ?? FS_ERROR_CODES[code], syscall, path, options?.dest),
       options?.cause === undefined ? undefined : { cause: options.cause },
     );
     this.code = code;
     this.path = path;
     this.syscall = syscall;
+    this.dest = options?.dest;
   }
 }
 
-/** The one factory; internal code throws through it so every error has the same shape. */
-export function fsError(code: FsErrorCode, syscall: string, path?: string, detail?: string): WorkspaceFsError {
-  return new WorkspaceFsError(code, syscall, path, detail === undefined ? undefined : { detail });
+/**
+ * The one factory; every surface throws through it so every error has the
+ * same shape. `detail` replaces the code's standard description.
+ */
+export function fsError(
+  code: FsErrorCode,
+  syscall: string,
+  path?: string,
+  detail?: string,
+  dest?: string,
+): WorkspaceFsError {
+  const options = detail === undefined && dest === undefined ? undefined : { detail, dest };
+  return new WorkspaceFsError(code, syscall, path, options);
 }
 
 export function isFsError(error: unknown, code?: FsErrorCode): error is WorkspaceFsError {

@@ -131,7 +131,7 @@ describe("readFile / writeFile", () => {
       expect(await fs.readFile("/bad", "utf8")).toBe("h\uFFFDi");
     }));
 
-  it("resets mode to 0o644 on overwrite without mode, honours a mode, masks chmod (17)", () =>
+  it("resets mode to 0o644 on overwrite without mode, honors a mode, masks chmod (17)", () =>
     withFs(async ({ fs }) => {
       await fs.writeFile("/f", "x", { mode: 0o755 });
       expect((await fs.stat("/f")).mode).toBe(0o755);

@@ -12,7 +12,7 @@ import { rm as rmPath } from "./fs/rm.js";
 import { find as findPath, ls as lsPath } from "./fs/search.js";
 import { writeFile as writeFilePath } from "./fs/write-file.js";
 import { gc as collect } from "./gc.js";
-import { normalizePath } from "./path.js";
+import { isTargetTooLong, normalizePath } from "./path.js";
 import { ensureSchema } from "./schema.js";
 import type {
   DirEntry,
@@ -33,7 +33,7 @@ import type {
 
 /**
  * The workspace filesystem over one SQLite database. This layer validates
- * arguments and normalises paths; the verbs under `fs/` trust their input.
+ * arguments and normalizes paths; the verbs under `fs/` trust their input.
  * The schema is created on first use, so a bare `new WorkspaceFilesystem(db)`
  * is ready. Methods are async for the shape of the API (and streams), but
  * every change commits in one synchronous transaction.
@@ -122,6 +122,7 @@ export class WorkspaceFilesystem {
     if (typeof target !== "string" || target === "" || target.includes("\0")) {
       throw fsError("EINVAL", "symlink", p, "symlink target must be a non-empty string without NUL");
     }
+    if (isTargetTooLong(target)) throw fsError("ENAMETOOLONG", "symlink", p);
     symlinkPath(db, target, p, this.#now());
   }
 

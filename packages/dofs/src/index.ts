@@ -4,6 +4,8 @@ export {
   DEFAULT_FILE_MODE,
   GC_SAFETY_WINDOW_MS,
   MANIFEST_VERSION,
+  MAX_NAME_BYTES,
+  MAX_PATH_BYTES,
   MAX_SYMLINK_FOLLOWS,
   MODE_MASK,
   ROOT_INODE,
@@ -16,11 +18,18 @@ export {
   openDurableObjectDatabase,
 } from "./database.durable-object.js";
 export type { Database, Row, SqlValue } from "./database.js";
-export { errorMessage, FS_ERROR_CODES, type FsErrorCode, isFsError, WorkspaceFsError } from "./errors.js";
+export {
+  errorMessage,
+  FS_ERROR_CODES,
+  type FsErrorCode,
+  fsError,
+  isFsError,
+  WorkspaceFsError,
+} from "./errors.js";
 export { WorkspaceFilesystem } from "./filesystem.js";
 export { type ChunkRef, encodeManifest, manifestHash } from "./manifest.js";
 export { type MountMode, type MountState, mountState, setMount, stampMountRoot } from "./mounts.js";
-export { normalizePath } from "./path.js";
+export { isNameTooLong, isTargetTooLong, normalizePath } from "./path.js";
 export { currentRev, ensureSchema } from "./schema.js";
 export type {
   DirEntry,

@@ -18,3 +18,4 @@ export {
   setInodeMtime,
   writeInode,
 } from "./fs/inode-io.js";
+export { type CollectOptions, type CollectResult, collectGarbage, holdBlobs } from "./gc.js";

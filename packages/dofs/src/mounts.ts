@@ -31,7 +31,7 @@ export function readOnlyRootOf(db: Database, path: string, includeBelow = false)
   return roots.find(({ root }) => isAtOrUnder(root, path))?.root;
 }
 
-/** Records a mount root and its mode; the mount machinery (materialise, index) lives in `@cloudflare/computer`. */
+/** Records a mount root and its mode; the mount machinery (materialize, index) lives in `@cloudflare/computer`. */
 export function setMount(db: Database, root: string, kind: string, mode: MountMode, indexed: boolean): void {
   db.run(
     `INSERT INTO _vfs_mounts (root, kind, indexed, mode) VALUES (?, ?, ?, ?)

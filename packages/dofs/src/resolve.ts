@@ -2,7 +2,7 @@ import { MAX_SYMLINK_FOLLOWS, ROOT_INODE } from "./constants.js";
 import type { Database } from "./database.js";
 import { fsError } from "./errors.js";
 import { getNode, lookupNode, type NodeRow } from "./nodes.js";
-import { segmentsOf } from "./path.js";
+import { isNameTooLong, segmentsOf } from "./path.js";
 
 /** Where a path led. `path` fields are real paths: every followed link replaced by its target. */
 export type Resolution =
@@ -23,7 +23,7 @@ export interface ResolveOptions {
 }
 
 /**
- * Walks a normalised absolute path from the root through `vfs_dirents`.
+ * Walks a normalized absolute path from the root through `vfs_dirents`.
  * A relative link target resolves from the link's real parent; `..` in a
  * target clamps at `/`; more than MAX_SYMLINK_FOLLOWS follows is ELOOP.
  */
@@ -57,6 +57,8 @@ export function resolvePath(db: Database, path: string, options: ResolveOptions,
       follows += 1;
       if (follows > MAX_SYMLINK_FOLLOWS) throw fsError("ELOOP", syscall, path);
       const target = node.link_target ?? "";
+      // A target naming a segment Linux could not look up (one stored before the limits) fails as Linux would.
+      if (isNameTooLong(target)) throw fsError("ENAMETOOLONG", syscall, path);
       if (target.startsWith("/")) {
         inodes.length = 1;
         names.length = 0;

@@ -18,7 +18,7 @@ export interface Stat {
 
 export interface DirEntry {
   name: string;
-  /** The directory that was listed, normalised. */
+  /** The directory that was listed, normalized. */
   parentPath: string;
   size: number;
   mtime: number;

@@ -70,7 +70,7 @@ function intercept(remote: SyncRPC, overrides: Partial<SyncRPC>): SyncRPC {
   };
 }
 
-export function defineSyncBehaviours(name: string, connect: Connect): void {
+export function defineSyncBehaviors(name: string, connect: Connect): void {
   describe(name, () => {
     const open: SyncLink[] = [];
     const world = async (options: SyncPeerOptions = {}): Promise<World> => {

@@ -22,7 +22,7 @@ export const WIRE_ERROR_CODES = {
 
 export type WireErrorCode = keyof typeof WIRE_ERROR_CODES;
 
-/** The one error class of this package. Messages keep Node's shape (`EEXEC_BUSY: exec is busy, exec: 42`). */
+/** The one error class of this package. Messages keep Node's shape (`EEXEC_BUSY: exec is busy, exec '42'`). */
 export class WorkspaceRpcError extends Error {
   override readonly name = "WorkspaceRpcError";
   readonly code: WireErrorCode;

@@ -1,34 +1,40 @@
-/** The errors of `@cloudflare/computer/artifacts`: one base class with a closed `code`, one subclass per code. */
+/**
+ * The errors of `@cloudflare/computer/artifacts`: one base class (also
+ * exported as the original's `ArtifactError`) with a `code`, one subclass per
+ * code. The subclasses take the original's `(value, reason?, { cause }?)`.
+ */
 
 export type ArtifactsErrorCode = "EINVALIDSESSION" | "EINVALIDNAME" | "ENOTFOUND" | "EEXISTS";
 
 export class ArtifactsError extends Error {
   override readonly name: string = "ArtifactsError";
+  /** One of ArtifactsErrorCode for our errors; a code of yours is kept as it is. */
   readonly code: ArtifactsErrorCode;
-  constructor(code: ArtifactsErrorCode, message: string, options?: { cause?: unknown }) {
+  constructor(code: ArtifactsErrorCode | (string & {}), message: string, options?: { cause?: unknown }) {
     super(`${code}: ${message}`, options);
-    this.code = code;
+    this.code = code as ArtifactsErrorCode;
   }
 }
 
 export class InvalidSessionIdError extends ArtifactsError {
   override readonly name = "InvalidSessionIdError";
-  constructor(sessionId: string) {
-    super("EINVALIDSESSION", `invalid Artifacts session id ${JSON.stringify(sessionId)}: ${NAME_RULE}`);
+  constructor(sessionId: string, reason: string = NAME_RULE, options?: { cause?: unknown }) {
+    super("EINVALIDSESSION", `invalid Artifacts session id ${JSON.stringify(sessionId)}: ${reason}`, options);
   }
 }
 
 export class InvalidRepoNameError extends ArtifactsError {
   override readonly name = "InvalidRepoNameError";
-  constructor(name: string) {
-    super("EINVALIDNAME", `invalid repository name ${JSON.stringify(name)}: ${NAME_RULE}`);
+  constructor(name: string, reason: string = NAME_RULE, options?: { cause?: unknown }) {
+    super("EINVALIDNAME", `invalid repository name ${JSON.stringify(name)}: ${reason}`, options);
   }
 }
 
 export class NotFoundError extends ArtifactsError {
   override readonly name = "NotFoundError";
-  constructor(what: string) {
-    super("ENOTFOUND", `${what} not found`);
+  /** `what` names the missing thing ("repository \"x\""); the message is `ENOTFOUND: <what> not found`. */
+  constructor(what: string, options?: { cause?: unknown }) {
+    super("ENOTFOUND", `${what} not found`, options);
   }
 }
 

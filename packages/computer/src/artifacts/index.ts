@@ -8,6 +8,7 @@ export { type Artifact, createArtifact, credentialedRemote, LIST_PAGE_SIZE } fro
 export { ARTIFACTS_HELP, runArtifactsCLI } from "./cli/index.js";
 export { parseTtl } from "./cli/ttl.js";
 export {
+  ArtifactsError as ArtifactError,
   ArtifactsError,
   type ArtifactsErrorCode,
   InvalidRepoNameError,
@@ -20,6 +21,13 @@ export {
   MemoryArtifactsError,
   type MemoryRepoOrigin,
 } from "./memory-binding.js";
+export type {
+  ArtifactImportOptions,
+  ArtifactImportSource,
+  ArtifactScope,
+  ArtifactsCLIInput,
+  ArtifactsCLIResult,
+} from "./option-names.js";
 export { remoteAddVia } from "./remote-add.js";
 export type {
   ArtifactsBinding,

@@ -1,41 +1,60 @@
 /**
  * `createAssets(...).share(path, …)`: streams a workspace file into an R2
  * bucket (through the binding) and returns a presigned GET URL for it
+ * (`shareAsset` returns the URL with its key, expiry, size and type)
  * (through the S3 API, since a binding cannot sign). Every share gets a new
  * random key, so a URL always names the bytes that were shared; objects are
  * never deleted here (a bucket lifecycle rule can expire them).
  */
-import { normalizePath, type WorkspaceFilesystem } from "@cloudflare/dofs";
+import { normalizePath } from "@cloudflare/dofs";
 import { contentDisposition, contentTypeOf } from "./content-type.js";
-import { type AssetsEnv, resolveS3, type S3Options } from "./credentials.js";
+import { type AssetsEnv, resolveS3, type S3Config } from "./credentials.js";
 import { objectKey, randomId } from "./key.js";
 import { presignGetUrl } from "./sigv4.js";
 
 export const MAX_EXPIRES_SECONDS = 7 * 24 * 60 * 60;
 
-/** The part of an R2 binding `share` uses. */
-export interface AssetsBucket {
+/** The part of an R2 binding `share` uses (`share` always passes both metadata fields). */
+export interface R2PutBucket {
   put(
     key: string,
     value: ReadableStream<Uint8Array>,
-    options: {
-      httpMetadata: { contentType: string; contentDisposition: string };
-      customMetadata: Record<string, string>;
+    options?: {
+      httpMetadata?: { contentType?: string; contentDisposition?: string };
+      customMetadata?: Record<string, string>;
     },
   ): Promise<unknown>;
 }
 
-export interface AssetsWorkspace {
-  readonly fs: WorkspaceFilesystem;
+/** Our earlier name for `R2PutBucket`. */
+export type AssetsBucket = R2PutBucket;
+
+/**
+ * The part of a Workspace `share` reads: a `Workspace`, a `getWorkspace()`
+ * client, or anything with these two calls. `isFile: false` (a directory)
+ * is refused; a stat without `isFile` is taken as a file.
+ */
+export interface WorkspaceLike {
   readonly sessionId?: string | undefined;
+  readonly fs: {
+    stat(path: string): Promise<{ size: number; isFile?: boolean }>;
+    readFile(path: string): Promise<ReadableStream<Uint8Array>>;
+  };
 }
 
+/** Our earlier name for `WorkspaceLike`. */
+export type AssetsWorkspace = WorkspaceLike;
+
 export interface CreateAssetsOptions {
-  ws: AssetsWorkspace;
-  bucket: AssetsBucket;
-  s3: S3Options;
-  /** Where credentials missing from `s3` are looked up. Default `process.env` when there is one. */
-  env?: AssetsEnv;
+  ws: WorkspaceLike;
+  bucket: R2PutBucket;
+  s3: S3Config;
+  /**
+   * Where credentials missing from `s3` are looked up. Default `process.env`
+   * when there is one. A Worker's whole `env` may be passed as it is: only the
+   * credential names are read, and a value that is not a string counts as unset.
+   */
+  env?: AssetsEnv | object;
   /** Clock for signing and `expiresAt`, ms. */
   now?: () => number;
 }
@@ -43,7 +62,7 @@ export interface CreateAssetsOptions {
 export interface ShareOptions {
   /** Lifetime of the URL in ms: > 0, rounded up to whole seconds, capped at 7 days. */
   expiresAfter: number;
-  /** Key prefix; slashes are normalised (`"/a//b/"` → `a/b`). */
+  /** Key prefix; slashes are normalized (`"/a//b/"` → `a/b`). */
   prefix?: string;
   /** Default: by extension, else application/octet-stream. */
   contentType?: string;
@@ -62,8 +81,14 @@ export interface SharedAsset {
   contentType: string;
 }
 
-export interface Assets {
-  share(path: string, options: ShareOptions): Promise<SharedAsset>;
+/** What `createAssets` returns, as the original names it: `share` gives the URL. */
+export interface AssetsClient {
+  share(path: string, options: ShareOptions): Promise<string>;
+}
+
+/** Ours in addition: `shareAsset` gives the URL with the object's key, expiry, size and content type. */
+export interface Assets extends AssetsClient {
+  shareAsset(path: string, options: ShareOptions): Promise<SharedAsset>;
 }
 
 type FixedLengthStreamClass = new (length: number) => TransformStream<Uint8Array, Uint8Array>;
@@ -99,6 +124,13 @@ async function pump(source: ReadableStream<Uint8Array>, sink: WritableStream<Uin
   }
 }
 
+/** The string-valued entries of an env (a Worker's env also holds bindings). */
+function stringsOf(env: AssetsEnv | object): AssetsEnv {
+  return Object.fromEntries(
+    Object.entries(env).filter((entry): entry is [string, string] => typeof entry[1] === "string"),
+  );
+}
+
 function processEnv(): AssetsEnv {
   const process = (globalThis as { process?: { env?: AssetsEnv } }).process;
   return process?.env ?? {};
@@ -108,40 +140,42 @@ export function createAssets(options: CreateAssetsOptions): Assets {
   const { ws, bucket } = options;
   if (!ws?.fs) throw new TypeError("createAssets needs ws: the Workspace whose files are shared");
   if (typeof bucket?.put !== "function") throw new TypeError("createAssets needs bucket: an R2 bucket binding");
-  const s3 = resolveS3(options.s3, options.env ?? processEnv());
+  const s3 = resolveS3(options.s3, stringsOf(options.env ?? processEnv()));
   const now = options.now ?? Date.now;
 
+  async function shareAsset(path: string, shareOptions: ShareOptions): Promise<SharedAsset> {
+    const expiresIn = expirySeconds(shareOptions?.expiresAfter);
+    const sourcePath = normalizePath(path, "open");
+    // stat first: a missing file rejects before anything is put.
+    const stat = await ws.fs.stat(sourcePath);
+    if (stat.isFile === false) throw new TypeError(`share: ${sourcePath} is not a regular file`);
+    const FixedLengthStream = (globalThis as { FixedLengthStream?: FixedLengthStreamClass }).FixedLengthStream;
+    if (!FixedLengthStream) {
+      throw new TypeError("share needs FixedLengthStream (a Workers runtime API); polyfill it outside workerd");
+    }
+    const basename = sourcePath.slice(sourcePath.lastIndexOf("/") + 1);
+    const key = objectKey(shareOptions.prefix, randomId(), basename);
+    const contentType = shareOptions.contentType ?? contentTypeOf(basename);
+    const signedAt = now();
+    const expiresAt = new Date(signedAt + expiresIn * 1000).toISOString();
+    // R2 needs the length up front for a streamed body; FixedLengthStream carries it (and errors if the file changed size).
+    const body = new FixedLengthStream(stat.size);
+    const upload = bucket.put(key, body.readable, {
+      httpMetadata: {
+        contentType,
+        contentDisposition: contentDisposition(shareOptions.disposition ?? "inline", shareOptions.filename ?? basename),
+      },
+      customMetadata: { sourcePath, sessionId: ws.sessionId ?? "", expiresAt },
+    });
+    await Promise.all([pump(await ws.fs.readFile(sourcePath), body.writable), upload]);
+    const url = await presignGetUrl({ ...s3, key, expiresIn, now: signedAt });
+    return { url, key, expiresAt, size: stat.size, contentType };
+  }
+
   return {
+    shareAsset,
     async share(path, shareOptions) {
-      const expiresIn = expirySeconds(shareOptions?.expiresAfter);
-      const sourcePath = normalizePath(path, "open");
-      // stat first: a missing file rejects before anything is put.
-      const stat = await ws.fs.stat(sourcePath);
-      if (!stat.isFile) throw new TypeError(`share: ${sourcePath} is not a regular file`);
-      const FixedLengthStream = (globalThis as { FixedLengthStream?: FixedLengthStreamClass }).FixedLengthStream;
-      if (!FixedLengthStream) {
-        throw new TypeError("share needs FixedLengthStream (a Workers runtime API); polyfill it outside workerd");
-      }
-      const basename = sourcePath.slice(sourcePath.lastIndexOf("/") + 1);
-      const key = objectKey(shareOptions.prefix, randomId(), basename);
-      const contentType = shareOptions.contentType ?? contentTypeOf(basename);
-      const signedAt = now();
-      const expiresAt = new Date(signedAt + expiresIn * 1000).toISOString();
-      // R2 needs the length up front for a streamed body; FixedLengthStream carries it (and errors if the file changed size).
-      const body = new FixedLengthStream(stat.size);
-      const upload = bucket.put(key, body.readable, {
-        httpMetadata: {
-          contentType,
-          contentDisposition: contentDisposition(
-            shareOptions.disposition ?? "inline",
-            shareOptions.filename ?? basename,
-          ),
-        },
-        customMetadata: { sourcePath, sessionId: ws.sessionId ?? "", expiresAt },
-      });
-      await Promise.all([pump(await ws.fs.readFile(sourcePath), body.writable), upload]);
-      const url = await presignGetUrl({ ...s3, key, expiresIn, now: signedAt });
-      return { url, key, expiresAt, size: stat.size, contentType };
+      return (await shareAsset(path, shareOptions)).url;
     },
   };
 }

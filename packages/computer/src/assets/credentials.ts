@@ -6,7 +6,7 @@
  */
 import { WorkspaceError } from "../runtime/errors.js";
 
-export interface S3Options {
+export interface S3Config {
   /** The bucket's name as the S3 API knows it (the binding does not expose it). */
   bucket: string;
   accountId?: string;
@@ -20,15 +20,15 @@ export interface S3Options {
   service?: string;
 }
 
-/** The variables read; any other keys (a Worker's whole `env`) are ignored. */
-export interface AssetsEnv {
-  readonly CLOUDFLARE_ACCOUNT_ID?: string | undefined;
-  readonly R2_ACCESS_KEY_ID?: string | undefined;
-  readonly AWS_ACCESS_KEY_ID?: string | undefined;
-  readonly R2_SECRET_ACCESS_KEY?: string | undefined;
-  readonly AWS_SECRET_ACCESS_KEY?: string | undefined;
-  readonly R2_ENDPOINT?: string | undefined;
-}
+/** Our earlier name for `S3Config`. */
+export type S3Options = S3Config;
+
+/**
+ * Where missing credentials are looked up (a Worker's `env`, `process.env`).
+ * Read: CLOUDFLARE_ACCOUNT_ID, R2_ACCESS_KEY_ID / AWS_ACCESS_KEY_ID,
+ * R2_SECRET_ACCESS_KEY / AWS_SECRET_ACCESS_KEY, R2_ENDPOINT; other keys are ignored.
+ */
+export type AssetsEnv = Readonly<Record<string, string | undefined>>;
 
 export interface ResolvedS3 {
   bucket: string;
@@ -46,7 +46,7 @@ function missing(what: string, field: string, variables: string[]): WorkspaceErr
   );
 }
 
-export function resolveS3(s3: S3Options, env: AssetsEnv): ResolvedS3 {
+export function resolveS3(s3: S3Config, env: AssetsEnv): ResolvedS3 {
   if (typeof s3?.bucket !== "string" || s3.bucket === "") {
     throw new TypeError("createAssets: s3.bucket (the bucket's S3 name) is required");
   }

@@ -1,5 +1,5 @@
 /**
- * `createAssets().share` in Node: behaviours 35–37 of spec 03 §8. Presigned
+ * `createAssets().share` in Node: behaviors 35–37 of spec 03 §8. Presigned
  * URLs are checked against a SigV4 signer written here from the AWS spec on
  * node:crypto — independent of sigv4.ts (WebCrypto) — so a shared mistake
  * cannot hide. The bucket is an in-memory stand-in with R2's `put` shape
@@ -41,7 +41,8 @@ afterAll(() => {
 interface Put {
   key: string;
   body: Buffer;
-  options: Parameters<AssetsBucket["put"]>[2];
+  // share always passes both metadata fields.
+  options: Required<NonNullable<Parameters<AssetsBucket["put"]>[2]>>;
 }
 
 function memoryBucket(): AssetsBucket & { puts: Put[] } {
@@ -49,7 +50,8 @@ function memoryBucket(): AssetsBucket & { puts: Put[] } {
   return {
     puts,
     async put(key, value, options) {
-      puts.push({ key, body: Buffer.from(await new Response(value).arrayBuffer()), options });
+      const body = Buffer.from(await new Response(value).arrayBuffer());
+      puts.push({ key, body, options: options as Put["options"] });
       return {};
     },
   };
@@ -90,11 +92,43 @@ function expectedSignature(url: URL, secret: string): string {
 }
 
 describe("share", () => {
+  it("share returns the URL string (as the original); shareAsset the URL with its record", async () => {
+    const ws = await workspace();
+    const bucket = memoryBucket();
+    const assets = createAssets({ ws, bucket, s3, env: {}, now: () => NOW });
+    const url = await assets.share("/workspace/secret/q3.pdf", { expiresAfter: 60_000 });
+    expect(typeof url).toBe("string");
+    expect(new URL(url).pathname).toBe(`/shared/${(bucket.puts[0] as Put).key}`);
+    const shared = await assets.shareAsset("/workspace/secret/q3.pdf", { expiresAfter: 60_000 });
+    expect(shared).toMatchObject({ size: expect.any(Number), contentType: "application/pdf" });
+    expect(new URL(shared.url).pathname).toBe(`/shared/${shared.key}`);
+  });
+
+  it("takes a workspace-like object whose stat has only size, and refuses a directory", async () => {
+    const real = await workspace();
+    const bucket = memoryBucket();
+    const like = {
+      sessionId: "s1",
+      fs: {
+        stat: async (p: string) => ({ size: (await real.fs.stat(p)).size }),
+        readFile: (p: string) => real.fs.readFile(p),
+      },
+    };
+    const url = await createAssets({ ws: like, bucket, s3, env: {}, now: () => NOW }).share(
+      "/workspace/secret/q3.pdf",
+      { expiresAfter: 1000 },
+    );
+    expect(url).toMatch(/^https:\/\//);
+    expect((bucket.puts[0] as Put).options.customMetadata.sessionId).toBe("s1");
+    const assets = createAssets({ ws: real, bucket, s3, env: {}, now: () => NOW });
+    await expect(assets.share("/workspace/secret", { expiresAfter: 1000 })).rejects.toThrow("is not a regular file");
+  });
+
   it("(35) key <prefix>/<26 chars>/<basename>, content type, disposition, metadata; a repeat gets a new key", async () => {
     const ws = await workspace();
     const bucket = memoryBucket();
     const assets = createAssets({ ws, bucket, s3, env: {}, now: () => NOW });
-    const shared = await assets.share("/workspace/secret/q3.pdf", { expiresAfter: 60_000, prefix: "/a//b/" });
+    const shared = await assets.shareAsset("/workspace/secret/q3.pdf", { expiresAfter: 60_000, prefix: "/a//b/" });
     expect(shared.key).toMatch(/^a\/b\/[0-9a-hjkmnp-tv-z]{26}\/q3\.pdf$/);
     expect(bucket.puts).toHaveLength(1);
     const [put] = bucket.puts as [Put];
@@ -108,7 +142,7 @@ describe("share", () => {
         expiresAt: new Date(NOW + 60_000).toISOString(),
       },
     });
-    const again = await assets.share("/workspace/secret/q3.pdf", { expiresAfter: 60_000, prefix: "/a//b/" });
+    const again = await assets.shareAsset("/workspace/secret/q3.pdf", { expiresAfter: 60_000, prefix: "/a//b/" });
     expect(again.key).not.toBe(shared.key);
 
     // Path-style URL on the account endpoint, signed correctly.
@@ -132,7 +166,10 @@ describe("share", () => {
       env: {},
       now: () => NOW,
     });
-    const shared = await assets.share("/workspace/Größe (1).txt", { expiresAfter: 1000, disposition: "attachment" });
+    const shared = await assets.shareAsset("/workspace/Größe (1).txt", {
+      expiresAfter: 1000,
+      disposition: "attachment",
+    });
     expect(shared.key).toMatch(/^[0-9a-z]{26}\/Größe \(1\)\.txt$/);
     const url = new URL(shared.url);
     expect(url.pathname).toBe(`/shared/${shared.key.split("/")[0]}/Gr%C3%B6%C3%9Fe%20%281%29.txt`);
@@ -149,7 +186,7 @@ describe("share", () => {
     const bucket = memoryBucket();
     const assets = createAssets({ ws, bucket, s3, env: {}, now: () => NOW });
     const expires = async (ms: number) =>
-      new URL((await assets.share("/workspace/secret/q3.pdf", { expiresAfter: ms })).url).searchParams.get(
+      new URL((await assets.shareAsset("/workspace/secret/q3.pdf", { expiresAfter: ms })).url).searchParams.get(
         "X-Amz-Expires",
       );
     expect(await expires(500)).toBe("1");
@@ -158,9 +195,11 @@ describe("share", () => {
     expect(await expires(30 * 24 * 3600 * 1000)).toBe("604800");
     const puts = bucket.puts.length;
     for (const bad of [0, -1, Number.NaN]) {
-      await expect(assets.share("/workspace/secret/q3.pdf", { expiresAfter: bad })).rejects.toThrow(/expiresAfter/);
+      await expect(assets.shareAsset("/workspace/secret/q3.pdf", { expiresAfter: bad })).rejects.toThrow(
+        /expiresAfter/,
+      );
     }
-    await expect(assets.share("/workspace/missing.pdf", { expiresAfter: 1000 })).rejects.toMatchObject({
+    await expect(assets.shareAsset("/workspace/missing.pdf", { expiresAfter: 1000 })).rejects.toMatchObject({
       code: "ENOENT",
     });
     expect(bucket.puts.length).toBe(puts);
@@ -190,7 +229,7 @@ describe("share", () => {
       },
       now: () => NOW,
     });
-    const url = new URL((await fromEnv.share("/workspace/secret/q3.pdf", { expiresAfter: 1000 })).url);
+    const url = new URL((await fromEnv.shareAsset("/workspace/secret/q3.pdf", { expiresAfter: 1000 })).url);
     expect(url.origin).toBe("https://r2.test");
     expect(url.searchParams.get("X-Amz-Credential")).toMatch(/^r2-key\//);
     expect(url.searchParams.get("X-Amz-Signature")).toBe(expectedSignature(url, "sec"));
@@ -201,7 +240,7 @@ describe("share", () => {
       env: { R2_ACCESS_KEY_ID: "env-key" },
       now: () => NOW,
     });
-    const signed = new URL((await explicit.share("/workspace/secret/q3.pdf", { expiresAfter: 1000 })).url);
+    const signed = new URL((await explicit.shareAsset("/workspace/secret/q3.pdf", { expiresAfter: 1000 })).url);
     expect(signed.searchParams.get("X-Amz-Credential")).toMatch(/^mine\//);
   });
 
@@ -215,7 +254,7 @@ describe("share", () => {
     delete globals.FixedLengthStream;
     try {
       const assets = createAssets({ ws: await workspace(), bucket: memoryBucket(), s3, env: {} });
-      await expect(assets.share("/workspace/secret/q3.pdf", { expiresAfter: 1000 })).rejects.toThrow(
+      await expect(assets.shareAsset("/workspace/secret/q3.pdf", { expiresAfter: 1000 })).rejects.toThrow(
         /FixedLengthStream/,
       );
     } finally {

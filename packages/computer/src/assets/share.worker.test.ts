@@ -21,7 +21,7 @@ describe("share to R2", () => {
         const body = new Uint8Array(700 * 1024).map((_, i) => i % 251);
         await workspace.fs.writeFile("/workspace/secret/q3.pdf", body);
         const assets = createAssets({ ws: workspace, bucket: env.ASSETS_BUCKET, s3, env: {} });
-        const shared = await assets.share("/workspace/secret/q3.pdf", { expiresAfter: 30_000, prefix: "/a//b/" });
+        const shared = await assets.shareAsset("/workspace/secret/q3.pdf", { expiresAfter: 30_000, prefix: "/a//b/" });
         expect(shared.key).toMatch(/^a\/b\/[0-9a-z]{26}\/q3\.pdf$/);
         const object = await env.ASSETS_BUCKET.get(shared.key);
         expect(object).not.toBeNull();
@@ -38,7 +38,7 @@ describe("share to R2", () => {
           sessionId: "s1",
           expiresAt: shared.expiresAt,
         });
-        const again = await assets.share("/workspace/secret/q3.pdf", { expiresAfter: 30_000, prefix: "/a//b/" });
+        const again = await assets.shareAsset("/workspace/secret/q3.pdf", { expiresAfter: 30_000, prefix: "/a//b/" });
         expect(again.key).not.toBe(shared.key);
         expect(new URL(shared.url).searchParams.get("X-Amz-Expires")).toBe("30");
       },
@@ -51,7 +51,7 @@ describe("share to R2", () => {
       const assets = createAssets({ ws: workspace, bucket: env.ASSETS_BUCKET, s3, env: {} });
       const before = (await env.ASSETS_BUCKET.list()).objects.length;
       await expect(
-        assets.share("/workspace/none.txt", { expiresAfter: 1000, prefix: "missing" }),
+        assets.shareAsset("/workspace/none.txt", { expiresAfter: 1000, prefix: "missing" }),
       ).rejects.toMatchObject({
         code: "ENOENT",
       });

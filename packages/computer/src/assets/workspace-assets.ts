@@ -19,7 +19,7 @@ export function workspaceAssets(
     const assets = createAssets({ ...options, ws: workspace });
     return {
       async publish(path, { expiresAfter, prefix }) {
-        const { url } = await assets.share(path, { expiresAfter, ...(prefix === undefined ? {} : { prefix }) });
+        const url = await assets.share(path, { expiresAfter, ...(prefix === undefined ? {} : { prefix }) });
         return { url };
       },
     };

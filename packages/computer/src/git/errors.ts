@@ -1,18 +1,20 @@
 /**
- * The one error class of `@cloudflare/computer/git`. Its `code` decides the
- * CLI exit status the way git's own does: argv mistakes 129, "fatal:"
- * conditions about the repository, identity or paths 128, anything else 1.
+ * The error class of `@cloudflare/computer/git` and its named subclasses (the
+ * original's names and codes: `NotARepositoryError` ENOTAREPO, …). The `code`
+ * decides the CLI exit status the way git's own does: argv mistakes 129,
+ * "fatal:" conditions about the repository, identity or paths 128, anything
+ * else 1.
  */
 import { errorMessage } from "@cloudflare/dofs";
 
 export const GIT_ERROR_CODES = {
   /** Bad argv: unknown flag, missing value, unsupported mode. */
   EUSAGE: 129,
-  ENOTREPO: 128,
-  EALREADYREPO: 128,
+  ENOTAREPO: 128,
+  EALREADYINIT: 128,
   EIDENTITY: 128,
   /** A path outside the repository's work tree. */
-  EOUTSIDE: 128,
+  EPATHOUTSIDE: 128,
   /** A pathspec or revision that matched nothing. */
   EPATHSPEC: 128,
   /** A safety refusal git also exits 128 for (clean without -f). */
@@ -28,19 +30,73 @@ export const GIT_ERROR_CODES = {
 
 export type GitErrorCode = keyof typeof GIT_ERROR_CODES;
 
+/** `cause` as the original takes it; `message` (ours) replaces the default text of a named subclass. */
+export interface GitErrorOptions {
+  cause?: unknown;
+  path?: string;
+  message?: string;
+}
+
 export class GitError extends Error {
   override readonly name: string = "GitError";
+  /** One of GIT_ERROR_CODES for our errors; a code of yours is kept (and exits 1). */
   readonly code: GitErrorCode;
   readonly path: string | undefined;
 
-  constructor(code: GitErrorCode, message: string, options?: { path?: string; cause?: unknown }) {
+  constructor(code: GitErrorCode | (string & {}), message: string, options?: GitErrorOptions) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
-    this.code = code;
+    this.code = code as GitErrorCode;
     this.path = options?.path;
   }
 
   get exitCode(): number {
-    return GIT_ERROR_CODES[this.code];
+    return GIT_ERROR_CODES[this.code] ?? 1;
+  }
+}
+
+/** No repository at or above `dir`. Exit 128. */
+export class NotARepositoryError extends GitError {
+  override readonly name = "NotARepositoryError";
+  constructor(dir: string, options?: GitErrorOptions) {
+    super("ENOTAREPO", options?.message ?? `not a git repository (or any of the parent directories): ${dir}`, {
+      path: dir,
+      ...options,
+    });
+  }
+}
+
+/** `dir` already holds a repository (init, clone into it). Exit 128. */
+export class AlreadyInitializedError extends GitError {
+  override readonly name = "AlreadyInitializedError";
+  constructor(dir: string, options?: GitErrorOptions) {
+    super("EALREADYINIT", options?.message ?? `repository already exists in ${dir}`, { path: dir, ...options });
+  }
+}
+
+/** No author or committer identity from the call, the environment, the config or `defaultGitIdentity`. Exit 128. */
+export class MissingIdentityError extends GitError {
+  override readonly name = "MissingIdentityError";
+  constructor(options?: GitErrorOptions) {
+    super("EIDENTITY", options?.message ?? "identity unknown: set user.name and user.email", options);
+  }
+}
+
+/** A path argument outside the repository's work tree. Exit 128. */
+export class PathOutsideRepoError extends GitError {
+  override readonly name = "PathOutsideRepoError";
+  constructor(path: string, dir: string, options?: GitErrorOptions) {
+    super("EPATHOUTSIDE", options?.message ?? `'${path}' is outside repository at '${dir}'`, { path, ...options });
+  }
+}
+
+/** A pathspec that matched nothing. Exit 128. */
+export class PathspecNotFoundError extends GitError {
+  override readonly name = "PathspecNotFoundError";
+  constructor(pathspec: string, options?: GitErrorOptions) {
+    super("EPATHSPEC", options?.message ?? `pathspec '${pathspec}' did not match any files`, {
+      path: pathspec,
+      ...options,
+    });
   }
 }
 
@@ -57,7 +113,7 @@ export function isGitError(error: unknown, code?: GitErrorCode): error is GitErr
 }
 
 export function notARepository(dir: string): GitError {
-  return new GitError("ENOTREPO", `not a git repository (or any of the parent directories): ${dir}`, { path: dir });
+  return new NotARepositoryError(dir);
 }
 
 /** The CLI's exit status for any thrown value: GitError by code, anything else (isomorphic-git's errors) 1. */

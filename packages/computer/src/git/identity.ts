@@ -8,7 +8,7 @@
 import git from "isomorphic-git";
 import type { GitIdentity } from "../workspace/capabilities.js";
 import type { GitContext } from "./context.js";
-import { GitError } from "./errors.js";
+import { type GitError, MissingIdentityError } from "./errors.js";
 
 export type GitEnv = Readonly<Record<string, string | undefined>>;
 
@@ -60,9 +60,9 @@ async function configString(ctx: GitContext, root: string, path: string): Promis
 }
 
 function unknownIdentity(role: "author" | "committer"): GitError {
-  return new GitError(
-    "EIDENTITY",
-    `${role} identity unknown: set user.name and user.email with git config, ` +
+  return new MissingIdentityError({
+    message:
+      `${role} identity unknown: set user.name and user.email with git config, ` +
       `or GIT_${role.toUpperCase()}_NAME and GIT_${role.toUpperCase()}_EMAIL, or pass defaultGitIdentity`,
-  );
+  });
 }

@@ -4,6 +4,7 @@
  * this subpath is the only one that imports isomorphic-git.
  */
 
+export type { GitIdentity } from "../workspace/capabilities.js";
 export type { AddOptions, CommitOptions, CommitResult, RmOptions } from "./api/commit.js";
 export type { DiffOptions, DiffSide, DiffSummary, FileDiff } from "./api/diff.js";
 export type { LogEntry, LogOptions, ShowResult } from "./api/history.js";
@@ -19,14 +20,38 @@ export { GIT_VERSION_TEXT, SUBCOMMANDS } from "./cli/index.js";
 export { createGitClient, GitClient, type GitClientOptions } from "./client.js";
 export type { GitRemoteAuth } from "./context.js";
 export {
+  AlreadyInitializedError,
   exitCodeOf,
   GIT_ERROR_CODES,
   GitError,
   type GitErrorCode,
+  type GitErrorOptions,
   GitUsageError,
   isGitError,
+  MissingIdentityError,
+  NotARepositoryError,
+  PathOutsideRepoError,
+  PathspecNotFoundError,
 } from "./errors.js";
 export { formatStatusLong, formatStatusPorcelainV2, formatStatusShort, type StatusFormatOptions } from "./format.js";
 export { createGitFs, type GitFs, type GitFsPromises, type GitFsStat } from "./fs-adapter.js";
 export { type GitEnv, parseIdentity } from "./identity.js";
+export type {
+  GitAddOptions,
+  GitBranchOptions,
+  GitCheckoutOptions,
+  GitCloneOptions,
+  GitCommitOptions,
+  GitDiffOptions,
+  GitFetchOptions,
+  GitHashObjectOptions,
+  GitInitOptions,
+  GitLogOptions,
+  GitMergeOptions,
+  GitPullOptions,
+  GitPushOptions,
+  GitRmOptions,
+  GitStatusOptions,
+  GitUpdateRefOptions,
+} from "./option-names.js";
 export { fetchHttpClient, parseRemoteUrl, type RemoteUrl } from "./transport.js";

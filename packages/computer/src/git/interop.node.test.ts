@@ -1,6 +1,6 @@
 /**
  * Real-git interoperability, both ways: what workspace git writes passes
- * `git fsck --strict` and reads the same in real git once materialised to
+ * `git fsck --strict` and reads the same in real git once materialized to
  * disk; what real git writes (copied into the dofs store) reads the same in
  * workspace git.
  */
@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { WorkspaceFilesystem } from "@cloudflare/dofs";
 import { openNodeDatabase } from "@cloudflare/dofs/node";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ingest, materialise } from "../../test/git/materialise.node.js";
+import { ingest, materialize } from "../../test/git/materialize.node.js";
 import { git as realGit } from "../../test/git/real-git.node.js";
 import { createGitClient, type GitClient } from "./index.js";
 
@@ -50,7 +50,7 @@ async function buildHistory(): Promise<void> {
 describe("workspace git → real git", () => {
   it("writes a repository that passes git fsck --strict and logs the same", async () => {
     await buildHistory();
-    await materialise(fs, "/repo", disk);
+    await materialize(fs, "/repo", disk);
     expect(realGit(disk, "fsck", "--strict", "--no-dangling")).toBe("");
     const ours = (await run("log", "--format=%H %an <%ae> %s")).stdout;
     expect(realGit(disk, "log", "--format=%H %an <%ae> %s")).toBe(ours);
@@ -72,7 +72,7 @@ describe("workspace git → real git", () => {
     await fs.writeFile("/repo/fresh/inner/x.txt", "x\n"); // untracked directory → "fresh/"
     await fs.writeFile("/repo/loose.txt", "loose\n");
     await fs.chmod("/repo/src/deep/data.bin", 0o755); // mode change
-    await materialise(fs, "/repo", disk);
+    await materialize(fs, "/repo", disk);
     expect((await run("status", "--porcelain")).stdout).toBe(realGit(disk, "status", "--porcelain"));
     expect((await run("status", "--porcelain=v2")).stdout).toBe(realGit(disk, "status", "--porcelain=v2"));
     expect((await run("status", "-uall", "--porcelain")).stdout).toBe(realGit(disk, "status", "-uall", "--porcelain"));

@@ -13,7 +13,7 @@ import { exists, joinPath } from "./paths.js";
 export async function gitdirOf(ctx: GitContext, path: string): Promise<string> {
   if (await exists(ctx, joinPath(path, ".git"))) return joinPath(path, ".git");
   if (await exists(ctx, joinPath(path, "HEAD"))) return path;
-  throw new GitError("ENOTREPO", `'${path}' does not appear to be a git repository`, { path });
+  throw new GitError("ENOTAREPO", `'${path}' does not appear to be a git repository`, { path });
 }
 
 export interface LocalFetchResult {

@@ -5,7 +5,7 @@
  */
 
 import type { GitContext } from "./context.js";
-import { GitError, notARepository } from "./errors.js";
+import { notARepository, PathOutsideRepoError } from "./errors.js";
 
 /** Resolves `path` against `cwd` the POSIX way, without node:path (this file also runs in workerd). */
 export function resolvePath(cwd: string, path: string): string {
@@ -49,13 +49,13 @@ export async function requireRepo(ctx: GitContext, dir: string | undefined): Pro
   return root;
 }
 
-/** A workspace path as a path inside the repository ("." for the root); outside it is EOUTSIDE (128). */
+/** A workspace path as a path inside the repository ("." for the root); outside it is EPATHOUTSIDE (128). */
 export function toRepoPath(root: string, cwd: string, path: string): string {
   const absolute = resolvePath(cwd, path);
   if (absolute === root) return ".";
   const prefix = root === "/" ? "/" : `${root}/`;
   if (!absolute.startsWith(prefix)) {
-    throw new GitError("EOUTSIDE", `'${path}' is outside repository at '${root}'`, { path });
+    throw new PathOutsideRepoError(path, root);
   }
   return absolute.slice(prefix.length);
 }

@@ -1,13 +1,13 @@
 /**
  * Workspace git inside a Durable Object (workerd, DO SQLite): the opt-in
- * (behaviour 32: unset ⇒ ENOTCONFIGURED, which the shell turns into exit 1),
- * behaviours 31 and 34 through `workspace.git.cli`, and the Workspace's
+ * (behavior 32: unset ⇒ ENOTCONFIGURED, which the shell turns into exit 1),
+ * behaviors 31 and 34 through `workspace.git.cli`, and the Workspace's
  * artifacts option with its session default.
  */
 import { describe, expect, it } from "vitest";
 import { inWorkspace } from "../../test/workspace-harness.worker.js";
 import { MemoryArtifactsBinding } from "../artifacts/index.js";
-import { Workspace } from "../workspace/workspace.js";
+import { Workspace } from "../workspace/workspace.worker.js";
 import { createGitClient, type GitClient } from "./index.js";
 
 describe("workspace.git in workerd", () => {

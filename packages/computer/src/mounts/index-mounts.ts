@@ -1,8 +1,8 @@
 /**
  * Mount roots checked at construction, and indexing: what `ready()` runs.
- * All pending mounts materialise in parallel in one pass (concurrent
+ * All pending mounts materialize in parallel in one pass (concurrent
  * `ready()` calls share it). Each root is recorded read-write and created
- * first, so materialising can write into it; afterwards the configured mode
+ * first, so materializing can write into it; afterwards the configured mode
  * is set, `indexed` recorded and `mount_root` stamped on the subtree. A mount
  * that throws or exceeds its caps is removed (`rm -rf` of the root) and left
  * unindexed, and the pass rethrows. A mount indexed once is never indexed
@@ -43,7 +43,7 @@ export function resolveMounts(
     if (!root.startsWith("/")) throw new Error(`Mount root ${JSON.stringify(root)} must be an absolute path`);
     if (root !== "/" && root.endsWith("/")) throw new Error(`Mount root ${JSON.stringify(root)} must not end with "/"`);
     if (normalizePath(root, "mount") !== root) {
-      throw new Error(`Mount root ${JSON.stringify(root)} must be normalised (no "//", "." or "..")`);
+      throw new Error(`Mount root ${JSON.stringify(root)} must be normalized (no "//", "." or "..")`);
     }
   }
   for (const a of roots) {

@@ -1,11 +1,11 @@
 /**
- * Mounts against Miniflare's local R2: behaviours 42–45 of spec 01 §6, plus
+ * Mounts against Miniflare's local R2: behaviors 42–45 of spec 01 §6, plus
  * paging, prefixes, caps with rollback and EROFS on ancestors.
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { inToolsWorkspace } from "../../test/tools/harness.worker.js";
-import { Workspace } from "../workspace/workspace.js";
+import { Workspace } from "../workspace/workspace.worker.js";
 import { R2Bucket } from "./r2-bucket.js";
 
 const bucket = env.MOUNT_BUCKET;
@@ -63,7 +63,7 @@ describe("R2Bucket mounts", () => {
     );
   });
 
-  it("(44) materialised once per store, in one shared pass; over maxBytes rolls back and stays unindexed", async () => {
+  it("(44) materialized once per store, in one shared pass; over maxBytes rolls back and stays unindexed", async () => {
     await seed("once44/", { "a.txt": "1" });
     await seed("big44/", { "x.bin": "0123456789", "y.bin": "0123456789" });
     await inToolsWorkspace(async ({ storage, reopen }) => {
@@ -129,7 +129,7 @@ describe("R2Bucket mounts", () => {
       expect(() => new Workspace({ storage, mounts: { "/": mount, "/x": mount } })).toThrow(/nested/);
       expect(() => new Workspace({ storage, mounts: { "a/b": mount } })).toThrow(/absolute/);
       expect(() => new Workspace({ storage, mounts: { "/a/": mount } })).toThrow(/must not end with "\/"/);
-      expect(() => new Workspace({ storage, mounts: { "/a//b": mount } })).toThrow(/normalised/);
+      expect(() => new Workspace({ storage, mounts: { "/a//b": mount } })).toThrow(/normalized/);
       let factoryCalls = 0;
       const workspace = new Workspace({
         storage,

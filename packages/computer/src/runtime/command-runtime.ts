@@ -35,6 +35,8 @@ export interface RuntimeServices {
   now: () => number;
   scheduler: SyncRetryScheduler | undefined;
   retry: Required<SyncRetryOptions>;
+  /** Runs after every sync step (push, pull, retry), whatever its outcome: the workspace reclaims chunks there. */
+  afterSync?: () => void;
 }
 
 export interface CommandExecRequest {
@@ -59,11 +61,13 @@ export class CommandRuntime {
   readonly #backend: CommandBackend;
   readonly #connection: BackendConnection;
   readonly #services: RuntimeServices;
-  readonly #queue = new SyncQueue();
+  readonly #queue: Pick<SyncQueue, "run">;
 
   constructor(backend: CommandBackend, services: RuntimeServices) {
     this.#backend = backend;
     this.#services = services;
+    const queue = new SyncQueue();
+    this.#queue = { run: (job) => queue.run(job).finally(() => services.afterSync?.()) };
     this.#connection = new BackendConnection(backend, services.db, services.now);
   }
 

@@ -14,7 +14,7 @@ const deleteInput = z.object({
 export type DeleteInput = z.infer<typeof deleteInput>;
 
 export interface DeleteResult {
-  /** The path, normalised. Reported the same whether or not it existed. */
+  /** The path, normalized. Reported the same whether or not it existed. */
   deleted: string;
 }
 

@@ -27,7 +27,7 @@ describe("locateEdits", () => {
     expect(() => locateEdits(text, [{ oldText: "ile", newText: "F" }], "/f")).toThrow(/inside a character/);
   });
 
-  it("combining marks normalise with their base character", () => {
+  it("combining marks normalize with their base character", () => {
     const decomposed = "cafe\u0301!";
     const [hit] = locateEdits(decomposed, [{ oldText: "café!", newText: "tea!" }], "/f");
     expect(applyEdits(decomposed, [hit as NonNullable<typeof hit>])).toBe("tea!");

@@ -1,7 +1,7 @@
 /**
  * Where each edit of an `edit` call applies. Every `oldText` is looked up in
  * the ORIGINAL text — never in the result of an earlier edit — exactly first;
- * only when that finds nothing, fuzzily. The fuzzy pass compares normalised
+ * only when that finds nothing, fuzzily. The fuzzy pass compares normalized
  * copies (NFKC, no trailing whitespace, straight quotes, ASCII dashes and
  * spaces) but only to find the range: the bytes replaced are the original's,
  * and everything outside the ranges is left as it was.
@@ -29,10 +29,10 @@ const QUOTES_DOUBLE = /[\u201c\u201d\u201e\u201f\u2033\u2036]/g;
 const DASHES = /[\u2010\u2011\u2012\u2013\u2014\u2015\u2212\u2043\ufe58\ufe63\uff0d]/g;
 const SPACES = /[\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]/g;
 const BLANK = /^[ \t\r\f\v\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000\ufeff]$/u;
-// A base character with its combining marks: NFKC composes across them, so they normalise as one unit.
+// A base character with its combining marks: NFKC composes across them, so they normalize as one unit.
 const SEGMENT = /[^\p{M}]\p{M}*|\p{M}+/gu;
 
-/** A normalised copy of a text, with each UTF-16 unit mapped back to the original segment it came from. */
+/** A normalized copy of a text, with each UTF-16 unit mapped back to the original segment it came from. */
 interface Normalized {
   text: string;
   /** Original [start, end) of the segment that produced each unit. */
@@ -92,7 +92,7 @@ export class EditError extends Error {
   override readonly name = "EditError";
 }
 
-/** Locates every edit in `original` (both already LF-normalised), sorted by position. Throws EditError. */
+/** Locates every edit in `original` (both already LF-normalized), sorted by position. Throws EditError. */
 export function locateEdits(original: string, edits: readonly Edit[], path: string): Located[] {
   let fuzzyText: Normalized | undefined;
   const located = edits.map((edit, index): Located => {

@@ -5,6 +5,7 @@
  * line endings (matched as LF, written back as they were), the file mode,
  * the lock, and the diff.
  */
+import { fsError } from "@cloudflare/dofs";
 import { type Tool, tool } from "ai";
 import { z } from "zod";
 import { editDiff } from "./diff.js";
@@ -83,8 +84,8 @@ export function createEditTool(options: { workspace: ToolWorkspace } & EditToolO
         const edits = editsOf(input);
         return withPathLock(store.lockIdentity, path, {}, async () => {
           const info = await store.stat(path);
-          if (!info) throw new Error(`ENOENT: no such file or directory, open '${path}'`);
-          if (info.isDirectory) throw new Error(`EISDIR: illegal operation on a directory, open '${path}'`);
+          if (!info) throw fsError("ENOENT", "open", path);
+          if (info.isDirectory) throw fsError("EISDIR", "open", path);
           if (info.size > EDIT_MAX_BYTES) {
             throw new Error(
               `EFBIG: ${path} is ${info.size} bytes; edit works on files of at most ${EDIT_MAX_BYTES} bytes`,

@@ -1,6 +1,6 @@
 /**
  * `exec` through the AI SDK against a real Workspace and TestBackend:
- * behaviours 28 and 29, snapshots under an injected clock, abort.
+ * behaviors 28 and 29, snapshots under an injected clock, abort.
  */
 import { describe, expect, it } from "vitest";
 import { inToolsWorkspace } from "../../test/tools/harness.worker.js";

@@ -40,7 +40,7 @@ export interface MutableFileStore extends FileStore {
 /** Where relative paths given to the tools are resolved. */
 export const TOOL_CWD = "/workspace";
 
-/** Absolute and normalised; a relative path is taken from `/workspace`. */
+/** Absolute and normalized; a relative path is taken from `/workspace`. */
 export function resolveToolPath(path: string, syscall = "open"): string {
   const absolute = typeof path === "string" && path !== "" && !path.startsWith("/") ? `${TOOL_CWD}/${path}` : path;
   return normalizePath(absolute, syscall);

@@ -5,7 +5,7 @@
  * drop the write. Locks live in memory, keyed by the store's `lockIdentity`
  * (for `WorkspaceFileStore` that is `workspace.fs`), so separately created
  * tool sets over one workspace share them. They are per isolate: another
- * isolate writing the same Durable Object is not serialised (there is none
+ * isolate writing the same Durable Object is not serialized (there is none
  * today, the DO is single-threaded apart from awaits).
  *
  * Waiters are served in arrival order: a new lock waits for every earlier
@@ -37,7 +37,7 @@ export interface LockOptions {
   subtree?: boolean;
 }
 
-/** Runs `body` while holding the lock on `path` (normalised, absolute) within `identity`'s table. */
+/** Runs `body` while holding the lock on `path` (normalized, absolute) within `identity`'s table. */
 export async function withPathLock<T>(
   identity: object,
   path: string,

@@ -4,6 +4,7 @@
  * continuation passes back `nextOffset` and `nextByteOffset`, and the read
  * starts at that byte instead of re-scanning the file from the top.
  */
+import { fsError } from "@cloudflare/dofs";
 import { type Tool, tool } from "ai";
 import { z } from "zod";
 import { guarded, isToolError } from "./errors.js";
@@ -92,8 +93,8 @@ export function createReadTool(options: { workspace: ToolWorkspace } & ReadToolO
           throw new Error("byteOffset needs offset: pass a previous read's nextOffset and nextByteOffset together");
         }
         const info = await store.stat(path);
-        if (!info) throw new Error(`ENOENT: no such file or directory, open '${path}'`);
-        if (info.isDirectory) throw new Error(`EISDIR: illegal operation on a directory, read '${path}' (use ls)`);
+        if (!info) throw fsError("ENOENT", "open", path);
+        if (info.isDirectory) throw fsError("EISDIR", "read", path);
         let kind = classifyByName(path);
         if (kind.kind === "unknown") {
           const head = await collectChunks(store.readChunks(path, 0, Math.min(sniffBytes, info.size)));

@@ -1,4 +1,5 @@
 /** `write`: replaces (or creates) a text file, keeping the mode of the file it replaces. */
+import { fsError } from "@cloudflare/dofs";
 import { type Tool, tool } from "ai";
 import { z } from "zod";
 import { guarded } from "./errors.js";
@@ -44,7 +45,7 @@ export function createWriteTool(
         }
         return withPathLock(store.lockIdentity, path, {}, async () => {
           const existing = await store.stat(path);
-          if (existing?.isDirectory) throw new Error(`EISDIR: illegal operation on a directory, open '${path}'`);
+          if (existing?.isDirectory) throw fsError("EISDIR", "open", path);
           await store.write(path, bytes, existing?.mode === undefined ? {} : { mode: existing.mode });
           return { path, bytesWritten: bytes.byteLength };
         });

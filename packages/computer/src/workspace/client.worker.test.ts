@@ -2,7 +2,7 @@
  * `getWorkspace` over real Workers RPC: the test runs in the Worker and talks
  * to a `withWorkspace` Durable Object (test/main.worker.ts) through its stub,
  * and, inside `runInDurableObject`, to the same object in-isolate. Numbers
- * refer to the acceptance behaviours of spec 03 §8.
+ * refer to the acceptance behaviors of spec 03 §8.
  */
 import { abortAllDurableObjects, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
@@ -13,7 +13,7 @@ import type { WorkspaceObject } from "../../test/main.worker.js";
 import type { ExecEvent } from "../runtime/types.js";
 import { getWorkspace, WORKSPACE_INSTANCE, type WorkspaceClient } from "./client.js";
 import { isThinkWorkspace } from "./think.js";
-import type { Workspace } from "./workspace.js";
+import type { Workspace } from "./workspace.worker.js";
 
 const objectNamed = (name: string = crypto.randomUUID()) => env.WORKSPACE.get(env.WORKSPACE.idFromName(name));
 
@@ -87,7 +87,7 @@ describe("getWorkspace over RPC", () => {
         code: "ENOENT",
         syscall: "open",
         path: "/nope",
-        message: "ENOENT: no such file or directory, open: /nope",
+        message: "ENOENT: no such file or directory, open '/nope'",
       });
       await expect(client.fs.mkdir("/f")).rejects.toMatchObject({ code: "EEXIST" });
       await expect(client.fs.readdir("/f")).rejects.toMatchObject({ code: "ENOTDIR" });

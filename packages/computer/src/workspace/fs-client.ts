@@ -108,12 +108,12 @@ export function remoteFilesystem(stub: RemoteFilesystem): WorkspaceClientFilesys
 }
 
 const CODE_PREFIX = /^([A-Z][A-Z0-9_]*): /;
-/** `<detail>, <syscall>` or `<detail>, <syscall>: <path>`; syscalls are identifiers. */
-const TAIL = /^(.*), ([A-Za-z_][\w.]*)(?:: (.*))?$/s;
+/** `<detail>, <syscall>`, `<detail>, <syscall> '<path>'` or `… '<path>' -> '<dest>'`; syscalls are identifiers. */
+const TAIL = /^(.*), ([A-Za-z_][\w.]*)(?: '(.*?)'(?: -> '(.*)')?)?$/s;
 
 /**
- * Turns an error whose message is in dofs' shape (`ENOENT: no such file or
- * directory, open: /a`) back into a `WorkspaceFsError` with `code`, `syscall`
+ * Turns an error whose message is in Node's shape (`ENOENT: no such file or
+ * directory, open '/a'`) back into a `WorkspaceFsError` with `code`, `syscall`
  * and `path`, keeping the message exactly and the original as `cause`. Any
  * other error is returned as it is.
  */
@@ -124,7 +124,11 @@ export function rebuildFsError(error: unknown): unknown {
   const rest = error.message.slice(code.length + 2);
   const tail = TAIL.exec(rest);
   const detail = tail ? (tail[1] as string) : rest;
-  const rebuilt = new WorkspaceFsError(code as FsErrorCode, tail?.[2], tail?.[3], { cause: error, detail });
+  const rebuilt = new WorkspaceFsError(code as FsErrorCode, tail?.[2], tail?.[3], {
+    cause: error,
+    detail,
+    ...(tail?.[4] === undefined ? {} : { dest: tail[4] }),
+  });
   // The parse is best-effort (a detail may itself contain ", x: "); the message must still be the original.
   if (rebuilt.message !== error.message) {
     Object.defineProperty(rebuilt, "message", { value: error.message, writable: true, configurable: true });

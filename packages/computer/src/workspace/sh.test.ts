@@ -40,4 +40,10 @@ describe("sh", () => {
     expect(() => sh`echo ${undefined as unknown as ShellValue}`).toThrow("sh: cannot interpolate undefined");
     expect(() => sh`echo ${{} as unknown as ShellValue}`).toThrow("sh: cannot interpolate object");
   });
+
+  it("inserts { raw } verbatim, and only a string", () => {
+    expect(sh`ls ${{ raw: "*.ts | wc -l" }} ${"a b"}`).toBe("ls *.ts | wc -l 'a b'");
+    expect(sh`echo ${{ raw: "" }}x`).toBe("echo x");
+    expect(() => sh`echo ${{ raw: 1 } as unknown as ShellValue}`).toThrow("sh: { raw } needs a string, got number");
+  });
 });

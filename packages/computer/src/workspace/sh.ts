@@ -8,6 +8,9 @@
  * Anything else is wrapped in single quotes, inside which nothing is special
  * except `'` itself, written as `'\''` (close, escaped quote, reopen). The empty
  * string is `''`, so it still counts as an argument.
+ *
+ * `{ raw }` is the escape hatch for shell syntax the caller means (a glob, a
+ * pipe, a redirection built elsewhere): it is inserted as it is, unquoted.
  */
 
 const BARE = /^[A-Za-z0-9_\-.,:/@%+]+$/;
@@ -17,8 +20,13 @@ export function shellQuote(value: string): string {
   return `'${value.replaceAll("'", "'\\''")}'`;
 }
 
-/** A value `sh` accepts: scalars are stringified; arrays become one quoted word per element. */
-export type ShellValue = string | number | bigint | readonly (string | number | bigint)[];
+/** Text `sh` inserts verbatim: shell syntax on purpose, never user input. */
+export interface RawShellValue {
+  raw: string;
+}
+
+/** A value `sh` accepts: scalars are stringified; arrays become one quoted word per element; `{ raw }` is verbatim. */
+export type ShellValue = string | number | bigint | RawShellValue | readonly (string | number | bigint)[];
 
 /**
  * Tagged template for a shell command: `sh\`grep -r ${pattern} ${paths}\``.
@@ -35,7 +43,14 @@ export function sh(strings: TemplateStringsArray, ...values: ShellValue[]): stri
 
 function quoteValue(value: ShellValue): string {
   if (Array.isArray(value)) return value.map((element: unknown) => quoteScalar(element)).join(" ");
+  if (isRaw(value)) return value.raw;
   return quoteScalar(value);
+}
+
+function isRaw(value: unknown): value is RawShellValue {
+  if (typeof value !== "object" || value === null || !("raw" in value)) return false;
+  if (typeof value.raw !== "string") throw new TypeError(`sh: { raw } needs a string, got ${typeof value.raw}`);
+  return true;
 }
 
 function quoteScalar(value: unknown): string {
@@ -43,6 +58,6 @@ function quoteScalar(value: unknown): string {
   if (typeof value === "number" || typeof value === "bigint") return shellQuote(String(value));
   // undefined or an object would become "undefined" / "[object Object]" in the command: refuse instead.
   throw new TypeError(
-    `sh: cannot interpolate ${value === null ? "null" : typeof value}; pass a string, number or array`,
+    `sh: cannot interpolate ${value === null ? "null" : typeof value}; pass a string, number, array or { raw }`,
   );
 }

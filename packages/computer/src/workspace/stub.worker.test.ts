@@ -12,7 +12,7 @@ import { ExecHandle } from "../runtime/handle.js";
 import type { ExecEvent } from "../runtime/types.js";
 import { getWorkspace, WORKSPACE_INSTANCE } from "./client.js";
 import { WorkspaceRuntimeExecHandleStub, type WorkspaceStub } from "./stub.worker.js";
-import type { Workspace } from "./workspace.js";
+import type { Workspace } from "./workspace.worker.js";
 
 const freshObject = () => env.WORKSPACE.get(env.WORKSPACE.newUniqueId());
 const workspaceOf = (instance: WorkspaceObject): Workspace =>

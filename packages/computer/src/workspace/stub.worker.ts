@@ -45,7 +45,7 @@ import type {
 import { exists, statOrNull } from "./fs-client.js";
 import { encodeExecEvents } from "./ndjson.js";
 import { type ThinkFileInfo, type ThinkWorkspaceCompatibility, thinkMethods } from "./think.js";
-import type { Workspace } from "./workspace.js";
+import type { Workspace } from "./workspace.worker.js";
 
 /**
  * Shared by every stub. Once disposed — by its RPC client, or with its parent —

@@ -16,7 +16,7 @@ import { mimeTypeOf } from "./mime.js";
 export const THINK_ROOT = "/workspace";
 
 export interface ThinkFileInfo {
-  /** Absolute, normalised. */
+  /** Absolute, normalized. */
   path: string;
   name: string;
   type: "file" | "directory" | "symlink";

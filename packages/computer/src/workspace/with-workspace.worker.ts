@@ -10,7 +10,7 @@
  */
 import { WORKSPACE_INSTANCE } from "./client.js";
 import type { WorkspaceStub } from "./stub.worker.js";
-import { Workspace, type WorkspaceOptions } from "./workspace.js";
+import { Workspace, type WorkspaceOptions } from "./workspace.worker.js";
 
 /** What `withWorkspace` adds to the class. */
 export interface WorkspaceHost {

@@ -1,12 +1,12 @@
 /**
  * The runtime through a real Workspace in a Durable Object, with TestBackend
  * as the command backend: routing, statuses, the sync bracket and its
- * failures. Numbers refer to the acceptance behaviours of spec 02 §8.
+ * failures. Numbers refer to the acceptance behaviors of spec 02 §8.
  */
 import { describe, expect, it } from "vitest";
 import { inWorkspace } from "../../test/workspace-harness.worker.js";
 import { TestBackend } from "../backends/test/backend.js";
-import { Workspace } from "./workspace.js";
+import { Workspace } from "./workspace.worker.js";
 
 const utf8 = { encoding: "utf8" } as const;
 

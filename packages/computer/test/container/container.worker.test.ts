@@ -8,7 +8,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, inject, it } from "vitest";
 import { EGRESS_TOKEN_HEADER, EGRESS_URL_HEADER } from "../../src/backends/container/egress.js";
 import { WORKSPACE_INSTANCE } from "../../src/workspace/client.js";
-import type { Workspace } from "../../src/workspace/workspace.js";
+import type { Workspace } from "../../src/workspace/workspace.worker.js";
 import type { ContainerWorkspaceObject } from "./main.worker.js";
 
 const utf8 = { encoding: "utf8" } as const;

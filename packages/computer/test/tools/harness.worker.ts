@@ -6,7 +6,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { TestBackend } from "../../src/backends/test/backend.js";
-import { Workspace, type WorkspaceOptions } from "../../src/workspace/workspace.js";
+import { Workspace, type WorkspaceOptions } from "../../src/workspace/workspace.worker.js";
 
 export interface ToolsFixture {
   workspace: Workspace;

@@ -13,7 +13,7 @@ import {
   type WorkerLoaderLike,
 } from "../../src/backends/worker-javascript/index.js";
 import type { ExecResult } from "../../src/runtime/types.js";
-import { Workspace, type WorkspaceOptions } from "../../src/workspace/workspace.js";
+import { Workspace, type WorkspaceOptions } from "../../src/workspace/workspace.worker.js";
 
 export const JS = { backend: "worker-javascript", encoding: "utf8" } as const;
 

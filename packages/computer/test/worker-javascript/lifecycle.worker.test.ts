@@ -1,6 +1,6 @@
 /**
  * Executions over time: cancellation, restarts, concurrency and readers.
- * Numbers refer to the acceptance behaviours of spec 03 §8.
+ * Numbers refer to the acceptance behaviors of spec 03 §8.
  */
 import { abortAllDurableObjects } from "cloudflare:test";
 import { env } from "cloudflare:workers";

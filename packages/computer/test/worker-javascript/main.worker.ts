@@ -9,7 +9,7 @@
 import { DurableObject, WorkerEntrypoint } from "cloudflare:workers";
 import { WorkerJavaScriptBackend } from "../../src/backends/worker-javascript/index.js";
 import type { ExecResult } from "../../src/runtime/types.js";
-import { Workspace } from "../../src/workspace/workspace.js";
+import { Workspace } from "../../src/workspace/workspace.worker.js";
 
 export class JsWorkspaceObject extends DurableObject<Cloudflare.Env> {
   readonly workspace: Workspace;

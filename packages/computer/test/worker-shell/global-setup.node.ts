@@ -1,7 +1,7 @@
 /**
  * Global setup of the `computer-shell:workerd` project, in Node:
  *
- * 1. rebuilds the worker-shell module groups (`scripts/build-worker-shell.mjs`,
+ * 1. bundles the sandboxes into dist/sandbox/ (`scripts/build-sandboxes.mjs`,
  *    ~2 s), so the Dynamic Worker runs the sources under test, not a stale bundle;
  * 2. starts a plain HTTP server on 127.0.0.1 for the egress tests
  *    (`localServerUrl`);
@@ -21,7 +21,7 @@ import { corpusFiles, PIPELINES, type PipelineName } from "./corpus.js";
 const packageRoot = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  execFileSync("node", [join(packageRoot, "scripts", "build-worker-shell.mjs")], { stdio: "inherit" });
+  execFileSync("node", [join(packageRoot, "scripts", "build-sandboxes.mjs")], { stdio: "inherit" });
 
   const server = createServer((request, response) => {
     response.writeHead(200, { "content-type": "text/plain" });

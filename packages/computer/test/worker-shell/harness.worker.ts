@@ -7,7 +7,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import type { ExecOptions, ExecResult } from "../../src/runtime/types.js";
 import { WORKSPACE_INSTANCE } from "../../src/workspace/client.js";
-import type { Workspace } from "../../src/workspace/workspace.js";
+import type { Workspace } from "../../src/workspace/workspace.worker.js";
 import type { PlainShellWorkspaceObject, ShellWorkspaceObject } from "./main.worker.js";
 
 export interface ShellFixture {

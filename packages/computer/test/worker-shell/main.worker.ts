@@ -8,8 +8,9 @@
  * from the main module for the Dynamic Worker to reach the Workspace.
  */
 import { DurableObject, WorkerEntrypoint } from "cloudflare:workers";
-import curl from "../../src/backends/worker-shell/groups/curl.js";
-import jq from "../../src/backends/worker-shell/groups/jq.js";
+import curl from "#sandbox/worker-shell/curl";
+import jq from "#sandbox/worker-shell/jq";
+import { WorkerJavaScriptBackend } from "../../src/backends/worker-javascript/index.js";
 import { WorkerShellBackend, type WorkerShellEgress } from "../../src/backends/worker-shell/index.js";
 import type { PublishOptions } from "../../src/workspace/capabilities.js";
 import { withWorkspace } from "../../src/workspace/with-workspace.worker.js";
@@ -53,6 +54,8 @@ export class ShellWorkspaceObject extends withWorkspace(DurableObject<Cloudflare
       { mode: "http-gateway", gateway: gatewayOf(self.ctx), revision: "r1" },
       "shell-gateway",
     ),
+    // The JavaScript sandbox too, so one object can compare every surface's errors (errors.worker.test.ts).
+    new WorkerJavaScriptBackend({ loader: self.env.LOADER }),
   ],
   assets: {
     publish: async (path: string, options: PublishOptions) => {

@@ -1,13 +1,14 @@
 /**
  * Boot, in the specified order: config is already read (secret gone from
- * the env); create the in-memory store; mount unless the mode is none;
+ * the env); create the store (an anonymous temporary file, or the heap with
+ * COMPUTERD_STORE=memory); mount unless the mode is none; start chunk gc;
  * create the runner and the server; listen last, so a 200 from /health
  * means the mount is up.
  */
 import { mkdirSync } from "node:fs";
 import { stat } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
-import { type Database, WorkspaceFilesystem } from "@cloudflare/dofs";
+import { type Database, GC_SAFETY_WINDOW_MS, WorkspaceFilesystem } from "@cloudflare/dofs";
 import { openNodeDatabase } from "@cloudflare/dofs/node";
 import { SyncPeer } from "@cloudflare/dofs/sync";
 import { egressEnv } from "../egress/env.js";
@@ -17,10 +18,12 @@ import { allowedEnv } from "../exec/env.js";
 import { Runner } from "../exec/runner.js";
 import type { MountDriver } from "../mount/driver.js";
 import { resolveMountKind } from "../mount/driver.js";
-import { FuseNapiDriver, loadFuseNapi } from "../mount/fuse-napi.js";
+import { FuseNapiDriver, FuseNapiUnpatchedError, loadFuseNapi } from "../mount/fuse-napi.js";
 import { FuseNativeDriver } from "../mount/fuse-native.js";
+import { KernelDriver } from "../mount/kernel-driver.js";
 import { ShimDriver } from "../mount/shim.js";
 import { createDaemonServer, type DaemonServer } from "../server/http.js";
+import { ChunkCollector } from "../store/collector.js";
 import type { Config, MountKind } from "./env.js";
 import type { Logger } from "./log.js";
 
@@ -29,10 +32,12 @@ export interface Daemon {
   readonly kind: MountKind;
   /** Closes the servers, SIGKILLs every child and unmounts. Idempotent. */
   close(): Promise<void>;
+  /** SIGKILLs every command's process group, synchronously: what a dying daemon can still do (an `exit` handler). */
+  killCommands(): void;
 }
 
 export async function startDaemon(config: Config, log: Logger): Promise<Daemon> {
-  const db = openNodeDatabase();
+  const db = config.store === "memory" ? openNodeDatabase() : openNodeDatabase("", { cacheKiB: STORE_CACHE_KIB });
   const fs = new WorkspaceFilesystem(db);
   const kind = resolveMountKind(config.mount);
   let driver: MountDriver | undefined;
@@ -47,6 +52,14 @@ export async function startDaemon(config: Config, log: Logger): Promise<Daemon> 
     await driver.mount();
   }
   const mounted = driver !== undefined;
+  // A mount that cannot say what its handles read falls back to the spec's window.
+  const held = driver === undefined ? () => {} : driver.heldChunks?.bind(driver);
+  const collector = new ChunkCollector(db, {
+    held: held ?? (() => {}),
+    windowMs: held === undefined ? GC_SAFETY_WINDOW_MS : 0,
+    log: (message, error) => log.error(message, error),
+  });
+  collector.start();
 
   // Egress gateway: the commands' namespace and its proxy port exist before the first command can run.
   let egress: EgressNamespace | undefined;
@@ -91,7 +104,12 @@ export async function startDaemon(config: Config, log: Logger): Promise<Daemon> 
     info: () => ({ backend: { kind }, mountPoint: config.mountPoint, port }),
     trackStubs: config.trackStubs,
     log,
-    extraStats: () => ({ exec_live: runner.liveCount, ...runner.log.totals(), ...driver?.stats?.() }),
+    extraStats: () => ({
+      exec_live: runner.liveCount,
+      ...runner.log.totals(),
+      ...driver?.stats?.(),
+      ...collector.stats(),
+    }),
   });
   await new Promise<void>((resolve, reject) => {
     server.http.once("error", reject);
@@ -108,9 +126,13 @@ export async function startDaemon(config: Config, log: Logger): Promise<Daemon> 
   return {
     port,
     kind,
+    killCommands() {
+      runner.shutdown();
+    },
     close() {
       closing ??= (async () => {
         runner.shutdown();
+        collector.stop();
         egress?.close();
         await server.close().catch((error) => log.error("closing the server failed", error));
         await driver?.unmount().catch((error) => log.error("unmount failed", error));
@@ -120,15 +142,24 @@ export async function startDaemon(config: Config, log: Logger): Promise<Daemon> 
   };
 }
 
+/** SQLite's page cache over the store file: reads past it come from the kernel's page cache. */
+const STORE_CACHE_KIB = 16_384;
+
 /** `COMPUTERD_FUSE_DRIVER`: an explicit choice must load; auto takes fuse-napi when it is built, else fuse-native. */
 function createFuseDriver(db: Database, config: Config, log: Logger): MountDriver {
   const setting = config.fuse.driver;
   if (setting === "fuse-native") return new FuseNativeDriver(db, config.mountPoint, config.fuse, log);
+  if (setting === "kernel") return new KernelDriver(db, config.mountPoint, config.fuse, log);
   try {
     loadFuseNapi();
   } catch (error) {
     if (setting === "fuse-napi") throw error;
-    log.info(`fuse-napi is not available (${(error as Error).message.split("\n")[0]}); using fuse-native`);
+    const reason = (error as Error).message.split("\n")[0];
+    if (error instanceof FuseNapiUnpatchedError) {
+      log.info(`${reason}; using fuse-native (libfuse 2) instead: see docs/packaging.md, "computerd and FUSE"`);
+    } else {
+      log.info(`fuse-napi is not available (${reason}); using fuse-native`);
+    }
     return new FuseNativeDriver(db, config.mountPoint, config.fuse, log);
   }
   return new FuseNapiDriver(db, config.mountPoint, config.fuse, log);

@@ -55,6 +55,7 @@ describe("readConfig", () => {
     expect(readConfig({ COMPUTERD_FUSE_NEGATIVE_TIMEOUT: "0" }).fuse.epochTimeouts).toBeUndefined();
     expect(readConfig({ COMPUTERD_FUSE_DRIVER: "fuse-native" }).fuse.driver).toBe("fuse-native");
     expect(readConfig({ COMPUTERD_FUSE_DRIVER: "fuse-napi" }).fuse.driver).toBe("fuse-napi");
+    expect(readConfig({ COMPUTERD_FUSE_DRIVER: "kernel" }).fuse.driver).toBe("kernel");
     expect(() => readConfig({ COMPUTERD_FUSE_DRIVER: "fuse3" })).toThrow(/COMPUTERD_FUSE_DRIVER/);
     expect(readConfig({ COMPUTERD_FUSE_WRITEBACK_CACHE: "1" }).fuse.writebackCache).toBe(true);
     expect(readConfig({ COMPUTERD_FUSE_AUTO_CACHE: "1" }).fuse.pageCache).toBe("auto");
@@ -139,5 +140,14 @@ describe("the process (behaviour 31)", () => {
     } finally {
       await stopAll();
     }
+  });
+});
+
+describe("COMPUTERD_STORE", () => {
+  test("file by default, memory on request, anything else refused", () => {
+    expect(readConfig({}).store).toBe("file");
+    expect(readConfig({ COMPUTERD_STORE: "" }).store).toBe("file");
+    expect(readConfig({ COMPUTERD_STORE: "memory" }).store).toBe("memory");
+    expect(() => readConfig({ COMPUTERD_STORE: "disk" })).toThrow('COMPUTERD_STORE must be file or memory, got "disk"');
   });
 });

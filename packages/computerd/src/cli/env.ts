@@ -8,8 +8,11 @@ import { isAbsolute } from "node:path";
 export type MountKind = "fuse" | "macfuse" | "shim" | "none";
 export type MountSetting = MountKind | "auto";
 
-/** The FUSE binding: fuse-napi (libfuse 3) or fuse-native (libfuse 2); auto prefers fuse-napi when it is built. */
-export type FuseDriverSetting = "auto" | "fuse-napi" | "fuse-native";
+/**
+ * The FUSE binding: fuse-napi (libfuse 3) or fuse-native (libfuse 2); auto prefers fuse-napi when it is built.
+ * `kernel`: computerd's own protocol layer over /dev/fuse (opt-in; src/mount/kernel-driver.ts).
+ */
+export type FuseDriverSetting = "auto" | "fuse-napi" | "fuse-native" | "kernel";
 
 export interface FuseOptions {
   driver: FuseDriverSetting;
@@ -76,6 +79,14 @@ export interface Config {
    * commands trust, alone and with the system roots).
    */
   egress: { tunnel: string; caCert: string; caBundle: string } | undefined;
+  /**
+   * `COMPUTERD_STORE`: where the workspace store's pages live. `file`
+   * (default): an anonymous temporary file SQLite deletes when the daemon
+   * exits, read through a bounded cache, so freed chunks leave the process
+   * (a heap-backed store keeps freed pages in the allocator). `memory`: the
+   * process's heap.
+   */
+  store: "file" | "memory";
 }
 
 export const DEFAULT_PORT = 45_678;
@@ -125,6 +136,7 @@ export function readConfig(env: Env, defaults: { port?: number } = {}): Config {
     fuse: fuseOptions(env),
     execNetwork: execNetwork(env.COMPUTERD_EXEC_NETWORK),
     egress: egressConfig(env),
+    store: parseStore(env.COMPUTERD_STORE),
   };
 }
 
@@ -140,6 +152,12 @@ function parsePort(value: string | undefined, fallback: number, name = "PORT"): 
     throw new ConfigError(`${name} must be an integer from 0 to 65535, got "${value}"`);
   }
   return Number(value);
+}
+
+function parseStore(value: string | undefined): Config["store"] {
+  if (value === undefined || value === "" || value === "file") return "file";
+  if (value === "memory") return value;
+  throw new ConfigError(`COMPUTERD_STORE must be file or memory, got "${value}"`);
 }
 
 function parseMount(value: string | undefined): MountSetting {
@@ -233,8 +251,10 @@ function parseLoop(value: string | undefined): FuseOptions["loop"] {
 
 function parseDriver(value: string | undefined): FuseDriverSetting {
   if (value === undefined || value === "" || value === "auto") return "auto";
-  if (value === "fuse-napi" || value === "fuse-native") return value;
-  throw new ConfigError(`COMPUTERD_FUSE_DRIVER must be auto, fuse-napi or fuse-native; got ${JSON.stringify(value)}`);
+  if (value === "fuse-napi" || value === "fuse-native" || value === "kernel") return value;
+  throw new ConfigError(
+    `COMPUTERD_FUSE_DRIVER must be auto, fuse-napi, fuse-native or kernel; got ${JSON.stringify(value)}`,
+  );
 }
 
 /** The `-o` list for a FUSE mount, in the reference's order. */

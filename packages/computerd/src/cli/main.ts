@@ -40,6 +40,13 @@ async function main(): Promise<void> {
 
   // Signals are handled from before the mount: one that arrives mid-boot shuts down once boot is done.
   const booting = startDaemon(config, log);
+  // Every way out through process.exit (an uncaught error, a failed shutdown) ends the commands first: none may
+  // outlive the daemon and write into the mount point once the mount is gone. A SIGKILL leaves this no chance;
+  // there the container's pid namespace does it (computerd is its pid 1; see host/containers.ts).
+  booting.then(
+    (daemon) => process.once("exit", () => daemon.killCommands()),
+    () => {},
+  );
   for (const signal of Object.keys(SIGNAL_EXIT) as (keyof typeof SIGNAL_EXIT)[]) {
     process.once(signal, () => {
       log.info(`${signal}: shutting down`);

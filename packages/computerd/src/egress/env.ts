@@ -4,7 +4,7 @@
  * variables), and trusts the gateway CA next to the system roots, since the
  * host terminates TLS for CONNECT tunnels. Node's own `fetch` ignores the
  * proxy variables before Node 24, so node processes also preload
- * fetch-proxy.cjs. The exec's own env still wins over all of this.
+ * fetch-proxy.preload.cjs. The exec's own env still wins over all of this.
  */
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -16,11 +16,11 @@ export interface EgressEnvOptions {
   caCert: string;
   /** System roots plus the gateway CA (PEM). */
   caBundle: string;
-  /** The fetch preload; default the built fetch-proxy.cjs next to this module. */
+  /** The fetch preload; default the built fetch-proxy.preload.cjs next to this module. */
   fetchProxy?: string;
 }
 
-const FETCH_PROXY = fileURLToPath(new URL("./fetch-proxy.cjs", import.meta.url));
+const FETCH_PROXY = fileURLToPath(new URL("./fetch-proxy.preload.cjs", import.meta.url));
 
 export function egressEnv(options: EgressEnvOptions): Record<string, string> {
   const proxy = `http://127.0.0.1:${options.port}`;

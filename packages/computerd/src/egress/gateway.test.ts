@@ -18,8 +18,8 @@ import { openNodeDatabase } from "@cloudflare/dofs/node";
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
 import { allowedEnv } from "../exec/env.js";
 import { Runner } from "../exec/runner.js";
-import { type CaFiles, GatewayCa } from "../host/egress/ca.js";
-import { createEgressProxy, type EgressProxy } from "../host/egress/proxy.js";
+import { type CaFiles, GatewayCa } from "../host/egress-proxy/ca.js";
+import { createEgressProxy, type EgressProxy } from "../host/egress-proxy/proxy.js";
 import { egressEnv } from "./env.js";
 import { type EgressNamespace, openEgressNamespace } from "./namespace.js";
 import { EGRESS_TUNNEL_PROTOCOL, tunnelConnections } from "./tunnel.js";
@@ -81,7 +81,7 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => outside.listen(0, "127.0.0.1", resolve));
   outsideUrl = `http://127.0.0.1:${(outside.address() as AddressInfo).port}`;
 
-  namespace = await openEgressNamespace({ anchor: join(DIST, "anchor.js") });
+  namespace = await openEgressNamespace({ anchor: join(DIST, "anchor.child.js") });
   tunnelConnections(namespace.listener, { url: `${hostUrl}/v1/containers/box/egress/tunnel`, secret: SECRET });
   runner = new Runner({
     db: openNodeDatabase(),
@@ -94,7 +94,7 @@ beforeAll(async () => {
         port: namespace.port,
         caCert: files.cert,
         caBundle: files.bundle,
-        fetchProxy: join(DIST, "fetch-proxy.cjs"),
+        fetchProxy: join(DIST, "fetch-proxy.preload.cjs"),
       }),
     ],
     sweepIntervalMs: 0,

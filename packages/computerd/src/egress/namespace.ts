@@ -5,7 +5,7 @@
  * they share it (as processes in a container share its network), but nothing
  * in it leads anywhere else.
  *
- * How it is made without a long-lived helper: `anchor.ts` starts in a new
+ * How it is made without a long-lived helper: `anchor.child.ts` starts in a new
  * namespace, listens there and passes the listening socket to computerd
  * (Node sends handles over IPC); computerd opens the anchor's
  * `/proc/<pid>/ns/net` and keeps that descriptor, which keeps the namespace
@@ -27,11 +27,11 @@ export interface EgressNamespace {
   close(): void;
 }
 
-const ANCHOR = fileURLToPath(new URL("./anchor.js", import.meta.url));
+const ANCHOR = fileURLToPath(new URL("./anchor.child.js", import.meta.url));
 const ANCHOR_TIMEOUT_MS = 10_000;
 
 export interface EgressNamespaceOptions {
-  /** The anchor script; default the built anchor.js next to this module (tests running sources point at dist). */
+  /** The anchor script; default the built anchor.child.js next to this module (tests running sources point at dist). */
   anchor?: string;
   node?: string;
 }

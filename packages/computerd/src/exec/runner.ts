@@ -21,10 +21,10 @@ import { rpcError } from "@cloudflare/computer-rpc";
 import type { Database } from "@cloudflare/dofs";
 import { layerEnv } from "./env.js";
 import { decodeExitCode, EventKind, ExecLog, LOG_RETENTION_MS, LOG_SWEEP_INTERVAL_MS, type LogRow } from "./log.js";
+import { checkExecRequest, MAX_TIMER_MS } from "./request.js";
 
 export const DEFAULT_TIMEOUT_MS = 320_000;
 export const KILL_GRACE_MS = 5_000;
-export const MAX_EXEC_ID_BYTES = 256;
 
 /** Exit codes for a child killed by a signal, as a shell reports them. */
 const SIGNAL_CODES: Record<string, number> = { SIGHUP: 129, SIGINT: 130, SIGKILL: 137, SIGTERM: 143 };
@@ -99,7 +99,7 @@ export class Runner implements RunnerLike {
   }
 
   async exec(request: Omit<ExecRequest, "input">): Promise<RunnerHandle> {
-    if (request.id !== undefined) checkId(request.id, "exec");
+    checkExecRequest(request);
     await this.#options.beforeSpawn?.();
     const cwd = request.cwd ?? this.#options.defaultCwd;
     const problem = await this.#options.checkCwd(cwd);
@@ -203,7 +203,8 @@ export class Runner implements RunnerLike {
       child.stdin.on("error", () => {});
       child.stdin.end(typeof request.stdin === "string" ? request.stdin : Buffer.from(request.stdin));
     }
-    const timeoutMs = request.timeoutMs ?? this.#options.defaultTimeoutMs ?? DEFAULT_TIMEOUT_MS;
+    // A timer cannot wait longer than MAX_TIMER_MS (24.8 days): a longer timeout is that long.
+    const timeoutMs = Math.min(request.timeoutMs ?? this.#options.defaultTimeoutMs ?? DEFAULT_TIMEOUT_MS, MAX_TIMER_MS);
     if (timeoutMs > 0) {
       exec.timers.push(
         setTimeout(() => {
@@ -279,13 +280,6 @@ function networked(network: NonNullable<RunnerOptions["network"]>, argv: string[
   if (network === "isolated") return ["unshare", ["--net", "--", ...argv]];
   if (typeof network === "object") return ["nsenter", [`--net=${network.join}`, "--", ...argv]];
   return [argv[0] ?? "/bin/sh", argv.slice(1)];
-}
-
-function checkId(id: unknown, rpc: string): void {
-  if (typeof id !== "string" || id === "" || Buffer.byteLength(id, "utf8") > MAX_EXEC_ID_BYTES) {
-    const shown = typeof id === "string" ? `${id.slice(0, 32)}${id.length > 32 ? "…" : ""}` : undefined;
-    throw rpcError("EPROTOCOL", rpc, shown, `execution id must be 1 to ${MAX_EXEC_ID_BYTES} UTF-8 bytes`);
-  }
 }
 
 /** `'` → `'\''`, the whole wrapped in single quotes: safe for any path. */

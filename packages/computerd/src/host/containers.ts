@@ -7,7 +7,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
-import { mkdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { abortFuseConnection, type FuseConnection, fuseConnectionOf } from "./fuse-abort.js";
 
 export interface ContainerExit {
@@ -175,11 +175,11 @@ export class ContainerSet {
     };
     const node = this.#options.node ?? process.execPath;
     const namespaces = this.#options.namespaces ?? true;
-    const command = namespaces ? "unshare" : node;
     // A pid namespace too: computerd is its pid 1, so when it dies every command it started dies with it,
     // as in a real container; --kill-child passes our SIGTERM on to it for a clean shutdown.
-    const args = namespaces
+    const argv = namespaces
       ? [
+          "unshare",
           "--mount",
           "--propagation",
           "private",
@@ -190,8 +190,12 @@ export class ContainerSet {
           node,
           this.#options.entry,
         ]
-      : [this.#options.entry];
-    const child = spawn(command, args, { env, stdio: ["ignore", "pipe", "pipe"] });
+      : [node, this.#options.entry];
+    // unshare ignores SIGTERM and outlives a host that dies: with a parent-death signal it dies with the host,
+    // and --kill-child then shuts computerd (and so every command) down instead of leaving the container behind.
+    const [command, ...args] =
+      namespaces && SETPRIV !== undefined ? [SETPRIV, "--pdeathsig", "SIGKILL", "--", ...argv] : argv;
+    const child = spawn(command as string, args, { env, stdio: ["ignore", "pipe", "pipe"] });
     const log = this.#options.log ?? (() => {});
     const port = await new Promise<number>((resolve, reject) => {
       let buffered = "";
@@ -247,6 +251,9 @@ export class ContainerSet {
     return container;
   }
 }
+
+/** util-linux's setpriv (next to unshare), if this machine has it. */
+const SETPRIV = ["/usr/bin/setpriv", "/bin/setpriv", "/usr/local/bin/setpriv"].find((path) => existsSync(path));
 
 /** computerd's pid when it runs under `unshare --fork` (the child of our child), else the child itself. */
 function daemonPid(child: ChildProcess): number | undefined {

@@ -17,9 +17,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ContainerSet } from "./containers.js";
-import { GatewayCa, removeCa } from "./egress/ca.js";
-import { EgressChannels } from "./egress/channels.js";
-import { createEgressProxy } from "./egress/proxy.js";
+import { GatewayCa, removeCa } from "./egress-proxy/ca.js";
+import { EgressChannels } from "./egress-proxy/channels.js";
+import { createEgressProxy } from "./egress-proxy/proxy.js";
 import { createHostServer } from "./server.js";
 
 export const DEFAULT_HOST_PORT = 45600;

@@ -29,8 +29,8 @@ import { EGRESS_TOKEN_HEADER } from "@cloudflare/computer-rpc";
 import { type WebSocket, WebSocketServer } from "ws";
 import { EGRESS_TUNNEL_PROTOCOL } from "../egress/tunnel.js";
 import type { ContainerSet, EgressMode } from "./containers.js";
-import type { EgressChannels } from "./egress/channels.js";
-import type { EgressProxy } from "./egress/proxy.js";
+import type { EgressChannels } from "./egress-proxy/channels.js";
+import type { EgressProxy } from "./egress-proxy/proxy.js";
 
 export interface HostServerOptions {
   containers: ContainerSet;

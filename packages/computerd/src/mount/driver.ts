@@ -20,6 +20,12 @@ export interface MountDriver {
   /** Runs before each exec (the shim reconciles the disk first). */
   beforeExec?(): void | Promise<void>;
   stats?(): Record<string, number>;
+  /**
+   * Adds the stored blobs the mount still needs beyond the store's rows (open
+   * and parked files). A driver without it leaves chunk gc to the spec's
+   * one-hour window, since gc cannot know what its handles read.
+   */
+  heldChunks?(into: Set<string>): void;
 }
 
 export class MountUnavailableError extends Error {

@@ -20,6 +20,7 @@ export const ENOTDIR = -constants.errno.ENOTDIR;
 export const EPERM = -constants.errno.EPERM;
 export const ENOSYS = -constants.errno.ENOSYS;
 export const EINVAL = -constants.errno.EINVAL;
+export const ENAMETOOLONG = -constants.errno.ENAMETOOLONG;
 
 /** An error carrying an errno for the FUSE adapter. */
 export class ErrnoError extends Error {

@@ -19,6 +19,7 @@
 import { execFile } from "node:child_process";
 import { truncate } from "node:fs/promises";
 import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
 import { promisify } from "node:util";
 import type { Database } from "@cloudflare/dofs";
 import type { FuseOptions } from "../cli/env.js";
@@ -78,9 +79,43 @@ interface FuseInstance {
 }
 type FuseClass = new (mnt: string, ops: Record<string, unknown>, opts: Record<string, unknown>) => FuseInstance;
 
-/** Loads the binding; throws when it is not built (then boot falls back to fuse-native). */
+/** What our patch adds, in the module and in the native binding it builds from the patched source. */
+const PATCHED_METHODS = ["invalidatePath", "incrementEpoch", "incrementEpochSync", "setEntryTimeouts"] as const;
+const PATCHED_BINDING_EXPORTS = ["fuse_native_increment_epoch_sync", "fuse_native_set_entry_timeouts"] as const;
+
+/** fuse-napi loads, but without `patches/fuse-napi@2.3.1.patch` (an npm install: only pnpm applies it). */
+export class FuseNapiUnpatchedError extends Error {
+  override readonly name = "FuseNapiUnpatchedError";
+}
+
+/**
+ * Loads the binding; throws when it is not built, and FuseNapiUnpatchedError
+ * when it is the registry's code without our patch (then boot falls back to
+ * fuse-native). The driver calls the patch's methods and relies on its C
+ * side (use_ino, hard_remove, the main loop), so an unpatched build is never
+ * mounted: it would mount, then fail on the first sync apply.
+ */
 export function loadFuseNapi(): FuseClass {
-  return createRequire(import.meta.url)("fuse-napi") as FuseClass;
+  const require = createRequire(import.meta.url);
+  const Fuse = require("fuse-napi") as FuseClass;
+  const missing: string[] = PATCHED_METHODS.filter(
+    (name) => typeof (Fuse.prototype as unknown as Record<string, unknown>)[name] !== "function",
+  );
+  if (missing.length === 0) {
+    // The patched index.js with a binding built before the patch (a stale build/) still lacks the C side.
+    const root = dirname(require.resolve("fuse-napi"));
+    const { loadNativeBinding } = require(join(root, "lib", "native-binding.js")) as {
+      loadNativeBinding(root: string): Record<string, unknown>;
+    };
+    const binding = loadNativeBinding(root);
+    missing.push(...PATCHED_BINDING_EXPORTS.filter((name) => typeof binding[name] !== "function"));
+  }
+  if (missing.length > 0) {
+    throw new FuseNapiUnpatchedError(
+      `fuse-napi is installed without computerd's patch (patches/fuse-napi@2.3.1.patch, applied by pnpm only; missing ${missing.join(", ")})`,
+    );
+  }
+  return Fuse;
 }
 
 export class FuseNapiDriver implements MountDriver {
@@ -234,6 +269,10 @@ export class FuseNapiDriver implements MountDriver {
 
   stats(): Record<string, number> {
     return this.fs.stats();
+  }
+
+  heldChunks(into: Set<string>): void {
+    this.fs.heldChunks(into);
   }
 
   /** fuse-napi's callback table over MountFs; every op answers an errno on failure. */

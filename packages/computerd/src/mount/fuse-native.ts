@@ -93,6 +93,10 @@ export class FuseNativeDriver implements MountDriver {
     return this.fs.stats();
   }
 
+  heldChunks(into: Set<string>): void {
+    this.fs.heldChunks(into);
+  }
+
   /** fuse-native's callback table over MountFs; every op answers an errno on failure. */
   #ops(): Record<string, unknown> {
     const fs = this.fs;

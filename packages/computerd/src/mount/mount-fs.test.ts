@@ -4,9 +4,11 @@
  * must leave exactly the rows a whole-file writeFile of the same bytes
  * leaves: the same manifest hash, the same chunk hashes.
  */
+import { constants } from "node:fs";
 import { CHUNK_SIZE, type Database, WorkspaceFilesystem } from "@cloudflare/dofs";
 import { inodeChunks, lookupInode } from "@cloudflare/dofs/inode";
 import { openNodeDatabase } from "@cloudflare/dofs/node";
+import { pushOnce, SyncPeer } from "@cloudflare/dofs/sync";
 import { beforeEach, describe, expect, test } from "vitest";
 import { MountFs } from "./mount-fs.js";
 
@@ -168,6 +170,105 @@ describe("copyRange (copy_file_range)", () => {
     const expected = Buffer.concat([Buffer.alloc(7), source.subarray(100, 100 + CHUNK_SIZE)]);
     expect((await readBack("/v.bin")).equals(expected)).toBe(true);
     expect(stored("/v.bin")).toEqual(await reference(expected));
+  });
+});
+
+describe("a stored file cut and grown again reads zeros past the cut (issue 16)", () => {
+  const SIZE = 6 * CHUNK_SIZE + 1234;
+  const CUT = 2 * CHUNK_SIZE + 99;
+
+  async function committed(path: string): Promise<Buffer> {
+    const bytes = pattern(SIZE, 13);
+    const fd = await fs.create(path, 0o644);
+    fs.write(fd, bytes, bytes.length, 0);
+    fs.fsync(fd);
+    fs.release(fd);
+    fs.commitAll();
+    return bytes;
+  }
+
+  function expectZerosPastCut(read: Buffer, bytes: Buffer, size: number): void {
+    expect(read.length).toBe(size);
+    expect(read.subarray(0, CUT).equals(bytes.subarray(0, CUT))).toBe(true);
+    expect(read.subarray(CUT).findIndex((byte) => byte !== 0)).toBe(-1);
+  }
+
+  function readAll(fd: number, size: number): Buffer {
+    const out = Buffer.alloc(size);
+    expect(fs.read(fd, out, size, 0)).toBe(size);
+    return out;
+  }
+
+  test.each([
+    ["ftruncate down and up", "ftruncate"],
+    ["truncate by path (no handle) down and up", "path"],
+    ["ftruncate down, then a write past a hole", "hole"],
+  ])("%s: before and after the commit", async (_name, how) => {
+    const bytes = await committed("/t.bin");
+    const grown = 8 * CHUNK_SIZE;
+    const fd = fs.open("/t.bin", constants.O_RDWR);
+    if (how === "path") {
+      fs.truncate("/t.bin", CUT);
+      fs.truncate("/t.bin", grown);
+    } else {
+      fs.ftruncate(fd, CUT);
+      if (how === "ftruncate") fs.ftruncate(fd, grown);
+      else fs.write(fd, Buffer.alloc(1), 1, grown - 1);
+    }
+    expectZerosPastCut(readAll(fd, grown), bytes, grown);
+    fs.fsync(fd);
+    expectZerosPastCut(readAll(fd, grown), bytes, grown);
+    fs.release(fd);
+    expectZerosPastCut(await readBack("/t.bin"), bytes, grown);
+  });
+
+  test("O_TRUNC then a write past a hole reads zeros in the hole", async () => {
+    await committed("/o.bin");
+    const fd = fs.open("/o.bin", constants.O_RDWR | constants.O_TRUNC);
+    fs.write(fd, Buffer.from("x"), 1, SIZE - 1);
+    const read = readAll(fd, SIZE);
+    expect(read.subarray(0, SIZE - 1).findIndex((byte) => byte !== 0)).toBe(-1);
+    fs.release(fd);
+    fs.commitAll();
+    expect((await readBack("/o.bin")).equals(read)).toBe(true);
+  });
+
+  test("copy_file_range from a cut and grown source copies zeros, not the source's old chunks", async () => {
+    const bytes = await committed("/s.bin");
+    const src = fs.open("/s.bin", constants.O_RDWR);
+    fs.ftruncate(src, CUT);
+    fs.ftruncate(src, SIZE);
+    const dst = await fs.create("/d.bin", 0o644);
+    expect(fs.copyRange(src, 0, dst, 0, SIZE)).toBe(SIZE);
+    fs.release(src);
+    fs.release(dst);
+    fs.commitAll();
+    expectZerosPastCut(await readBack("/d.bin"), bytes, SIZE);
+  });
+
+  test("a push that shrinks and one that grows a file held open: the handle reads each, and a cut after them zeros", async () => {
+    await committed("/p.bin");
+    const fd = fs.open("/p.bin", constants.O_RDWR);
+    const upstream = openNodeDatabase();
+    const upstreamFs = new WorkspaceFilesystem(upstream);
+    await upstreamFs.mkdir(MOUNT, { recursive: true });
+    // The hooks the FUSE drivers give the daemon's SyncPeer.
+    const peer = new SyncPeer(db, { beforeApply: () => fs.prepareApply(), afterApply: () => void fs.invalidate() });
+    const short = pattern(CUT, 29);
+    await upstreamFs.writeFile(`${MOUNT}/p.bin`, short);
+    await pushOnce({ db: upstream }, peer);
+    expect(fs.fgetattr(fd).size).toBe(CUT);
+    expect(readAll(fd, CUT).equals(short)).toBe(true);
+    const long = pattern(8 * CHUNK_SIZE, 31);
+    await upstreamFs.writeFile(`${MOUNT}/p.bin`, long);
+    await pushOnce({ db: upstream }, peer);
+    expect(readAll(fd, long.length).equals(long)).toBe(true);
+    fs.ftruncate(fd, CUT);
+    fs.ftruncate(fd, long.length);
+    expectZerosPastCut(readAll(fd, long.length), long, long.length);
+    fs.release(fd);
+    fs.commitAll();
+    expectZerosPastCut(await readBack("/p.bin"), long, long.length);
   });
 });
 

@@ -10,7 +10,14 @@
  */
 import { createHash } from "node:crypto";
 import { constants } from "node:fs";
-import { CHUNK_SIZE, type Database, isFsError, WorkspaceFilesystem } from "@cloudflare/dofs";
+import {
+  CHUNK_SIZE,
+  type Database,
+  isFsError,
+  isNameTooLong,
+  MAX_NAME_BYTES,
+  WorkspaceFilesystem,
+} from "@cloudflare/dofs";
 import {
   childAttr,
   childAttrs,
@@ -20,7 +27,7 @@ import {
   lookupInode,
   setInodeMtime,
 } from "@cloudflare/dofs/inode";
-import { EBADF, EISDIR, ENOENT, ENOTDIR, EPERM, ErrnoError } from "./errno.js";
+import { EBADF, EISDIR, ENAMETOOLONG, ENOENT, ENOTDIR, EPERM, ErrnoError } from "./errno.js";
 import { OpenFile } from "./open-file.js";
 import { BufferPool } from "./pool.js";
 
@@ -108,8 +115,14 @@ export class MountFs {
       return this.#stat(inodeAttr(this.#db, hidden.inode) ?? detachedAttr(hidden), hidden);
     }
     const attr = this.#lookup(path);
-    if (attr === undefined) throw new ErrnoError(ENOENT, path);
+    if (attr === undefined) throw new ErrnoError(isLongName(path) ? ENAMETOOLONG : ENOENT, path);
     return this.#stat(attr, this.#files.get(attr.inode));
+  }
+
+  /** By inode (the kernel driver's nodes are inodes): no path walk; undefined once the inode is gone. */
+  inodeStat(inode: number): FuseStat | undefined {
+    const attr = inodeAttr(this.#db, inode);
+    return attr === undefined ? undefined : this.#stat(attr, this.#files.get(inode));
   }
 
   /** fstat: by handle, so a file unlinked while open still answers. */
@@ -149,7 +162,7 @@ export class MountFs {
     const attr = this.#attr(path);
     if (attr.type !== "dir") throw new ErrnoError(ENOTDIR, path);
     const entries = await this.#fs.readdir(this.vfsPath(path));
-    return [".", "..", ...entries.map((entry) => entry.name)];
+    return [".", "..", ...entries.map((entry) => entry.name).filter(fitsDirent)];
   }
 
   /**
@@ -166,6 +179,7 @@ export class MountFs {
     const names = [".", ".."];
     const stats = [self, parent];
     for (const child of childAttrs(this.#db, attr.inode)) {
+      if (!fitsDirent(child.name)) continue;
       names.push(child.name);
       stats.push(this.#stat(child.attr, this.#files.get(child.attr.inode)));
     }
@@ -229,6 +243,7 @@ export class MountFs {
   /** A new empty file in one synchronous transaction; a path taken meanwhile goes the long way (writeFile follows links). */
   create(path: string, mode: number): number | Promise<number> {
     const vfsPath = this.vfsPath(path);
+    if (isNameTooLong(vfsPath)) throw new ErrnoError(ENAMETOOLONG, path);
     try {
       return this.#open(createFileInode(this.#db, vfsPath, mode & 0o7777, sha256, this.#now()), vfsPath, 0);
     } catch (error) {
@@ -370,6 +385,16 @@ export class MountFs {
       }
     });
     if (failure !== undefined) throw failure;
+  }
+
+  /**
+   * Adds every stored blob an open, parked, hidden or detached file may
+   * still need (see OpenFile.heldChunks): chunk gc keeps them.
+   */
+  heldChunks(into: Set<string>): void {
+    for (const file of this.#files.values()) file.heldChunks(into);
+    // A file unlinked while open is reachable only through its handles.
+    for (const handle of this.#handles.values()) handle.file.heldChunks(into);
   }
 
   /** Bytes held by closed files waiting for their commit. */
@@ -592,6 +617,20 @@ export class MountFs {
       ctime: mtime,
     };
   }
+}
+
+/**
+ * A name the kernel cannot take in a dirent without failing the whole
+ * listing (EIO). The store refuses such names, but one stored by an older
+ * version is left out of listings rather than breaking its directory.
+ */
+function fitsDirent(name: string): boolean {
+  return name.length * 3 <= MAX_NAME_BYTES || Buffer.byteLength(name, "utf8") <= MAX_NAME_BYTES;
+}
+
+/** The last segment of a FUSE path is over NAME_MAX: a lookup answers ENAMETOOLONG, as on any Linux filesystem. */
+function isLongName(path: string): boolean {
+  return !fitsDirent(path.slice(path.lastIndexOf("/") + 1));
 }
 
 /** Commit an open file early once this many bytes are dirty: memory stays bounded on huge copies. */

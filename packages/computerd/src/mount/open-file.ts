@@ -5,7 +5,9 @@
  *   a short last chunk, or a frozen buffer shared with another file);
  * - shared: a reference to a blob already stored (copied by copy_file_range
  *   from another file), so nothing is hashed or stored again;
- * - stored: the chunk the store's manifest names.
+ * - stored: the chunk the store's manifest names, unless a truncate since
+ *   the last commit cut it off (`#cutAt`): then it is gone, and a file grown
+ *   again reads zeros there, not the old bytes.
  * Reads see that order, so nothing needs committing to be read back. A commit
  * hashes only the dirty chunks and keeps every other hash (`writeInode`, one
  * transaction, one rev). When commits happen is MountFs's choice.
@@ -30,6 +32,12 @@ export class OpenFile {
   readonly #shared = new Map<number, ChunkRef>();
   /** Size or mtime changed without dirty bytes (a truncate that grows, say). */
   #changed = false;
+  /**
+   * The smallest size a truncate left since the last commit (Infinity when
+   * none): stored chunks not wholly below it are void, because the store
+   * still holds the file's old chunks until the next commit.
+   */
+  #cutAt = Number.POSITIVE_INFINITY;
   /** The stored chunk list, loaded on first need and after each commit. */
   #chunks: ChunkRef[] | undefined;
   /** The last clean chunk read (sequential reads ask for it several times). */
@@ -57,6 +65,17 @@ export class OpenFile {
     return total;
   }
 
+  /**
+   * Adds the stored blobs this file may still read or link that its inode's
+   * rows may not name: chunks shared by copy_file_range and not committed,
+   * and the chunk list it loaded (all a file unlinked while open, or deleted
+   * by a push, can still read).
+   */
+  heldChunks(into: Set<string>): void {
+    for (const ref of this.#shared.values()) into.add(ref.hash);
+    if (this.#chunks !== undefined) for (const ref of this.#chunks) into.add(ref.hash);
+  }
+
   /** Forgets the cached chunk list (a sync apply may have replaced the file under us). */
   invalidate(): void {
     this.#chunks = undefined;
@@ -78,6 +97,7 @@ export class OpenFile {
   reload(size: number, mtime: number): void {
     this.size = size;
     this.mtime = mtime;
+    this.#cutAt = Number.POSITIVE_INFINITY;
     this.invalidate();
   }
 
@@ -149,7 +169,7 @@ export class OpenFile {
   /** What chunk `idx` holds when it is not dirty: shared or stored (undefined past the stored end). */
   cleanRef(idx: number): ChunkRef | undefined {
     if (this.#dirty.has(idx)) return undefined;
-    return this.#shared.get(idx) ?? this.#storedChunks()[idx];
+    return this.#shared.get(idx) ?? this.#storedRef(idx);
   }
 
   /** A truncate to the current size changes nothing, the time included (POSIX). */
@@ -165,6 +185,8 @@ export class OpenFile {
         const chunk = this.#dirtyChunk(count - 1, 0, 0);
         chunk.fill(0, tail);
       }
+      // Stored chunks past the cut stay in the store until the commit; from now on they are holes.
+      this.#cutAt = Math.min(this.#cutAt, size);
     }
     this.size = size;
     this.mtime = now;
@@ -191,7 +213,6 @@ export class OpenFile {
   commit(sha256: (bytes: Uint8Array) => string, now: number): void {
     if (this.detached || !this.isDirty) return;
     const count = Math.ceil(this.size / CHUNK_SIZE);
-    const stored = this.#storedChunks();
     // A chunk whose stored length no longer matches (an old last chunk before a grow, a gap
     // after a sparse write) must be rewritten with zeros filling it.
     for (let idx = 0; idx < count; idx++) {
@@ -201,7 +222,7 @@ export class OpenFile {
         if (dirty.byteLength < expected) this.#promote(idx, dirty);
         continue;
       }
-      const ref = this.#shared.get(idx) ?? stored[idx];
+      const ref = this.#shared.get(idx) ?? this.#storedRef(idx);
       if (ref?.size !== expected) this.#dirtyChunk(idx, 0, 0);
     }
     const dirty: DirtyChunk[] = [];
@@ -216,11 +237,12 @@ export class OpenFile {
     writeInode(
       this.#db,
       this.inode,
-      { size: this.size, mtime: this.mtime, dirty, shared, sha256, path: this.path },
+      { size: this.size, mtime: this.mtime, dirty, shared, sha256, path: this.path, cutAt: this.#cutAt },
       now,
     );
     this.release();
     this.#changed = false;
+    this.#cutAt = Number.POSITIVE_INFINITY;
     this.invalidate();
   }
 
@@ -245,8 +267,14 @@ export class OpenFile {
     return this.#chunks;
   }
 
+  /** The stored chunk `idx`, unless a truncate since the last commit cut it off. */
+  #storedRef(idx: number): ChunkRef | undefined {
+    if ((idx + 1) * CHUNK_SIZE > this.#cutAt) return undefined;
+    return this.#storedChunks()[idx];
+  }
+
   #cleanChunk(idx: number): Uint8Array {
-    const ref = this.#shared.get(idx) ?? this.#storedChunks()[idx];
+    const ref = this.#shared.get(idx) ?? this.#storedRef(idx);
     if (ref === undefined) return EMPTY;
     if (this.#cached?.hash === ref.hash) return this.#cached.bytes;
     const bytes = readChunk(this.#db, ref, this.path);

@@ -136,6 +136,55 @@ describe("the runner over the wire", () => {
     expect(result.code).toBe(-1);
   });
 
+  /** `exec` with one field wrong: EPROTOCOL naming the field, and nothing ran (the marker file is never made). */
+  async function expectRefused(fields: Record<string, unknown>, detail: RegExp): Promise<void> {
+    const marker = `/tmp/computerd-bad-input-${process.pid}-${Math.random().toString(36).slice(2)}`;
+    const request = { source: `touch ${marker}`, ...fields } as unknown as Parameters<typeof client.shell.exec>[0];
+    const error = await client.shell.exec(request).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: "EPROTOCOL" });
+    expect((error as Error).message).toMatch(detail);
+    expect((error as Error).message).not.toMatch(/ERR_INVALID_ARG/);
+    // The same source with the field left out runs: the refusal was the field's doing.
+    const ok = await drain((await client.shell.exec({ source: `test ! -e ${marker} && echo clean` })).events);
+    expect(ok.stdout).toBe("clean\n");
+  }
+
+  test("bad input: stdin that is neither a string nor bytes is EPROTOCOL, not Node's ERR_INVALID_ARG_TYPE", async () => {
+    await expectRefused({ stdin: 12 }, /stdin must be a string or a Uint8Array/);
+    await expectRefused({ stdin: { length: 1 } }, /stdin must be a string or a Uint8Array/);
+    await expectRefused({ stdin: null }, /stdin must be a string or a Uint8Array/);
+    const piped = await drain((await client.shell.exec({ source: "cat", stdin: new Uint8Array([104, 105]) })).events);
+    expect(piped.stdout).toBe("hi");
+  });
+
+  test("bad input: env must be an object of strings with proper names", async () => {
+    await expectRefused({ env: "x" }, /env must be an object of strings/);
+    await expectRefused({ env: ["A=1"] }, /env must be an object of strings/);
+    await expectRefused({ env: null }, /env must be an object of strings/);
+    await expectRefused({ env: { A: 1 } }, /env\.A must be a string/);
+    await expectRefused({ env: { "A=B": "1" } }, /env name "A=B"/);
+    await expectRefused({ env: { "": "1" } }, /env name ""/);
+    await expectRefused({ env: { A: "a\0b" } }, /env\.A must not contain NUL/);
+  });
+
+  test("bad input: timeoutMs must be a non-negative integer; a huge one does not fire at once", async () => {
+    for (const timeoutMs of [-5, 1.5, "100", Number.NaN, Number.POSITIVE_INFINITY, 2 ** 53]) {
+      await expectRefused({ timeoutMs }, /timeoutMs must be a non-negative integer/);
+    }
+    // Past Node's timer limit (2^31 − 1 ms) a timer fires after 1 ms; the runner caps it instead.
+    const slow = await drain((await client.shell.exec({ source: "sleep 0.2; echo done", timeoutMs: 2 ** 40 })).events);
+    expect(slow).toEqual({ stdout: "done\n", stderr: "", code: 0 });
+  });
+
+  test("bad input: source and cwd with NUL, a relative cwd, a request that is not an object", async () => {
+    await expectRefused({ source: "echo a\0b" }, /source must not contain NUL/);
+    await expectRefused({ cwd: "relative" }, /cwd must be an absolute path/);
+    await expectRefused({ cwd: "/tmp\0x" }, /cwd must be an absolute path/);
+    await expectRefused({ cwd: 7 }, /cwd must be a string/);
+    const notObject = await client.shell.exec("echo" as never).catch((e: unknown) => e);
+    expect(notObject).toMatchObject({ code: "EPROTOCOL" });
+  });
+
   test("codes survive the wire: EEXEC_BUSY, ENOENT, ELOG_TRUNCATED not hit, kill/dispose", async () => {
     const live = await client.shell.exec({ source: "sleep 5", id: "wire-busy" });
     await expect(client.shell.exec({ source: "true", id: "wire-busy" })).rejects.toMatchObject({ code: "EEXEC_BUSY" });

@@ -94,3 +94,35 @@ test("writeInode's shared chunks point at stored blobs by hash; a missing blob i
     ),
   ).toThrow(/EIO/);
 });
+
+test("writeInode with cutAt drops the stored chunks a truncate cut off, so a grown file cannot keep old bytes", async () => {
+  const db = openNodeDatabase();
+  const fs = new WorkspaceFilesystem(db);
+  await fs.writeFile("/h", new Uint8Array(CHUNK_SIZE * 4).fill(9));
+  const inode = lookupInode(db, "/h")?.inode as number;
+  const before = inodeChunks(db, inode);
+  // Cut to 1.5 chunks and grown back to 4 between two writes: the same size, but chunks 1..3 are gone.
+  const grown = { size: CHUNK_SIZE * 4, mtime: 2, sha256, path: "/h", cutAt: CHUNK_SIZE + CHUNK_SIZE / 2 };
+  expect(() => writeInode(db, inode, { ...grown, dirty: [] }, 3)).toThrow(/EIO.*chunk 1 is missing/);
+  expect(inodeChunks(db, inode)).toEqual(before);
+  const tail = new Uint8Array(CHUNK_SIZE).fill(9).fill(0, CHUNK_SIZE / 2);
+  const zeros = new Uint8Array(CHUNK_SIZE);
+  writeInode(
+    db,
+    inode,
+    {
+      ...grown,
+      dirty: [
+        { idx: 1, bytes: tail },
+        { idx: 2, bytes: zeros },
+        { idx: 3, bytes: zeros },
+      ],
+    },
+    4,
+  );
+  const after = inodeChunks(db, inode);
+  expect(after[0]).toEqual(before[0]);
+  expect(after.slice(1).map((chunk) => chunk.hash)).toEqual([sha256(tail), sha256(zeros), sha256(zeros)]);
+  const read = new Uint8Array(await new Response(await fs.readFile("/h")).arrayBuffer());
+  expect(read.subarray(CHUNK_SIZE + CHUNK_SIZE / 2).every((byte) => byte === 0)).toBe(true);
+});

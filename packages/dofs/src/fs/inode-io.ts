@@ -105,6 +105,14 @@ export interface InodeWrite {
   sha256: (bytes: Uint8Array) => string;
   /** For error messages and the read-only check. */
   path: string;
+  /**
+   * The smallest length a truncate left since the file's last write, when
+   * it was truncated and maybe grown again in between: stored chunks not
+   * wholly below it are dropped, so each one up to the new end must be given
+   * (zeros where it was grown) or the write fails with EIO. Without it, the
+   * old bytes of a chunk of the same length would silently come back.
+   */
+  cutAt?: number;
 }
 
 /**
@@ -125,7 +133,8 @@ export function writeInode(db: Database, inode: number, write: InodeWrite, now: 
     if (node === undefined) throw fsError("ENOENT", "write", write.path);
     if (node.type !== "file") throw fsError("EISDIR", "write", write.path);
     stageBlobs(db, staged, now);
-    const chunks = inodeChunks(db, inode).slice(0, count);
+    const kept = Math.min(count, Math.floor((write.cutAt ?? Number.POSITIVE_INFINITY) / CHUNK_SIZE));
+    const chunks = inodeChunks(db, inode).slice(0, kept);
     const shared = (write.shared ?? []).filter((chunk) => chunk.idx < count);
     for (const { idx, hash, size } of shared) {
       const blob = db.one<{ size: number }>("SELECT size FROM vfs_blobs WHERE hash = ?", hash);

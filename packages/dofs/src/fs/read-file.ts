@@ -2,6 +2,7 @@ import { readBlob } from "../blobs.js";
 import { CHUNK_SIZE } from "../constants.js";
 import type { Database } from "../database.js";
 import { fsError } from "../errors.js";
+import { holdBlobs } from "../gc.js";
 import type { ChunkRef } from "../manifest.js";
 import type { NodeRow } from "../nodes.js";
 import { resolvePath } from "../resolve.js";
@@ -25,7 +26,7 @@ interface Piece extends ChunkRef {
 /**
  * The chunk list for `[offset, offset + length)`, captured now so that a
  * later overwrite cannot tear a read in progress (the old blobs outlive the
- * overwrite by gc's safety window).
+ * overwrite by gc's safety window, and a stream holds them until it ends).
  */
 export function planRead(db: Database, node: NodeRow, offset: number, length: number | undefined): Piece[] {
   const end = Math.min(node.size, length === undefined ? node.size : offset + length);
@@ -50,20 +51,33 @@ export function planRead(db: Database, node: NodeRow, offset: number, length: nu
   });
 }
 
-/** Streams the planned pieces one chunk per pull; nothing is read ahead. */
+/** Streams the planned pieces one chunk per pull; nothing is read ahead. Its blobs are held from gc until it ends. */
 export function streamPieces(db: Database, pieces: Piece[], path: string): ReadableStream<Uint8Array> {
   let next = 0;
+  const release = holdBlobs(
+    db,
+    pieces.map((piece) => piece.hash),
+  );
   return new ReadableStream<Uint8Array>(
     {
       pull(controller) {
         const piece = pieces[next++];
         if (piece === undefined) {
+          release();
           controller.close();
           return;
         }
-        const bytes = readBlob(db, piece.hash, piece.size, "read", path);
-        // Copy the clipped range: drivers may hand out views into shared memory.
-        controller.enqueue(bytes.slice(piece.from, piece.to));
+        try {
+          const bytes = readBlob(db, piece.hash, piece.size, "read", path);
+          // Copy the clipped range: drivers may hand out views into shared memory.
+          controller.enqueue(bytes.slice(piece.from, piece.to));
+        } catch (error) {
+          release();
+          throw error;
+        }
+      },
+      cancel() {
+        release();
       },
     },
     { highWaterMark: 0 },

@@ -2,6 +2,7 @@ import { stageBlob } from "../blobs.js";
 import { cutChunks } from "../chunker.js";
 import type { Database } from "../database.js";
 import { fsError } from "../errors.js";
+import { holdBlobs } from "../gc.js";
 import { sha256Hex } from "../hash.js";
 import { type ChunkRef, manifestHash, saveManifest } from "../manifest.js";
 import { assertWritable } from "../mounts.js";
@@ -33,14 +34,32 @@ export async function writeFile(
   if (data instanceof ReadableStream) checkTarget(db, resolveTarget(db, path), path, exclusive);
 
   const chunks: ChunkRef[] = [];
-  for await (const window of cutChunks(data)) {
-    const hash = await sha256Hex(window, db);
-    stageBlob(db, hash, window, now());
-    chunks.push({ hash, size: window.byteLength });
+  // Staged blobs are unreferenced until the commit below: gc must leave them be meanwhile.
+  const releases: (() => void)[] = [];
+  try {
+    for await (const window of cutChunks(data)) {
+      const hash = await sha256Hex(window, db);
+      releases.push(holdBlobs(db, [hash]));
+      stageBlob(db, hash, window, now());
+      chunks.push({ hash, size: window.byteLength });
+    }
+    const manifest = await manifestHash(chunks, db);
+    commitFile(db, path, chunks, manifest, mode, exclusive, now);
+  } finally {
+    for (const release of releases) release();
   }
-  const manifest = await manifestHash(chunks, db);
-  const size = chunks.reduce((total, chunk) => total + chunk.size, 0);
+}
 
+function commitFile(
+  db: Database,
+  path: string,
+  chunks: readonly ChunkRef[],
+  manifest: string,
+  mode: number,
+  exclusive: boolean,
+  now: () => number,
+): void {
+  const size = chunks.reduce((total, chunk) => total + chunk.size, 0);
   db.transaction(() => {
     const at = now();
     const target = resolveTarget(db, path);

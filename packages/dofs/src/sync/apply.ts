@@ -7,7 +7,7 @@ import { linkChunks } from "../fs/write-file.js";
 import { manifestHash, saveManifest } from "../manifest.js";
 import { readOnlyRootOf } from "../mounts.js";
 import { addDirent, dropChunks, getNode, insertNode, linkCount, lookup, lookupNode, type NodeRow } from "../nodes.js";
-import { joinPath, segmentsOf } from "../path.js";
+import { isNameTooLong, isTargetTooLong, joinPath, segmentsOf } from "../path.js";
 import { resolvePath } from "../resolve.js";
 import { bumpRev } from "../schema.js";
 import { recordEchoRev } from "./echo.js";
@@ -42,8 +42,8 @@ export async function prepareEntries(entries: readonly ChangeEntry[], db?: Datab
  * are checked (chunk layout, every chunk present) before anything changes.
  * Missing parents are created; a non-directory parent is replaced; a type
  * conflict removes the local subtree without tombstones (the incoming entry
- * supersedes it) — last writer wins. Entries under a read-only mount are
- * skipped and reported.
+ * supersedes it) — last writer wins. Entries under a read-only mount, and
+ * live entries with a name too long to store, are skipped and reported.
  *
  * Revs: what an upstream batch applies is stamped with one new rev, recorded
  * as an echo rev of `backend` so it is never offered back to that peer.
@@ -58,7 +58,8 @@ export function applyChanges(
   now: number,
   backend = "default",
 ): ApplyResult {
-  for (const entry of prepared.entries) if (entry.kind === "file") checkFile(db, entry);
+  // A file skipped for its name needs no chunks here.
+  for (const entry of prepared.entries) if (entry.kind === "file" && !isTooLongToStore(entry)) checkFile(db, entry);
   return db.transaction(() => {
     let rev = 0;
     let sideRev = 0;
@@ -79,6 +80,10 @@ export function applyChanges(
     const skipped: SkippedEntry[] = [];
     let applied = 0;
     for (const entry of prepared.entries) {
+      if (entry.kind !== "delete" && isTooLongToStore(entry)) {
+        skipped.push({ path: entry.path, op: "write", reason: "name-too-long" });
+        continue;
+      }
       const op = entry.kind === "delete" ? "delete" : "write";
       const mountRoot = readOnlyRootOf(db, entry.path, op === "delete");
       if (mountRoot !== undefined) {
@@ -91,6 +96,14 @@ export function applyChanges(
     }
     return { applied, skipped };
   });
+}
+
+/**
+ * A live entry whose path or link target Linux would refuse (ENAMETOOLONG).
+ * A delete always applies: it can only remove such a name, never make one.
+ */
+function isTooLongToStore(entry: LiveChange): boolean {
+  return isNameTooLong(entry.path) || (entry.kind === "symlink" && isTargetTooLong(entry.target));
 }
 
 /** Lazily bumped revs for one apply: `entry` for what was sent, `side` for what the apply had to add. */

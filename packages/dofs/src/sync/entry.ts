@@ -1,13 +1,13 @@
-import { normalizePath } from "../path.js";
+import { normalizePathShape } from "../path.js";
 import type { ChangeEntry } from "./types.js";
 
-/** Validates one wire entry; the apply trusts what passes. */
+/** Validates one wire entry; the apply trusts what passes (a name too long to store it skips). */
 export function checkEntry(value: unknown): ChangeEntry {
   const entry = value as ChangeEntry;
   if (value === null || typeof value !== "object") throw new TypeError("change entry must be an object");
   if (!Number.isSafeInteger(entry.rev) || entry.rev < 0) throw new TypeError("change entry rev must be a rev");
-  if (typeof entry.path !== "string" || entry.path === "/" || normalizePath(entry.path, "sync") !== entry.path) {
-    throw new TypeError(`change entry path must be normalised and absolute: ${String(entry.path)}`);
+  if (typeof entry.path !== "string" || entry.path === "/" || normalizePathShape(entry.path, "sync") !== entry.path) {
+    throw new TypeError(`change entry path must be normalized and absolute: ${String(entry.path)}`);
   }
   if (entry.kind === "delete") return entry;
   if (!Number.isSafeInteger(entry.mode) || entry.mode < 0 || !Number.isFinite(entry.mtime)) {

@@ -1,13 +1,14 @@
 import { BlobBatch, hasBlob, readBlob } from "../blobs.js";
 import type { Database } from "../database.js";
 import { fsError } from "../errors.js";
+import { holdBlobs } from "../gc.js";
 import { sha256Hex } from "../hash.js";
 import { fromHex, toHex } from "../hex.js";
 import { normalizePath } from "../path.js";
 import { currentRev, ensureSchema, replicaId } from "../schema.js";
 import { type ApplyResult, applyChanges, prepareEntries } from "./apply.js";
 import { planChanges, readChange, readEntry } from "./coalesce.js";
-import { checkCursor, minCursor, ZERO_CURSOR } from "./cursor.js";
+import { checkCursor, compareCursors, minCursor, ZERO_CURSOR } from "./cursor.js";
 import { checkEntry } from "./entry.js";
 import type {
   ChangeEntry,
@@ -24,6 +25,20 @@ import { advanceFetchCursor, getFetchCursor, getPushCursor } from "./watermarks.
 
 /** Hashes one `hasObjects` call may ask about. */
 export const HAS_OBJECTS_LIMIT = 100;
+
+/**
+ * How long this peer holds blobs for a sync the other side started and never
+ * finished (objects pushed but no push, a pull envelope never acknowledged),
+ * after which gc may take them: the other side's retry starts over anyway.
+ */
+export const SYNC_HOLD_MS = 10 * 60_000;
+
+/** Blobs held for one unfinished step of sync; `last` is the last entry a pull envelope streamed. */
+interface SyncHold {
+  releases: (() => void)[];
+  touched: number;
+  last?: Cursor;
+}
 
 export interface SyncPeerOptions {
   /** Path segments `fetchChanges` leaves out unless a call brings its own list. */
@@ -57,6 +72,10 @@ export class SyncPeer implements SyncRPC {
   readonly #options: SyncPeerOptions;
   readonly #now: () => number;
   readonly #backend: string;
+  /** Objects staged by pushObjects, unreferenced until the push that names them applies. */
+  #pushed: SyncHold[] = [];
+  /** Chunks named by fetchChanges streams the other side has not acknowledged (it may still fetch them). */
+  #envelopes: SyncHold[] = [];
 
   constructor(db: Database, options: SyncPeerOptions = {}) {
     this.#db = db;
@@ -76,6 +95,17 @@ export class SyncPeer implements SyncRPC {
     const db = this.#ready();
     const senderRev = request?.senderRev;
     if (!Number.isSafeInteger(senderRev) || senderRev < 0) throw new TypeError("push senderRev must be a rev");
+    // The objects pushed for this batch stay held until it applied (or failed: the sender starts over).
+    const pushed = this.#pushed;
+    this.#pushed = [];
+    try {
+      return await this.#push(db, request, senderRev);
+    } finally {
+      for (const hold of pushed) release(hold);
+    }
+  }
+
+  async #push(db: Database, request: PushRequest, senderRev: number): Promise<PushResult> {
     const senderCursor =
       request.senderCursor === undefined ? undefined : checkCursor(request.senderCursor, "senderCursor");
     const entries: ChangeEntry[] = [];
@@ -105,6 +135,7 @@ export class SyncPeer implements SyncRPC {
       rev: currentRev(db),
       applied: entries.length,
       appliedPushCursor: isPeer ? (result.cursor ?? getFetchCursor(db, this.#backend)) : ZERO_CURSOR,
+      ...(result.applied.skipped.length > 0 ? { skipped: result.applied.skipped } : {}),
     };
   }
 
@@ -122,6 +153,7 @@ export class SyncPeer implements SyncRPC {
       }
     }
     const after = request.after === undefined ? ZERO_CURSOR : checkCursor(request.after, "after");
+    this.#acknowledge(after);
     const snapshot: Cursor = { rev: currentRev(db), path: null };
     const currentCursor =
       request.through === undefined ? snapshot : minCursor(snapshot, checkCursor(request.through, "through"));
@@ -130,6 +162,9 @@ export class SyncPeer implements SyncRPC {
       throw new TypeError("ignore must be a list of path segments");
     }
     const plan = planChanges(db, after, currentCursor, ignore, this.#backend);
+    const envelope: SyncHold = { releases: [], touched: this.#now() };
+    this.#envelopes.push(envelope);
+    const now = this.#now;
     let next = 0;
     const stream = new ReadableStream<ChangeEntry>(
       {
@@ -137,6 +172,17 @@ export class SyncPeer implements SyncRPC {
           while (next < plan.length) {
             const entry = readChange(db, plan[next++] as (typeof plan)[number], currentCursor);
             if (entry !== null) {
+              // Its chunks stay until the other side acknowledges the entry (its next fetchChanges starts past it).
+              if (entry.kind === "file" && entry.chunks.length > 0) {
+                envelope.releases.push(
+                  holdBlobs(
+                    db,
+                    entry.chunks.map((chunk) => chunk.hash),
+                  ),
+                );
+              }
+              envelope.last = { rev: entry.rev, path: entry.path };
+              envelope.touched = now();
               controller.enqueue(entry);
               return;
             }
@@ -180,17 +226,27 @@ export class SyncPeer implements SyncRPC {
       return Number(row.size);
     });
     let next = 0;
+    const releaseWanted = holdBlobs(db, wanted);
     return new ReadableStream<ObjectFrame>(
       {
         pull(controller) {
           const i = next++;
           const hex = wanted[i];
           if (hex === undefined) {
+            releaseWanted();
             controller.close();
             return;
           }
-          const bytes = readBlob(db, hex, sizes[i] as number, "fetchObjects", hex);
-          controller.enqueue({ hash: fromHex(hex), bytes: bytes.slice() });
+          try {
+            const bytes = readBlob(db, hex, sizes[i] as number, "fetchObjects", hex);
+            controller.enqueue({ hash: fromHex(hex), bytes: bytes.slice() });
+          } catch (error) {
+            releaseWanted();
+            throw error;
+          }
+        },
+        cancel() {
+          releaseWanted();
         },
       },
       { highWaterMark: 0 },
@@ -200,7 +256,11 @@ export class SyncPeer implements SyncRPC {
   /** Stages each object after checking its bytes hash to its name (a mismatch is EUNKNOWN_HASH). */
   async pushObjects(objects: ReadableStream<ObjectFrame>): Promise<void> {
     const db = this.#ready();
+    this.#expire();
     const batch = new BlobBatch(db, this.#now);
+    // Held from before staging until the push naming them applies (see push), or SYNC_HOLD_MS.
+    const hold: SyncHold = { releases: [], touched: this.#now() };
+    this.#pushed.push(hold);
     for await (const frame of objects as unknown as AsyncIterable<ObjectFrame>) {
       if (!(frame?.hash instanceof Uint8Array) || !(frame.bytes instanceof Uint8Array)) {
         throw new TypeError("pushObjects frames must be {hash: Uint8Array, bytes: Uint8Array}");
@@ -208,9 +268,36 @@ export class SyncPeer implements SyncRPC {
       const hex = toHex(frame.hash);
       if ((await sha256Hex(frame.bytes, db)) !== hex)
         throw fsError("EUNKNOWN_HASH", "pushObjects", hex, "bytes do not match their hash");
+      hold.releases.push(holdBlobs(db, [hex]));
       batch.add(hex, frame.bytes);
     }
     batch.flush();
+    hold.touched = this.#now();
+  }
+
+  /**
+   * The other side asks for changes after `after`: it has applied every entry
+   * up to there, so envelopes that streamed nothing past it are done with.
+   */
+  #acknowledge(after: Cursor): void {
+    this.#expire();
+    this.#envelopes = this.#envelopes.filter((envelope) => {
+      const done = envelope.last === undefined || compareCursors(envelope.last, after) <= 0;
+      if (done) release(envelope);
+      return !done;
+    });
+  }
+
+  /** Holds of a sync the other side abandoned long ago. */
+  #expire(): void {
+    const cutoff = this.#now() - SYNC_HOLD_MS;
+    const keep = (hold: SyncHold): boolean => {
+      if (hold.touched > cutoff) return true;
+      release(hold);
+      return false;
+    };
+    this.#pushed = this.#pushed.filter(keep);
+    this.#envelopes = this.#envelopes.filter(keep);
   }
 
   #ready(): Database {
@@ -221,6 +308,11 @@ export class SyncPeer implements SyncRPC {
   #log(message: string, error: unknown): void {
     (this.#options.log ?? ((m, e) => console.error(`[dofs sync] ${m}:`, e)))(message, error);
   }
+}
+
+function release(hold: SyncHold): void {
+  for (const each of hold.releases) each();
+  hold.releases = [];
 }
 
 function checkHashes(hashes: unknown, limit: number): asserts hashes is Uint8Array[] {

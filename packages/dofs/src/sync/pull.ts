@@ -1,5 +1,6 @@
 import { BlobBatch, hasBlob } from "../blobs.js";
 import { fsError } from "../errors.js";
+import { holdBlobs } from "../gc.js";
 import { sha256Hex } from "../hash.js";
 import { fromHex, toHex } from "../hex.js";
 import { applyChanges, prepareEntries } from "./apply.js";
@@ -126,14 +127,21 @@ async function drain(
         batch.push(value);
       }
       if (batch.length > 0) {
-        result.bytes += await fetchMissing(ctx, remote, batch);
-        const prepared = await prepareEntries(batch, db);
-        const last = batch[batch.length - 1] as ChangeEntry;
-        const applied = db.transaction(() => {
-          const outcome = applyChanges(db, prepared, "upstream", ctx.now(), backend);
-          result.cursor = advanceFetchCursor(db, { rev: last.rev, path: last.path }, backend);
-          return outcome;
-        });
+        // The batch's chunks are held from gc from before they are fetched until they are linked.
+        const release = holdBlobs(db, batchHashes(batch));
+        let applied: ReturnType<typeof applyChanges>;
+        try {
+          result.bytes += await fetchMissing(ctx, remote, batch);
+          const prepared = await prepareEntries(batch, db);
+          const last = batch[batch.length - 1] as ChangeEntry;
+          applied = db.transaction(() => {
+            const outcome = applyChanges(db, prepared, "upstream", ctx.now(), backend);
+            result.cursor = advanceFetchCursor(db, { rev: last.rev, path: last.path }, backend);
+            return outcome;
+          });
+        } finally {
+          release();
+        }
         result.applied += applied.applied;
         result.skipped.push(...applied.skipped);
         result.entries += batch.length;
@@ -154,6 +162,12 @@ async function drain(
   // Drained: ignored paths and raced-out windows are covered by moving up to the snapshot.
   result.cursor = advanceFetchCursor(db, target, backend);
   return result;
+}
+
+function batchHashes(batch: readonly ChangeEntry[]): string[] {
+  const hashes: string[] = [];
+  for (const entry of batch) if (entry.kind === "file") for (const chunk of entry.chunks) hashes.push(chunk.hash);
+  return hashes;
 }
 
 /** Fetches and stages the objects this batch needs that only the remote holds. Returns bytes fetched. */

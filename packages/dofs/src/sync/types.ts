@@ -73,6 +73,8 @@ export interface PushResult {
   applied?: number;
   /** The receiver's fetch cursor after the apply (`{0, null}` for an outside writer). */
   appliedPushCursor: Cursor;
+  /** Entries received but not applied (read-only, name too long); absent when there were none. */
+  skipped?: SkippedEntry[];
 }
 
 export interface FetchChangesRequest {
@@ -107,13 +109,15 @@ export interface ObjectFrame {
   bytes: Uint8Array;
 }
 
-/** A write the receiver refused to apply; it still counts toward the cursor. */
-export interface SkippedEntry {
-  path: string;
-  mountRoot: string;
-  op: "write" | "delete";
-  reason: "read-only";
-}
+/**
+ * An entry the receiver refused to apply; it still counts toward the cursor.
+ * `read-only`: under a read-only mount root. `name-too-long`: a name over
+ * MAX_NAME_BYTES, a path of MAX_PATH_BYTES or more, or a symlink target that
+ * long; storing it would leave a name no FUSE listing or process could use.
+ */
+export type SkippedEntry =
+  | { path: string; mountRoot: string; op: "write" | "delete"; reason: "read-only" }
+  | { path: string; op: "write"; reason: "name-too-long" };
 
 /** What each sync peer serves (`WorkspaceRPC.sync` on the wire). */
 export interface SyncRPC {

@@ -3,10 +3,9 @@
  * the workspace in a fresh Dynamic Worker, with structured input and output
  * and a durable journal. See docs/worker-javascript.md.
  */
-export { WorkerJavaScriptBackend } from "./backend.js";
-export { CANCELLED_MESSAGE, TIMED_OUT_MESSAGE } from "./execution.js";
-export { INTERRUPTED_MESSAGE } from "./journal.js";
-export type { JsonValue } from "./json.js";
+export { WorkerJavaScriptBackend } from "./host/backend.js";
+export { CANCELLED_MESSAGE, TIMED_OUT_MESSAGE } from "./host/execution.js";
+export { INTERRUPTED_MESSAGE } from "./host/journal.js";
 export {
   type FetcherLike,
   type LoaderModule,
@@ -22,5 +21,6 @@ export {
   type WorkerJavaScriptEgress,
   type WorkerJavaScriptOptions,
   type WorkerLoaderLike,
-} from "./options.js";
-export { STDIO_TRUNCATED_MARKER } from "./stdio.js";
+} from "./host/options.js";
+export type { JsonValue } from "./protocol/json.js";
+export { STDIO_TRUNCATED_MARKER } from "./protocol/stdio.js";

@@ -4,7 +4,36 @@
  * Optional command groups are separate imports:
  * `import curl from "@cloudflare/computer/shell/curl"`.
  */
-export { enabledCommands, WorkerShellBackend } from "./backend.js";
+
+export { enabledCommands, SHELL_CORE_MODULES, WorkerShellBackend } from "./host/backend.js";
+export { assembleShellModules, type ShellModuleGroup } from "./host/modules.js";
+export {
+  type FetcherLike,
+  type ShellHostContext,
+  type ShellHostContextInput,
+  type ShellWorkerCode,
+  type ShellWorkerLoaderLike,
+  WORKER_SHELL_COMPATIBILITY_DATE,
+  WORKER_SHELL_ID,
+  type WorkerShellEgress,
+  type WorkerShellExternalSource,
+  type WorkerShellLoaderSource,
+  type WorkerShellOptions,
+  type WorkerShellSource,
+  type WorkspaceRef,
+} from "./host/options.js";
+export {
+  KILLED_EXIT_CODE,
+  SHELL_DEFAULT_CWD,
+  SHELL_GROUP_COMMANDS,
+  SHELL_OUTPUT_LIMIT_BYTES,
+  type ShellExecArgs,
+  type ShellExecReply,
+  type ShellGroupName,
+  TIMED_OUT_EXIT_CODE,
+  TIMED_OUT_MESSAGE,
+  type WorkerShellRuntime,
+} from "./protocol/messages.js";
 export {
   DEFAULT_PUBLISH_EXPIRY_MS,
   defineArtifactsCommand,
@@ -17,39 +46,11 @@ export {
   type ShellArtifactsLike,
   type ShellAssetsLike,
   type ShellGitLike,
-} from "./commands/index.js";
+} from "./sandbox/commands/index.js";
 export {
   DEV_NULL,
   type WorkspaceDirEntryLike,
   WorkspaceFsAdapter,
   type WorkspaceFsLike,
   type WorkspaceStatLike,
-} from "./fs-adapter.js";
-export { default as SHELL_CORE_MODULES } from "./groups/core.js";
-export { assembleShellModules, type ShellModuleGroup } from "./modules.js";
-export {
-  type FetcherLike,
-  type ShellHostContext,
-  type ShellWorkerCode,
-  type ShellWorkerLoaderLike,
-  WORKER_SHELL_COMPATIBILITY_DATE,
-  WORKER_SHELL_ID,
-  type WorkerShellEgress,
-  type WorkerShellExternalSource,
-  type WorkerShellLoaderSource,
-  type WorkerShellOptions,
-  type WorkerShellSource,
-  type WorkspaceRef,
-} from "./options.js";
-export {
-  KILLED_EXIT_CODE,
-  SHELL_DEFAULT_CWD,
-  SHELL_GROUP_COMMANDS,
-  SHELL_OUTPUT_LIMIT_BYTES,
-  type ShellExecArgs,
-  type ShellExecReply,
-  type ShellGroupName,
-  TIMED_OUT_EXIT_CODE,
-  TIMED_OUT_MESSAGE,
-  type WorkerShellRuntime,
-} from "./protocol.js";
+} from "./sandbox/fs-adapter.js";

@@ -2,7 +2,7 @@
 import git from "isomorphic-git";
 import type { GitIdentity } from "../../workspace/capabilities.js";
 import type { GitContext } from "../context.js";
-import { GitError } from "../errors.js";
+import { GitError, PathspecNotFoundError } from "../errors.js";
 import { type GitEnv, resolveIdentities } from "../identity.js";
 import { joinPath, matchesPathspec, requireRepo } from "../paths.js";
 import { shortOid } from "./revisions.js";
@@ -45,7 +45,7 @@ export async function add(ctx: GitContext, options: AddOptions): Promise<{ added
   for (const path of options.paths) {
     if (path === "." || added.some((a) => matchesPathspec(a, [path])) || removed.includes(path)) continue;
     if ([...matched].some((file) => matchesPathspec(file, [path]))) continue;
-    throw new GitError("EPATHSPEC", `pathspec '${path}' did not match any files`, { path });
+    throw new PathspecNotFoundError(path);
   }
   return { added, removed };
 }
@@ -65,7 +65,7 @@ export async function rm(ctx: GitContext, options: RmOptions): Promise<{ removed
   const removed: string[] = [];
   for (const path of options.paths) {
     const hits = tracked.filter((file) => matchesPathspec(file, [path]));
-    if (hits.length === 0) throw new GitError("EPATHSPEC", `pathspec '${path}' did not match any files`, { path });
+    if (hits.length === 0) throw new PathspecNotFoundError(path);
     if (hits.some((file) => file !== path) && !options.recursive) {
       throw new GitError("EFAILED", `not removing '${path}' recursively without -r`, { path });
     }

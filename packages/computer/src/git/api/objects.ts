@@ -23,7 +23,7 @@ export async function hashObject(ctx: GitContext, options: HashObjectOptions): P
   const bytes = typeof content === "string" ? new TextEncoder().encode(content) : content;
   if (!options.write) return (await git.hashBlob({ object: bytes })).oid;
   const root = await findRepoRoot(ctx, resolvePath("/", options.dir ?? "/"));
-  if (!root) throw new GitError("ENOTREPO", "not a git repository: cannot write the object");
+  if (!root) throw new GitError("ENOTAREPO", "not a git repository: cannot write the object");
   return git.writeBlob({ fs: ctx.fs, dir: root, blob: bytes });
 }
 

@@ -76,7 +76,7 @@ export async function clone(
   const dir = resolvePath("/", options.dir ?? defaultCloneDir(options.url));
   if (await exists(ctx, dir)) {
     if ((await ctx.workspace.readdir(dir, { limit: 1 })).length > 0) {
-      throw new GitError("EALREADYREPO", `destination path '${dir}' already exists and is not an empty directory`);
+      throw new GitError("EALREADYINIT", `destination path '${dir}' already exists and is not an empty directory`);
     }
   }
   const remote = options.remote ?? "origin";
@@ -222,7 +222,7 @@ export async function remoteUrl(ctx: GitContext, root: string, remote: string): 
 
 async function requireRemoteUrl(ctx: GitContext, root: string, remote: string): Promise<string> {
   const url = await remoteUrl(ctx, root, remote);
-  if (!url) throw new GitError("ENOTREPO", `'${remote}' does not appear to be a git repository`);
+  if (!url) throw new GitError("ENOTAREPO", `'${remote}' does not appear to be a git repository`);
   return url;
 }
 

@@ -1,7 +1,7 @@
 /** Repository-level verbs: init, repoRoot, currentBranch, lsFiles. */
 import git from "isomorphic-git";
 import type { GitContext } from "../context.js";
-import { GitError } from "../errors.js";
+import { AlreadyInitializedError } from "../errors.js";
 import { exists, findRepoRoot, joinPath, requireRepo, resolvePath } from "../paths.js";
 
 export interface InitOptions {
@@ -19,7 +19,7 @@ export async function init(ctx: GitContext, options: InitOptions = {}): Promise<
     (await findRepoRoot(ctx, dir)) === dir ||
     (options.bare && (await ctx.fs.promises.stat(marker).catch(() => null)))
   ) {
-    throw new GitError("EALREADYREPO", `repository already exists in ${dir}`, { path: dir });
+    throw new AlreadyInitializedError(dir);
   }
   // dofs's recursive mkdir still refuses an existing "/" (EEXIST).
   if (!(await exists(ctx, dir))) await ctx.workspace.mkdir(dir, { recursive: true });

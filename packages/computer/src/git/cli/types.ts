@@ -8,9 +8,9 @@ export interface CliIo {
   cwd: string;
   env: GitEnv;
   stdin: string | undefined;
-  /** The repository root above `cwd` (ENOTREPO, 128, outside one). */
+  /** The repository root above `cwd` (ENOTAREPO, 128, outside one). */
   root(): Promise<string>;
-  /** Pathspecs given relative to `cwd`, as repository paths (EOUTSIDE, 128, when outside). */
+  /** Pathspecs given relative to `cwd`, as repository paths (EPATHOUTSIDE, 128, when outside). */
   repoPaths(paths: readonly string[]): Promise<string[]>;
 }
 

@@ -1,0 +1,215 @@
+/**
+ * `WorkerJavaScriptBackend`: a callable direct backend. Each `exec` checks
+ * its arguments, builds the module graph from the workspace, and starts a
+ * `LiveExecution` in a fresh Dynamic Worker; the journal keeps every event,
+ * so `getExec` replays running and finished executions alike. Executions
+ * left `running` by an earlier incarnation of the Durable Object are closed
+ * as failed when the backend is attached, or when one is looked up.
+ */
+import { rpcError } from "@cloudflare/computer-rpc";
+import type { BackendContext, DirectBackend, DirectExec, DirectExecRequest } from "../../../runtime/backend.js";
+import { closedError, WorkspaceError } from "../../../runtime/errors.js";
+import type { ExecEvent, KillSignal } from "../../../runtime/types.js";
+import { jsonPlainProblem } from "../protocol/json.js";
+import { utf8Length } from "../protocol/stdio.js";
+import { LiveExecution } from "./execution.js";
+import { GraphBuilder } from "./graph.js";
+import {
+  deleteExecution,
+  ensureJournal,
+  findExecution,
+  insertExecution,
+  lastSeq,
+  markInterrupted,
+  pruneJournal,
+  readEvents,
+  reconcileRunning,
+} from "./journal.js";
+import { type ResolvedOptions, resolveOptions, type WorkerJavaScriptOptions } from "./options.js";
+
+function replayStream(events: ExecEvent[]): ReadableStream<ExecEvent> {
+  let index = 0;
+  return new ReadableStream<ExecEvent>(
+    {
+      pull(controller) {
+        const next = events[index++];
+        if (next) controller.enqueue(next);
+        else controller.close();
+      },
+    },
+    { highWaterMark: 0 },
+  );
+}
+
+export class WorkerJavaScriptBackend implements DirectBackend {
+  readonly kind = "direct";
+  readonly type = "worker-javascript";
+  readonly callable = true;
+  /** Sources are ES modules (the reference's `protocol: "module"`). */
+  readonly protocol = "module";
+  readonly id: string;
+  readonly #options: ResolvedOptions;
+  #context: BackendContext | undefined;
+  /** Running executions, plus ids reserved while their graph is being built. */
+  readonly #live = new Map<string, LiveExecution | "starting">();
+  #closed = false;
+
+  constructor(options: WorkerJavaScriptOptions) {
+    this.#options = resolveOptions(options);
+    this.id = this.#options.id;
+  }
+
+  /** The resolved options, defaults filled in. */
+  get options(): Readonly<ResolvedOptions> {
+    return this.#options;
+  }
+
+  attach(context: BackendContext): void {
+    this.#context = context;
+    ensureJournal(context.db);
+    reconcileRunning(context.db, this.id, new Set(this.#live.keys()), context.now());
+    this.#prune();
+  }
+
+  async ready(): Promise<void> {
+    this.#ready("ready");
+  }
+
+  async exec(source: string, request: DirectExecRequest): Promise<DirectExec> {
+    const context = this.#ready("exec");
+    const options = this.#options;
+    const id = request.id;
+    const cwd = request.cwd ?? options.root;
+    const prepared = this.#prepare(source, request);
+    this.#claim(id);
+    this.#live.set(id, "starting");
+    let execution: LiveExecution;
+    try {
+      const graph = await new GraphBuilder(context.fs, options).build(source, cwd);
+      if (this.#closed) throw closedError("runtime.exec");
+      insertExecution(context.db, this.id, id, context.now());
+      execution = new LiveExecution(id, {
+        db: context.db,
+        fs: context.fs,
+        backend: this.id,
+        options,
+        now: context.now,
+        git: () => context.git(),
+        artifacts: () => context.artifacts(),
+        onFinished: (done) => {
+          if (this.#live.get(done.id) === done) this.#live.delete(done.id);
+          this.#prune();
+        },
+      });
+      this.#live.set(id, execution);
+      const events = execution.subscribe(0);
+      execution.start({ graph, cwd, ...prepared });
+      return { id, events };
+    } catch (error) {
+      if (this.#live.get(id) === "starting") this.#live.delete(id);
+      throw error;
+    }
+  }
+
+  async getExec(id: string, options: { after?: number | "tail" }): Promise<DirectExec> {
+    const context = this.#ready("getExec");
+    const after = options.after ?? 0;
+    const live = this.#live.get(id);
+    if (live instanceof LiveExecution) return { id, events: live.subscribe(after) };
+    const row = findExecution(context.db, this.id, id);
+    if (!row) throw rpcError("ENOENT", "getExec", id, "no such execution");
+    if (row.status === "running") markInterrupted(context.db, this.id, id, context.now());
+    // A finished execution's "tail" is its exit: there is nothing after it to wait for.
+    const from = after === "tail" ? lastSeq(context.db, this.id, id) - 1 : after;
+    return { id, events: replayStream(readEvents(context.db, this.id, id, from)) };
+  }
+
+  async killExec(id: string, _signal?: KillSignal): Promise<void> {
+    const context = this.#ready("killExec");
+    const live = this.#live.get(id);
+    if (live instanceof LiveExecution) return live.cancel();
+    if (live === "starting") throw rpcError("EEXEC_BUSY", "killExec", id, "the execution is still starting");
+    const row = findExecution(context.db, this.id, id);
+    if (!row) throw rpcError("ENOENT", "killExec", id, "no such execution");
+    if (row.status === "running") markInterrupted(context.db, this.id, id, context.now());
+  }
+
+  async disposeExec(id: string): Promise<void> {
+    const context = this.#ready("disposeExec");
+    if (this.#live.has(id)) throw rpcError("EEXEC_BUSY", "disposeExec", id, "the execution is still running");
+    deleteExecution(context.db, this.id, id);
+  }
+
+  /** Cancels every running execution. The journal stays. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    const running = [...this.#live.values()].filter((live): live is LiveExecution => live instanceof LiveExecution);
+    await Promise.allSettled(running.map((live) => live.cancel()));
+  }
+
+  #ready(syscall: string): BackendContext {
+    if (this.#closed) throw closedError(`runtime.${syscall}`);
+    if (!this.#context) {
+      throw new WorkspaceError("ENOTCONFIGURED", `${this.id}: the backend is not attached to a Workspace`, {
+        backend: this.id,
+      });
+    }
+    return this.#context;
+  }
+
+  /** Refuses an id in use (EEXEC_BUSY), one already journaled (EEXEC_EXISTS), and the 25th concurrent run. */
+  #claim(id: string): void {
+    const context = this.#context as BackendContext;
+    if (this.#live.has(id)) throw rpcError("EEXEC_BUSY", "exec", id, "an execution with this id is running");
+    const row = findExecution(context.db, this.id, id);
+    if (row) {
+      if (row.status === "running") markInterrupted(context.db, this.id, id, context.now());
+      throw new WorkspaceError("EEXEC_EXISTS", `EEXEC_EXISTS: execution id already used, exec: ${id}`, {
+        backend: this.id,
+      });
+    }
+    const max = this.#options.maxConcurrentExecutions;
+    if (this.#live.size >= max) {
+      throw rpcError("EEXEC_BUSY", "exec", id, `more than ${max} concurrent executions (maxConcurrentExecutions)`);
+    }
+  }
+
+  /** Checks sizes and shapes; returns what the execution needs. */
+  #prepare(
+    source: string,
+    request: DirectExecRequest,
+  ): { input: string; env: Record<string, string>; stdin?: Uint8Array; timeoutMs: number } {
+    const options = this.#options;
+    if (utf8Length(source) > options.maxSourceBytes) {
+      throw new TypeError(`source is larger than maxSourceBytes (${options.maxSourceBytes} bytes)`);
+    }
+    const input = request.input === undefined ? null : request.input;
+    const problem = jsonPlainProblem(input, "input");
+    if (problem) throw new TypeError(`input must be plain, finite, acyclic JSON: ${problem}`);
+    const inputJson = JSON.stringify(input);
+    if (utf8Length(inputJson) > options.maxInputBytes) {
+      throw new TypeError(`input is larger than maxInputBytes (${options.maxInputBytes} bytes)`);
+    }
+    const env = { ...(request.env ?? {}) };
+    if (utf8Length(JSON.stringify(env)) > options.maxEnvBytes) {
+      throw new TypeError(`env is larger than maxEnvBytes (${options.maxEnvBytes} bytes)`);
+    }
+    const stdin = typeof request.stdin === "string" ? new TextEncoder().encode(request.stdin) : request.stdin;
+    if (stdin && stdin.byteLength > options.maxStdinBytes) {
+      throw new TypeError(`stdin is larger than maxStdinBytes (${options.maxStdinBytes} bytes)`);
+    }
+    const requested = request.timeoutMs ?? options.defaultTimeoutMs;
+    if (requested > options.maxTimeoutMs) {
+      throw new TypeError(`timeoutMs (${requested}) is larger than maxTimeoutMs (${options.maxTimeoutMs})`);
+    }
+    // 0 means "no timeout" elsewhere; here every execution is bounded, so it means the maximum.
+    const timeoutMs = requested === 0 ? options.maxTimeoutMs : requested;
+    return { input: inputJson, env, timeoutMs, ...(stdin ? { stdin } : {}) };
+  }
+
+  #prune(): void {
+    const context = this.#context;
+    if (!context) return;
+    pruneJournal(context.db, this.id, context.now(), this.#options.retentionMs, this.#options.maxRetainedExecutions);
+  }
+}

@@ -1,0 +1,204 @@
+/**
+ * `WorkerShellBackend`: a command backend whose commands run in just-bash
+ * inside a Dynamic Worker, directly on the workspace's own files. There is
+ * no second copy, so its handle says `sync: "none"` and the runtime skips
+ * the bracket (0 pushed, 0 pulled).
+ *
+ * One Dynamic Worker per backend, from `loader.get(<loader id>, …)`: the id
+ * is `(loaderId ?? "workspace-shell:<workspace id>") + ":" + <egress key>`,
+ * because a Worker's `globalOutbound` is fixed when it is created. The Worker
+ * reaches the Workspace through `env.HOST`, a `WorkspaceServiceProxy` stub
+ * (a Durable Object stub fits in a loaded Worker's env only from compatibility
+ * date 2026-08-15, a namespace never; the entrypoint stub works on any date).
+ */
+import { rpcError } from "@cloudflare/computer-rpc";
+import type { SyncRPC } from "@cloudflare/dofs/sync";
+import core from "#sandbox/worker-shell/core";
+import type {
+  BackendExec,
+  BackendHandle,
+  CommandBackend,
+  ShellExecRequest,
+  ShellRPCLike,
+} from "../../../runtime/backend.js";
+import {
+  groupMarkerModule,
+  SHELL_ENTRYPOINT,
+  SHELL_GROUP_COMMANDS,
+  SHELL_MAIN_MODULE,
+  type ShellExecReply,
+  type WorkerShellRuntime,
+} from "../protocol/messages.js";
+import { decodeFrames } from "./frames.js";
+import { assembleShellModules, type ShellModuleGroup } from "./modules.js";
+import {
+  egressKey,
+  outboundFor,
+  type ResolvedShellOptions,
+  resolveShellOptions,
+  type ShellHostContext,
+  type ShellWorkerCode,
+  type WorkerShellEgress,
+  type WorkerShellLoaderSource,
+  type WorkerShellOptions,
+} from "./options.js";
+
+/** The optional commands a module map carries, found by the marker module each group ships. */
+/** The core group (the shell, its built-in commands), bundled from ../sandbox/ at build time. */
+export const SHELL_CORE_MODULES: ShellModuleGroup = core;
+
+export function enabledCommands(modules: ShellModuleGroup): string[] {
+  return Object.entries(SHELL_GROUP_COMMANDS).flatMap(([group, commands]) =>
+    groupMarkerModule(group) in modules ? [...commands] : [],
+  );
+}
+
+/** The worker-shell has nothing to sync: the runtime never calls these for a `sync: "none"` handle. */
+const NO_SYNC: SyncRPC = new Proxy({} as SyncRPC, {
+  get(_target, name) {
+    return () =>
+      Promise.reject(new TypeError(`worker-shell has no sync (${String(name)}): it works on the workspace itself`));
+  },
+});
+
+/** Wire errors cross Workers RPC as name + message only; the code is the message's first word. */
+function rewire(error: unknown, syscall: string, id: string): unknown {
+  const message = error instanceof Error ? error.message : "";
+  if (message.startsWith("EEXEC_BUSY")) return rpcError("EEXEC_BUSY", syscall, id);
+  if (message.startsWith("ENOENT")) return rpcError("ENOENT", syscall, id);
+  return error;
+}
+
+function dispose(target: unknown): void {
+  const disposer = (target as { [Symbol.dispose]?: () => void } | null)?.[Symbol.dispose];
+  if (typeof disposer === "function") {
+    try {
+      disposer.call(target);
+    } catch {}
+  }
+}
+
+export class WorkerShellBackend implements CommandBackend {
+  readonly kind = "command";
+  readonly type = "worker-shell";
+  readonly id: string;
+  readonly #options: ResolvedShellOptions;
+  /** Stands in for the gateway revision when none is given, and names this backend's runtime. */
+  readonly #instance = crypto.randomUUID();
+
+  constructor(options: WorkerShellOptions) {
+    this.#options = resolveShellOptions(options);
+    this.id = this.#options.id;
+  }
+
+  get egress(): WorkerShellEgress {
+    return this.#options.egress;
+  }
+
+  /** The id the Dynamic Worker is loaded under; `undefined` for an external runtime. */
+  get loaderId(): string | undefined {
+    const { source, loaderId, egress } = this.#options;
+    if (source.type !== "loader") return undefined;
+    return `${loaderId ?? `workspace-shell:${source.workspace.id}`}:${egressKey(egress, this.#instance)}`;
+  }
+
+  /** What the Worker Loader is given (the callback's value), for inspection and tests. */
+  workerCode(): ShellWorkerCode {
+    const { source } = this.#options;
+    if (source.type !== "loader") throw new TypeError("WorkerShellBackend: an external-runtime source loads no Worker");
+    const modules = assembleShellModules(SHELL_CORE_MODULES, this.#options.commands);
+    const { binding, id } = source.workspace;
+    return {
+      compatibilityDate: this.#options.compatibilityDate,
+      compatibilityFlags: [...this.#options.compatibilityFlags],
+      mainModule: SHELL_MAIN_MODULE,
+      modules,
+      env: {
+        // Checked by resolveShellOptions: ctx.exports.WorkspaceServiceProxy is a function.
+        HOST: (source.ctx as ShellHostContext).exports.WorkspaceServiceProxy({ props: { binding, id } }),
+        SHELL_COMMANDS: enabledCommands(modules),
+      },
+      ...outboundFor(this.#options.egress),
+    };
+  }
+
+  async connect(): Promise<BackendHandle> {
+    const { source, egress } = this.#options;
+    let runtime: WorkerShellRuntime;
+    let release = (): void => {};
+    if (source.type === "loader") {
+      const loaded = this.#load(source);
+      runtime = loaded.runtime;
+      release = loaded.release;
+    } else {
+      runtime = await source.connect({ egress });
+    }
+    let closeHandle = (): void => {};
+    const closed = new Promise<void>((resolve) => {
+      closeHandle = resolve;
+    });
+    let open = true;
+    const close = (): void => {
+      if (!open) return;
+      open = false;
+      release();
+      closeHandle();
+    };
+    return {
+      sync: "none",
+      runtimeId: this.#instance,
+      rpc: { sync: NO_SYNC, shell: this.#shell(runtime) },
+      closed,
+      close,
+    };
+  }
+
+  #load(source: WorkerShellLoaderSource): { runtime: WorkerShellRuntime; release: () => void } {
+    const worker = source.loader.get(this.loaderId as string, () => this.workerCode());
+    const entrypoint = worker.getEntrypoint(SHELL_ENTRYPOINT) as WorkerShellRuntime;
+    return {
+      runtime: entrypoint,
+      release: () => {
+        dispose(entrypoint);
+        dispose(worker);
+      },
+    };
+  }
+
+  #shell(runtime: WorkerShellRuntime): ShellRPCLike {
+    const wrap = (reply: ShellExecReply): BackendExec => ({ id: reply.id, events: decodeFrames(reply.events) });
+    return {
+      async exec(request: ShellExecRequest): Promise<BackendExec> {
+        const { source, stdin, ...rest } = request;
+        try {
+          return wrap(
+            await runtime.exec({
+              command: source,
+              ...rest,
+              ...(stdin === undefined
+                ? {}
+                : { stdin: typeof stdin === "string" ? new TextEncoder().encode(stdin) : stdin }),
+            }),
+          );
+        } catch (error) {
+          throw rewire(error, "exec", request.id);
+        }
+      },
+      async getExec(request): Promise<BackendExec> {
+        try {
+          return wrap(await runtime.getExec({ id: request.id }));
+        } catch (error) {
+          throw rewire(error, "getExec", request.id);
+        }
+      },
+      async killExec(request): Promise<void> {
+        await runtime.killExec(
+          request.signal === undefined ? { id: request.id } : { id: request.id, signal: request.signal },
+        );
+      },
+      async disposeExec(request): Promise<void> {
+        await runtime.disposeExec({ id: request.id });
+      },
+    };
+  }
+}

@@ -1,0 +1,7 @@
+/**
+ * The error factory the sandbox throws through: dofs' own, so a failure the
+ * shell detects reads exactly like one the Workspace reports
+ * (`ENOENT: no such file or directory, open '/a'`, with `code`, `syscall`,
+ * `path`). Bundled into the sandbox from dofs' source; it holds no host state.
+ */
+export { fsError } from "@cloudflare/dofs";

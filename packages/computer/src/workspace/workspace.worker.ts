@@ -1,0 +1,299 @@
+/**
+ * `Workspace`: what a Durable Object holds and every backend plugs into. It
+ * owns the filesystem (dofs on the DO's SQLite), the runtime router, the
+ * per-backend sync, and the optional capabilities; it is a thin assembly of
+ * those parts, each of which lives in its own module.
+ */
+import { type Database, ensureSchema, GC_SAFETY_WINDOW_MS, WorkspaceFilesystem } from "@cloudflare/dofs";
+import { collectGarbage } from "@cloudflare/dofs/inode";
+import { DEFAULT_BATCH_BUDGET, type SyncBudget } from "@cloudflare/dofs/sync";
+import { createArtifact } from "../artifacts/artifact.js";
+import { indexMounts, type ResolvedMount, resolveMounts } from "../mounts/index-mounts.js";
+import type { Mount, MountsOption } from "../mounts/types.js";
+import { noopObserver, type WorkspaceObserver } from "../observe/observer.js";
+import type { WorkspaceBackend } from "../runtime/backend.js";
+import { CommandRuntime, type RuntimeServices, type SyncPullResult } from "../runtime/command-runtime.js";
+import { DirectRuntime } from "../runtime/direct-runtime.js";
+import { closedError, WorkspaceError } from "../runtime/errors.js";
+import { RuntimeFence } from "../runtime/fence.js";
+import {
+  type RetryPendingSyncResult,
+  resolveSyncRetryOptions,
+  type SyncRetryOptions,
+  type SyncRetryScheduler,
+} from "../runtime/retry.js";
+import { type BackendRuntime, WorkspaceRuntime } from "../runtime/runtime.js";
+import { toDatabase, type WorkspaceStorage } from "../runtime/storage.js";
+import type {
+  CapabilityOption,
+  GitIdentity,
+  WorkspaceArtifacts,
+  WorkspaceAssets,
+  WorkspaceGit,
+  WorkspaceGitProvider,
+} from "./capabilities.js";
+import { WorkspaceStub } from "./stub.worker.js";
+import { type ThinkWorkspaceCompatibility, thinkMethods } from "./think.js";
+
+export type { WorkspaceStorage };
+
+/** A directory filled from outside (an R2 prefix, …) by `ready()`; see mounts/types.ts. */
+export type WorkspaceMount = Mount;
+
+/**
+ * `Git` is what `workspace.git` is typed as: the client the configured
+ * provider opens (`GitClient` for `createGitClient()`), the bare seam otherwise.
+ */
+export interface WorkspaceOptions<Git extends WorkspaceGit = WorkspaceGit> {
+  storage: WorkspaceStorage;
+  /** Execution backends; the first is the default. None makes a filesystem-only Workspace. */
+  backends?: readonly WorkspaceBackend[];
+  /** Names this agent session for capabilities that scope by it (published asset prefixes, artifacts). */
+  sessionId?: string;
+  /** Keyed by absolute root; factories are called once, here. Indexed only by `ready()`. */
+  mounts?: MountsOption;
+  git?: WorkspaceGitProvider<Git>;
+  defaultGitIdentity?: GitIdentity;
+  assets?: CapabilityOption<WorkspaceAssets, Workspace>;
+  /**
+   * Cloudflare's Artifacts binding (`env.ARTIFACTS`) as it is, or `MemoryArtifactsBinding`. Repositories
+   * are scoped to `sessionId` (default: the workspace's `sessionId`; `null` opts out and works namespace-wide).
+   */
+  artifacts?: { binding: Artifacts; sessionId?: string | null };
+  /** Adds the Think agent's file methods (`readFile` → null on ENOENT, …). See think.ts. */
+  useThink?: boolean;
+  /** Where pending-sync intents are kept; needed for `sync: "defer"` and `retryPendingSync`. */
+  retryScheduler?: SyncRetryScheduler;
+  syncRetry?: SyncRetryOptions;
+  /** Clock for revs and retry times; injectable for tests. */
+  now?: () => number;
+  /**
+   * Receives spans around the Workspace's work (`createCloudflareObserver` from
+   * `@cloudflare/computer/observe/cloudflare`, or your own); default `noopObserver`.
+   */
+  observer?: WorkspaceObserver;
+}
+
+export interface PullOptions {
+  backend?: string;
+  /** Pull one bounded batch instead of everything; `true` uses the retry budget (64 entries, 4 MiB). */
+  batch?: SyncBudget | true;
+}
+
+// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the Think members (interface below) are set per instance.
+export class Workspace<Git extends WorkspaceGit = WorkspaceGit> {
+  readonly fs: WorkspaceFilesystem;
+  readonly runtime: WorkspaceRuntime;
+  readonly sessionId: string | undefined;
+  readonly useThink: boolean;
+  readonly #db: Database;
+  readonly #options: WorkspaceOptions<Git>;
+  readonly #scheduler: SyncRetryScheduler | undefined;
+  #git: Git | undefined;
+  #assets: WorkspaceAssets | undefined;
+  #artifacts: WorkspaceArtifacts | undefined;
+  #mounted: Promise<void> | undefined;
+  readonly #mounts: ResolvedMount[];
+  #closed = false;
+  readonly #now: () => number;
+  /** Chunk gc after syncs: when the next pass may run, and where an unfinished sweep resumes. */
+  #gcNotBefore = 0;
+  #gcAfter: string | undefined;
+
+  constructor(options: WorkspaceOptions<Git>) {
+    if (typeof options !== "object" || options === null || !options.storage) {
+      throw new TypeError("new Workspace({ storage }) needs storage: the Durable Object's ctx.storage");
+    }
+    const now = options.now ?? Date.now;
+    this.#now = now;
+    this.#options = options;
+    this.#db = toDatabase(options.storage);
+    this.fs = new WorkspaceFilesystem(this.#db, { now });
+    this.sessionId = options.sessionId;
+    this.useThink = options.useThink === true;
+    this.#mounts = resolveMounts(options.mounts, { sessionId: options.sessionId, vfs: this.fs });
+    // Own properties, not prototype methods: a Workspace without useThink must not look like a Think workspace.
+    if (this.useThink) Object.assign(this, thinkMethods(this.fs));
+    this.#scheduler = options.retryScheduler;
+    const services: RuntimeServices = {
+      db: this.#db,
+      fence: new RuntimeFence(this.#db),
+      now,
+      scheduler: options.retryScheduler,
+      retry: resolveSyncRetryOptions(options.syncRetry),
+      afterSync: () => this.#collectChunks(),
+    };
+    const backends = options.backends ?? [];
+    if (!Array.isArray(backends)) throw new TypeError("backends must be an array");
+    // The router rejects duplicate ids before any backend is attached to this storage.
+    this.runtime = new WorkspaceRuntime(
+      backends.map((backend): BackendRuntime => {
+        if (backend.kind === "command") return new CommandRuntime(backend, services);
+        if (backend.kind === "direct") return new DirectRuntime(backend);
+        throw new TypeError(`Backend ${JSON.stringify((backend as { id?: unknown }).id)} has an unknown kind`);
+      }),
+      () => this.#scheduler !== undefined,
+    );
+    const context = {
+      db: this.#db,
+      fs: this.fs,
+      now,
+      git: () => this.git,
+      artifacts: () => this.artifacts,
+    };
+    for (const backend of backends) backend.attach?.(context);
+  }
+
+  /** The database under `fs`; backends and capabilities keep their tables here too. */
+  get db(): Database {
+    return this.#db;
+  }
+
+  get git(): Git {
+    if (!this.#options.git) {
+      throw new WorkspaceError(
+        "ENOTCONFIGURED",
+        "Workspace git is not configured: pass git: createGitClient() to new Workspace(...)",
+      );
+    }
+    this.#git ??= this.#options.git.open({
+      fs: this.fs,
+      ...(this.#options.defaultGitIdentity ? { defaultIdentity: this.#options.defaultGitIdentity } : {}),
+    });
+    return this.#git;
+  }
+
+  /** The configured observer, or `noopObserver`. */
+  get observer(): WorkspaceObserver {
+    return this.#options.observer ?? noopObserver;
+  }
+
+  /** Undefined when no assets client is configured. */
+  get assets(): WorkspaceAssets | undefined {
+    const option = this.#options.assets;
+    if (option === undefined) return undefined;
+    this.#assets ??= typeof option === "function" ? option(this) : option;
+    return this.#assets;
+  }
+
+  get artifacts(): WorkspaceArtifacts {
+    const option = this.#options.artifacts;
+    if (option === undefined) {
+      throw new WorkspaceError(
+        "ENOTCONFIGURED",
+        "Workspace Artifacts binding is not configured: pass artifacts to new Workspace(...)",
+      );
+    }
+    this.#artifacts ??= createArtifact(
+      option.binding,
+      option.sessionId === undefined ? this.sessionId : option.sessionId,
+    );
+    return this.#artifacts;
+  }
+
+  /**
+   * Indexes the mounts (once). With a backend id, or `{ all: true }`, also
+   * connects those backends now instead of on their first call.
+   */
+  async ready(target?: string | { all: true }): Promise<void> {
+    this.#assertOpen("ready");
+    // One pass shared by concurrent callers; a failed pass (rolled back) is retried by the next call.
+    this.#mounted ??= indexMounts(this.fs, this.#mounts).catch((error: unknown) => {
+      this.#mounted = undefined;
+      throw error;
+    });
+    await this.#mounted;
+    if (target === undefined) return;
+    const ids = typeof target === "string" ? [target] : target.all === true ? this.runtime.backends : [];
+    await Promise.all(ids.map((id) => this.runtime.backend(id, "ready").ready()));
+  }
+
+  /** Pushes local changes to a backend (default: the first). Returns the entries sent. */
+  async push(options: { backend?: string } = {}): Promise<{ pushed: number }> {
+    this.#assertOpen("push");
+    const backend = this.runtime.commandBackend(options.backend, "push");
+    return { pushed: backend ? await backend.push() : 0 };
+  }
+
+  /** Pulls a backend's changes into the filesystem. */
+  async pull(options: PullOptions = {}): Promise<SyncPullResult> {
+    this.#assertOpen("pull");
+    const backend = this.runtime.commandBackend(options.backend, "pull");
+    if (!backend) return { status: "complete", applied: 0, skipped: [] };
+    const batch = options.batch === true ? DEFAULT_BATCH_BUDGET : options.batch;
+    return backend.pull(batch);
+  }
+
+  /**
+   * One step of the backend's pending sync (call it from the DO's alarm).
+   * Outcomes: `idle`, `complete`, `pending` (scheduled again), `exhausted`
+   * (intent kept), `lost` (the runtime holding the changes is gone).
+   */
+  async retryPendingSync(backend?: string, budget: SyncBudget = DEFAULT_BATCH_BUDGET): Promise<RetryPendingSyncResult> {
+    this.#assertOpen("retryPendingSync");
+    if (!this.#scheduler) {
+      throw new WorkspaceError(
+        "ENOTCONFIGURED",
+        "retryPendingSync needs a retryScheduler: pass one to new Workspace({ retryScheduler })",
+      );
+    }
+    return this.runtime.retryPendingSync(backend, budget);
+  }
+
+  /** Closes every backend connection. The filesystem stays usable; the runtime does not. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.runtime.close();
+  }
+
+  /** This workspace as a Workers RPC target for another isolate (see stub.worker.ts); the receiver disposes it. */
+  stub(): WorkspaceStub {
+    this.#assertOpen("stub");
+    return new WorkspaceStub(this);
+  }
+
+  /**
+   * Chunk gc on the Durable Object, after a sync step (the exec bracket's
+   * push and pull, `push()`, `pull()`, and `retryPendingSync()` from the
+   * alarm): one bounded pass of RECLAIM_PASS_BLOBS unreferenced blobs with
+   * the spec's one-hour window, at most every RECLAIM_INTERVAL_MS while no
+   * sweep is half done. Blobs orphaned less than an hour ago stay (an open
+   * read stream, a writer about to link them). A failure leaves them for a
+   * later pass: reclaiming never fails a sync.
+   */
+  #collectChunks(): void {
+    const now = this.#now();
+    if (this.#gcAfter === undefined && now < this.#gcNotBefore) return;
+    try {
+      // A workspace that only ever ran commands may not have touched its filesystem's tables yet.
+      ensureSchema(this.#db, now);
+      const pass = collectGarbage(this.#db, {
+        now,
+        windowMs: GC_SAFETY_WINDOW_MS,
+        limit: RECLAIM_PASS_BLOBS,
+        ...(this.#gcAfter === undefined ? {} : { after: this.#gcAfter }),
+      });
+      this.#gcAfter = pass.next;
+      if (pass.next === undefined) this.#gcNotBefore = now + RECLAIM_INTERVAL_MS;
+    } catch (error) {
+      this.#gcAfter = undefined;
+      this.#gcNotBefore = now + RECLAIM_INTERVAL_MS;
+      console.warn("workspace chunk gc failed; retrying after the next sync", error);
+    }
+  }
+
+  #assertOpen(syscall: string): void {
+    if (this.#closed) throw closedError(`workspace.${syscall}`);
+  }
+}
+
+/** Unreferenced blobs one gc pass looks at (up to 128 MiB freed in one storage transaction). */
+const RECLAIM_PASS_BLOBS = 256;
+/** A finished sweep is not repeated sooner than this (orphans younger than the hour-long window stay anyway). */
+const RECLAIM_INTERVAL_MS = 60_000;
+
+// With `useThink: true` the constructor adds the Think file methods (think.ts); optional here because
+// only such workspaces have them. `isThinkWorkspace(workspace)` narrows to the full set.
+// biome-ignore lint/correctness/noUnusedVariables: a merged declaration must repeat the class's type parameters
+export interface Workspace<Git extends WorkspaceGit = WorkspaceGit> extends Partial<ThinkWorkspaceCompatibility> {}

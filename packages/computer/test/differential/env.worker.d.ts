@@ -1,0 +1,8 @@
+// Bindings of the compat test worker (wrangler.jsonc beside this file), as typed by `env` from "cloudflare:workers".
+declare namespace Cloudflare {
+  interface Env {
+    COMPAT_SCRATCH: DurableObjectNamespace<import("./main.worker.js").ScratchObject>;
+    REFERENCE_WORKSPACE: DurableObjectNamespace<import("./main.worker.js").ReferenceWorkspaceObject>;
+    OURS_WORKSPACE: DurableObjectNamespace<import("./main.worker.js").OursWorkspaceObject>;
+  }
+}

@@ -1,0 +1,14 @@
+/**
+ * `@cloudflare/computerd`: the daemon in-process. `startDaemon(readConfig(process.env), createLogger(undefined))`
+ * is what the `computerd` binary does; the local container host is `./host`, `wrangler dev` with it `./dev`.
+ */
+export { type Daemon, startDaemon } from "./cli/boot.js";
+export {
+  type Config,
+  ConfigError,
+  type FuseOptions,
+  type MountKind,
+  type MountSetting,
+  readConfig,
+} from "./cli/env.js";
+export { createLogger, type Logger } from "./cli/log.js";

@@ -1,0 +1,104 @@
+/**
+ * What the kernel driver (COMPUTERD_FUSE_DRIVER=kernel) does differently
+ * from the libfuse ones, on a real mount driven by real tools: nodes are
+ * inodes resolved to paths by the names the kernel was given (renames of
+ * directories above cached nodes), negative entries cached for long and
+ * invalidated by pushes at any depth, creation replies with attributes,
+ * fstat of a file unlinked while open. mount.fuse.test.ts runs against this
+ * driver too with COMPUTERD_TEST_FUSE_DRIVER=kernel.
+ */
+import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { createWorkspaceClient, type WorkspaceClient } from "@cloudflare/computer-rpc/client";
+import { pullOnce, pushOnce } from "@cloudflare/computer-rpc/driver";
+import { type Database, WorkspaceFilesystem } from "@cloudflare/dofs";
+import { openNodeDatabase } from "@cloudflare/dofs/node";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { startDaemon, stopAll, type TestDaemon } from "../../test/daemon.js";
+
+let daemon: TestDaemon;
+let client: WorkspaceClient;
+let store: Database;
+let doFs: WorkspaceFilesystem;
+
+beforeAll(async () => {
+  daemon = await startDaemon({ FUSE_MOUNT: "fuse", COMPUTERD_FUSE_DRIVER: "kernel" });
+  client = await createWorkspaceClient({ url: `${daemon.url}/api` });
+  store = openNodeDatabase();
+  doFs = new WorkspaceFilesystem(store);
+});
+
+afterAll(async () => {
+  await client?.close();
+  await stopAll();
+});
+
+function sh(script: string): string {
+  return execFileSync("bash", ["-euo", "pipefail", "-c", script], {
+    cwd: daemon.mountPoint,
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+}
+
+describe("the kernel driver", () => {
+  test("mounts with its own protocol layer", () => {
+    expect(daemon.output()).toMatch(/\(kernel, protocol 7\.\d+ of kernel 7\.\d+, max_write=1048576/);
+  });
+
+  test("a directory renamed above files the kernel holds: reads and writes go to the new path", async () => {
+    sh("mkdir -p top/mid && echo one > top/mid/f && cat top/mid/f > /dev/null");
+    const out = sh("mv top moved && echo two >> moved/mid/f && cat moved/mid/f && ls top 2>&1 || true");
+    expect(out).toBe("one\ntwo\nls: cannot access 'top': No such file or directory\n");
+    await pullOnce({ db: store }, client.sync);
+    expect(await doFs.readFile(join(daemon.mountPoint, "moved/mid/f"), "utf8")).toBe("one\ntwo\n");
+    expect(await doFs.stat(join(daemon.mountPoint, "top")).catch((error) => error.code)).toBe("ENOENT");
+  });
+
+  test("names a push adds below cached absent names, and trees it removes, show at once", async () => {
+    sh("mkdir -p neg/sub && echo keep > neg/sub/gone.txt && cat neg/sub/gone.txt > /dev/null");
+    const added = join(daemon.mountPoint, "neg/sub/new.txt");
+    const deeper = join(daemon.mountPoint, "neg/later/deep.txt");
+    // Both absences are now cached by the kernel (negative entries, for an hour).
+    expect(existsSync(added)).toBe(false);
+    expect(existsSync(deeper)).toBe(false);
+    await pullOnce({ db: store }, client.sync);
+    await doFs.writeFile(added, "added\n");
+    await doFs.mkdir(join(daemon.mountPoint, "neg/later"));
+    await doFs.writeFile(deeper, "deep\n");
+    await doFs.rm(join(daemon.mountPoint, "neg/sub/gone.txt"));
+    await pushOnce({ db: store }, client.sync);
+    expect(readFileSync(added, "utf8")).toBe("added\n");
+    expect(readFileSync(deeper, "utf8")).toBe("deep\n");
+    expect(existsSync(join(daemon.mountPoint, "neg/sub/gone.txt"))).toBe(false);
+    expect(sh("ls neg/sub")).toBe("new.txt\n");
+  });
+
+  test("fstat of a file unlinked while open answers its size; O_EXCL on an existing name is EEXIST; mknod of a file works", () => {
+    const out = sh(`python3 - <<'PY'
+import os, errno
+fd = os.open("held.txt", os.O_CREAT | os.O_RDWR)
+os.write(fd, b"12345")
+os.unlink("held.txt")
+os.write(fd, b"678")
+print(os.fstat(fd).st_size)
+os.close(fd)
+open("exists.txt", "w").close()
+try:
+    os.open("exists.txt", os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+except OSError as e:
+    print(errno.errorcode[e.errno])
+os.mknod("made-by-mknod", 0o100640)
+print(oct(os.stat("made-by-mknod").st_mode))
+PY`);
+    expect(out).toBe("8\nEEXIST\n0o100640\n");
+    expect(() => sh("mkfifo fifo")).toThrow();
+  });
+
+  test("hard links are one node: link counts follow link and unlink without a lookup", () => {
+    writeFileSync(join(daemon.mountPoint, "n1"), "x");
+    expect(sh("stat -c %h n1 && ln n1 n2 && stat -c %h n1 n2 && rm n2 && stat -c %h n1")).toBe("1\n2\n2\n1\n");
+    expect(statSync(join(daemon.mountPoint, "n1")).nlink).toBe(1);
+  });
+});

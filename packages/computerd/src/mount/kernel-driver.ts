@@ -1,0 +1,252 @@
+/**
+ * `COMPUTERD_FUSE_DRIVER=kernel`: computerd's own FUSE layer. The kernel's
+ * protocol is spoken in TypeScript (kernel/); a small addon of ours
+ * (native/fuse_dev.c) opens /dev/fuse, calls mount(2) with the fd and polls
+ * it on this loop, so a request costs one read() and one write() with no
+ * thread hand-off and no libfuse in between. Node ids are dofs inode
+ * numbers (kernel/nodes.ts); the storage side is MountFs, path-based, so
+ * each op resolves its node's path from the names the kernel was given.
+ *
+ * Needs root (mount(2) takes CAP_SYS_ADMIN); fusermount3's fd passing for
+ * other users is not done yet. A push invalidates what the kernel cached:
+ * INVAL_ENTRY for each changed name the kernel may hold (negative ones
+ * included, at the first unknown component) and INVAL_INODE for each
+ * changed node, written from a worker thread (they take kernel locks a
+ * pending request may hold, and this loop must keep answering meanwhile).
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { closeSync, mkdirSync } from "node:fs";
+import type { Database } from "@cloudflare/dofs";
+import { lookupInode } from "@cloudflare/dofs/inode";
+import type { FuseOptions } from "../cli/env.js";
+import type { Logger } from "../cli/log.js";
+import type { MountDriver } from "./driver.js";
+import { registerAttrOps } from "./kernel/attr-ops.js";
+import type { KernelContext } from "./kernel/context.js";
+import { registerDirOps } from "./kernel/dir-ops.js";
+import { registerEntryOps } from "./kernel/entry-ops.js";
+import { registerFileOps } from "./kernel/file-ops.js";
+import { type FuseDev, loadFuseDev } from "./kernel/fuse-dev.js";
+import { initHandler, type Negotiated } from "./kernel/init.js";
+import { NodeTable } from "./kernel/nodes.js";
+import { Notify, Op, ROOT_ID, timeout, writeU64 } from "./kernel/protocol.js";
+import { Session } from "./kernel/session.js";
+import { MountFs } from "./mount-fs.js";
+import { clearStaleMount, lazyUnmount, withTimeout } from "./mount-point.js";
+import { FuseTrace } from "./trace.js";
+
+const MOUNT_TIMEOUT_MS = 5_000;
+const MS_NOSUID = 2;
+const MS_NODEV = 4;
+const MNT_DETACH = 2;
+/**
+ * Seconds the kernel keeps names, absent names and attributes. Long: only
+ * the mount itself and pushes change the store, and a push invalidates what
+ * it changed (afterApply).
+ */
+export const KERNEL_CACHE_SECONDS = 3600;
+const NOTIFY_BATCH = 256;
+
+export class KernelDriver implements MountDriver {
+  readonly kind = "fuse" as const;
+  readonly fs: MountFs;
+  readonly #db: Database;
+  readonly #mountPoint: string;
+  readonly #options: FuseOptions;
+  readonly #log: Logger;
+  readonly #trace: FuseTrace | undefined;
+  #dev: FuseDev | undefined;
+  #session: Session | undefined;
+  #nodes: NodeTable | undefined;
+  #watchdog: ChildProcess | undefined;
+
+  constructor(db: Database, mountPoint: string, options: FuseOptions, log: Logger) {
+    this.#db = db;
+    this.fs = new MountFs(db, mountPoint);
+    this.#mountPoint = mountPoint;
+    this.#options = options;
+    this.#log = log;
+    this.#trace = options.trace ? new FuseTrace(options.trace.file, log) : undefined;
+  }
+
+  async mount(): Promise<void> {
+    await clearStaleMount(this.#mountPoint, this.#log);
+    const dev = loadFuseDev();
+    const root = lookupInode(this.#db, this.fs.vfsPath("/"));
+    if (root === undefined || root.type !== "dir")
+      throw new Error(`${this.#mountPoint} is not a directory in the store`);
+    mkdirSync(this.#mountPoint, { recursive: true });
+    const maxWrite = this.#options.maxWrite;
+    if (this.#options.writebackCache) this.#log.info("COMPUTERD_FUSE_WRITEBACK_CACHE is ignored by the kernel driver");
+    const fd = dev.open();
+    const session = new Session(dev, fd, maxWrite, this.#log, this.#trace);
+    const nodes = new NodeTable(root.inode);
+    const context: KernelContext = {
+      fs: this.fs,
+      nodes,
+      session,
+      entryTimeout: timeout(KERNEL_CACHE_SECONDS),
+      negativeTimeout: timeout(KERNEL_CACHE_SECONDS),
+      attrTimeout: timeout(KERNEL_CACHE_SECONDS),
+      handles: new Map(),
+    };
+    let negotiated: (value: Negotiated) => void = () => {};
+    const initialized = new Promise<Negotiated>((resolve) => (negotiated = resolve));
+    session.on(
+      Op.INIT,
+      "init",
+      initHandler({ maxWrite, writebackCache: false }, (value) => negotiated(value)),
+    );
+    session.on(Op.INTERRUPT, "interrupt", () => undefined); // the op answers in its own time
+    session.on(Op.DESTROY, "destroy", () => 0);
+    registerAttrOps(session, context);
+    registerEntryOps(session, context);
+    registerFileOps(session, context);
+    registerDirOps(session, context);
+    const uid = process.getuid?.() ?? 0;
+    const gid = process.getgid?.() ?? 0;
+    try {
+      dev.mount(
+        "computerd",
+        this.#mountPoint,
+        "fuse.computerd",
+        MS_NOSUID | MS_NODEV,
+        `fd=${fd},rootmode=40000,user_id=${uid},group_id=${gid}`,
+      );
+    } catch (error) {
+      closeSync(fd);
+      throw new Error(
+        `mount(2) of ${this.#mountPoint} failed (the kernel driver needs root): ${(error as Error).message}`,
+      );
+    }
+    session.start();
+    this.#dev = dev;
+    this.#session = session;
+    this.#nodes = nodes;
+    this.#watchdog = startWatchdog(this.#mountPoint);
+    let result: Negotiated;
+    try {
+      result = await withTimeout(
+        initialized,
+        MOUNT_TIMEOUT_MS,
+        `FUSE INIT on ${this.#mountPoint} did not come within ${MOUNT_TIMEOUT_MS} ms`,
+      );
+    } catch (error) {
+      // Never leave a mount behind that nobody answers.
+      await this.unmount();
+      throw error;
+    }
+    this.#trace?.install();
+    this.#log.info(
+      `mounted ${this.#mountPoint} (kernel, protocol 7.${Math.min(result.kernelMinor, 43)} of kernel 7.${result.kernelMinor}, max_write=${result.maxWrite}, flags=0x${result.flags.toString(16)}, cache=${KERNEL_CACHE_SECONDS}s)`,
+    );
+  }
+
+  async unmount(): Promise<void> {
+    const dev = this.#dev;
+    const session = this.#session;
+    this.#dev = undefined;
+    this.#session = undefined;
+    if (dev === undefined || session === undefined) return;
+    this.#trace?.report();
+    this.#watchdog?.kill("SIGKILL");
+    this.#watchdog = undefined;
+    try {
+      this.fs.commitAll();
+    } catch (error) {
+      this.#log.error("commit before unmount failed", error);
+    }
+    // Detached at once; the session keeps answering whoever still uses the mount, briefly.
+    const result = await new Promise<number>((resolve) => dev.unmount(this.#mountPoint, MNT_DETACH, resolve));
+    if (result !== 0) {
+      this.#log.error(`umount2 of ${this.#mountPoint} failed: errno ${-result}; detaching it lazily`);
+      await lazyUnmount(this.#mountPoint);
+    }
+    await Promise.race([session.ended, new Promise((resolve) => setTimeout(resolve, 1_000))]);
+    // Closing the last fd ends the connection for any lazy user left.
+    session.stop();
+    closeSync(session.fd);
+  }
+
+  beforeFetch(): void {
+    this.fs.commitAll();
+  }
+
+  beforeApply(): void {
+    this.fs.prepareApply();
+  }
+
+  /** A push changed these store paths: drop what the kernel cached of each before the push answers. */
+  async afterApply(paths: readonly string[]): Promise<void> {
+    this.fs.invalidate();
+    const session = this.#session;
+    const nodes = this.#nodes;
+    if (session === undefined || nodes === undefined) return;
+    const notes: Promise<void>[] = [];
+    const send = (code: number, body: Buffer, length: number): void => {
+      notes.push(
+        session.notify(code, body, length).then((result) => {
+          // ENOENT: the kernel had nothing cached there.
+          if (result !== 0 && result !== -2) this.#log.error(`FUSE notification ${code} failed: errno ${-result}`);
+        }),
+      );
+    };
+    for (const path of paths) {
+      const fusePath = this.fs.fusePath(path);
+      if (fusePath === undefined) continue;
+      const names = fusePath.split("/").filter((part) => part !== "");
+      let node = ROOT_ID;
+      for (const [at, name] of names.entries()) {
+        const child = nodes.child(node, name);
+        const length = Buffer.byteLength(name);
+        const entry = Buffer.alloc(16 + length + 1);
+        writeU64(entry, 0, node);
+        entry.writeUInt32LE(length, 8);
+        entry.write(name, 16, "utf8");
+        if (child === undefined) {
+          // Nothing is cached below here; the name itself may be cached as absent.
+          send(Notify.INVAL_ENTRY, entry, entry.length);
+          break;
+        }
+        if (at === names.length - 1) {
+          send(Notify.INVAL_ENTRY, entry, entry.length);
+          const inode = Buffer.alloc(24);
+          writeU64(inode, 0, child);
+          send(Notify.INVAL_INODE, inode, inode.length);
+        }
+        node = child;
+      }
+      if (fusePath === "/") {
+        const inode = Buffer.alloc(24);
+        writeU64(inode, 0, ROOT_ID);
+        send(Notify.INVAL_INODE, inode, inode.length);
+      }
+      if (notes.length >= NOTIFY_BATCH) await Promise.all(notes.splice(0));
+    }
+    await Promise.all(notes);
+  }
+
+  stats(): Record<string, number> {
+    return {
+      ...this.fs.stats(),
+      kernel_nodes: this.#nodes?.size ?? 0,
+      kernel_requests: this.#session?.requests ?? 0,
+    };
+  }
+}
+
+/**
+ * A mount must not outlive a daemon killed with SIGKILL (nothing of ours
+ * runs then): a tiny shell holds a pipe from us and, when it reads EOF,
+ * detaches the mount. A clean unmount kills it first.
+ */
+function startWatchdog(mountPoint: string): ChildProcess {
+  const child = spawn("/bin/sh", ["-c", 'read -r _; exec umount -l -- "$1"', "computerd-watchdog", mountPoint], {
+    stdio: ["pipe", "ignore", "ignore"],
+    detached: true,
+    cwd: "/",
+  });
+  child.unref();
+  (child.stdin as unknown as { unref?: () => void } | null)?.unref?.();
+  return child;
+}

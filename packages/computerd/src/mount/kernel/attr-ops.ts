@@ -1,0 +1,94 @@
+/** GETATTR, SETATTR, STATFS, ACCESS: attributes by node (an inode lookup, no path walk) or by open handle. */
+import { ENOENT, ErrnoError } from "../errno.js";
+import type { FuseStat } from "../mount-fs.js";
+import { type KernelContext, pathOf } from "./context.js";
+import { ATTR_OUT_SIZE, Fattr, GETATTR_FH, Op, OUT_HEADER, readU64, writeAttr, writeU64 } from "./protocol.js";
+import { ENOSYS, type Session } from "./session.js";
+
+export function registerAttrOps(session: Session, context: KernelContext): void {
+  const { fs, nodes } = context;
+
+  /** By handle when the kernel names one (fstat of a file unlinked while open), else by inode. */
+  const statOf = (nodeid: number, fh: number | undefined): FuseStat => {
+    if (fh !== undefined && fh > 0) {
+      try {
+        return fs.fgetattr(fh);
+      } catch {
+        // A handle of another node (writeback) or gone: the inode answers.
+      }
+    }
+    const stat = fs.inodeStat(nodes.inodeOf(nodeid));
+    if (stat !== undefined) return stat;
+    // Unlinked while open (fstat arrives without a handle): the open file still knows its size and time.
+    const open = context.handles.get(nodeid)?.values().next().value;
+    if (open !== undefined) return fs.fgetattr(open);
+    throw new ErrnoError(ENOENT, `node ${nodeid}`);
+  };
+
+  const attrReply = (out: Buffer, stat: FuseStat): number => {
+    const at = OUT_HEADER;
+    writeU64(out, at, context.attrTimeout.seconds);
+    out.writeUInt32LE(context.attrTimeout.nanos, at + 8);
+    out.writeUInt32LE(0, at + 12);
+    writeAttr(out, at + 16, stat);
+    return ATTR_OUT_SIZE;
+  };
+
+  session.on(Op.GETATTR, "getattr", (request, input) => {
+    const flags = input.readUInt32LE(40);
+    const stat = statOf(request.nodeid, (flags & GETATTR_FH) !== 0 ? readU64(input, 48) : undefined);
+    return attrReply(session.out, stat);
+  });
+
+  session.on(Op.SETATTR, "setattr", (request, input) => {
+    const valid = input.readUInt32LE(40);
+    const fh = (valid & Fattr.FH) !== 0 ? readU64(input, 48) : undefined;
+    const size = readU64(input, 56);
+    const mtimeMs =
+      (valid & Fattr.MTIME_NOW) !== 0
+        ? Date.now()
+        : readU64(input, 80) * 1000 + Math.floor(input.readUInt32LE(100) / 1_000_000);
+    const mode = input.readUInt32LE(108);
+    const nodeid = request.nodeid;
+    const path = fh === undefined ? pathOf(context, nodeid) : nodes.path(nodeid);
+    const finish = (): ((out: Buffer) => number) => (out) => attrReply(out, statOf(nodeid, fh));
+    const rest = (): ((out: Buffer) => number) => {
+      if ((valid & Fattr.SIZE) !== 0) {
+        if (fh !== undefined) fs.ftruncate(fh, size);
+        else fs.truncate(path ?? pathOf(context, nodeid), size);
+      }
+      // Only the mtime is stored (atime alone, `touch -a`, changes nothing); ownership is not stored.
+      if ((valid & Fattr.MTIME) !== 0) {
+        if (fh !== undefined) fs.futimens(fh, mtimeMs);
+        else fs.utimens(path ?? pathOf(context, nodeid), mtimeMs);
+      }
+      return finish();
+    };
+    if ((valid & Fattr.MODE) !== 0) {
+      return fs.chmod(path ?? pathOf(context, nodeid), mode).then(rest);
+    }
+    return rest()(session.out);
+  });
+
+  session.on(Op.STATFS, "statfs", () => {
+    const s = fs.statfs();
+    const out = session.out;
+    const at = OUT_HEADER;
+    out.fill(0, at, at + 80);
+    writeU64(out, at, s.blocks ?? 0);
+    writeU64(out, at + 8, s.bfree ?? 0);
+    writeU64(out, at + 16, s.bavail ?? 0);
+    writeU64(out, at + 24, s.files ?? 0);
+    writeU64(out, at + 32, s.ffree ?? 0);
+    out.writeUInt32LE(s.bsize ?? 4096, at + 40);
+    out.writeUInt32LE(s.namemax ?? 255, at + 44);
+    out.writeUInt32LE(s.frsize ?? 4096, at + 48);
+    return 80;
+  });
+
+  // Without default_permissions the kernel asks for access(2) and chdir; ENOSYS once makes it stop
+  // asking (every check succeeds, as for root before).
+  session.on(Op.ACCESS, "access", () => {
+    throw new ErrnoError(ENOSYS, "access");
+  });
+}

@@ -1,0 +1,125 @@
+/**
+ * Files: CREATE (entry and open handle in one reply), OPEN, READ (straight
+ * into the reply buffer), WRITE (straight from the request buffer; MountFs
+ * copies into its chunk buffers), FLUSH, RELEASE, FSYNC, COPY_FILE_RANGE.
+ * Pages are kept across opens (KEEP_CACHE): a node is an inode, so every
+ * name shares them, and a push drops them with INVAL_INODE.
+ */
+import { constants as fsConstants } from "node:fs";
+import { constants } from "node:os";
+import { ErrnoError } from "../errno.js";
+import { childPath, entryReply, type KernelContext, pathOf } from "./context.js";
+import {
+  ENTRY_OUT_SIZE,
+  FOPEN_KEEP_CACHE,
+  OPEN_OUT_SIZE,
+  Op,
+  OUT_HEADER,
+  readName,
+  readU64,
+  writeU64,
+} from "./protocol.js";
+import { ENOSYS, type Session } from "./session.js";
+
+const EINVAL = -constants.errno.EINVAL;
+const EEXIST = -constants.errno.EEXIST;
+const O_EXCL = fsConstants.O_EXCL;
+
+function writeOpen(out: Buffer, at: number, fh: number, flags: number): number {
+  writeU64(out, at, fh);
+  out.writeUInt32LE(flags, at + 8);
+  out.writeUInt32LE(0, at + 12);
+  return OPEN_OUT_SIZE;
+}
+
+export function registerFileOps(session: Session, context: KernelContext): void {
+  const { fs, nodes } = context;
+  const readTarget = session.out.subarray(OUT_HEADER);
+  const writeSource = session.input.subarray(80);
+  const opened = (nodeid: number, fh: number): void => {
+    let handles = context.handles.get(nodeid);
+    if (handles === undefined) {
+      handles = new Set();
+      context.handles.set(nodeid, handles);
+    }
+    handles.add(fh);
+  };
+
+  session.on(Op.CREATE, "create", (request, input) => {
+    const flags = input.readUInt32LE(40);
+    const mode = input.readUInt32LE(44);
+    const [name] = readName(input, 56, request.length);
+    const parent = request.nodeid;
+    const path = childPath(context, parent, name);
+    // The kernel looked the name up first; one that exists now was made meanwhile.
+    if ((flags & O_EXCL) !== 0 && nodes.child(parent, name) !== undefined) throw new ErrnoError(EEXIST, path);
+    const reply = (fd: number) => (out: Buffer) => {
+      const stat = fs.fgetattr(fd);
+      opened(nodes.nodeOf(stat.ino), fd);
+      const length = entryReply(context, out, OUT_HEADER, parent, name, stat);
+      return length + writeOpen(out, OUT_HEADER + ENTRY_OUT_SIZE, fd, FOPEN_KEEP_CACHE);
+    };
+    const fd = fs.create(path, mode);
+    return typeof fd === "number" ? reply(fd) : fd.then(reply);
+  });
+
+  session.on(Op.OPEN, "open", (request, input) => {
+    const fd = fs.open(pathOf(context, request.nodeid), input.readUInt32LE(40));
+    opened(request.nodeid, fd);
+    return writeOpen(session.out, OUT_HEADER, fd, FOPEN_KEEP_CACHE);
+  });
+
+  session.on(Op.READ, "read", (_request, input) => {
+    const fh = readU64(input, 40);
+    const offset = readU64(input, 48);
+    const size = input.readUInt32LE(56);
+    return fs.read(fh, readTarget, size, offset);
+  });
+
+  session.on(Op.WRITE, "write", (_request, input) => {
+    const fh = readU64(input, 40);
+    const offset = readU64(input, 48);
+    const size = input.readUInt32LE(56);
+    const written = fs.write(fh, writeSource, size, offset);
+    const out = session.out;
+    out.writeUInt32LE(written, OUT_HEADER);
+    out.writeUInt32LE(0, OUT_HEADER + 4);
+    return 8;
+  });
+
+  // Nothing to do at close(2): ENOSYS once and the kernel stops sending FLUSH, a round trip per close.
+  session.on(Op.FLUSH, "flush", () => {
+    throw new ErrnoError(ENOSYS, "flush");
+  });
+
+  session.on(Op.RELEASE, "release", (request, input) => {
+    const fh = readU64(input, 40);
+    const handles = context.handles.get(request.nodeid);
+    handles?.delete(fh);
+    if (handles?.size === 0) context.handles.delete(request.nodeid);
+    fs.release(fh);
+    return 0;
+  });
+
+  session.on(Op.FSYNC, "fsync", (_request, input) => {
+    fs.fsync(readU64(input, 40));
+    return 0;
+  });
+
+  // cp and fs.copyFile: whole stored chunks are shared by hash; no bytes cross the kernel.
+  session.on(Op.COPY_FILE_RANGE, "copy_file_range", (_request, input) => {
+    const flags = readU64(input, 88);
+    if (flags !== 0) throw new ErrnoError(EINVAL, "copy_file_range flags");
+    const copied = fs.copyRange(
+      readU64(input, 40),
+      readU64(input, 48),
+      readU64(input, 64),
+      readU64(input, 72),
+      Math.min(readU64(input, 80), 0xfffff000),
+    );
+    const out = session.out;
+    out.writeUInt32LE(copied, OUT_HEADER);
+    out.writeUInt32LE(0, OUT_HEADER + 4);
+    return 8;
+  });
+}

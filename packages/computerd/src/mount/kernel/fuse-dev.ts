@@ -1,0 +1,49 @@
+/**
+ * The native half of computerd's own FUSE layer (`native/fuse_dev.c`, built
+ * by `native/build.sh` with the system compiler): opening /dev/fuse,
+ * mount(2), one read() or write() per request, uv_poll on the daemon's loop,
+ * and writes or umount2 that may block moved to libuv's worker threads.
+ */
+import { existsSync } from "node:fs";
+import { createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
+
+export interface FuseDev {
+  open(): number;
+  mount(source: string, target: string, type: string, flags: number, data: string): void;
+  /** One whole request into `buffer`: its length, or a negative errno (-EAGAIN when none is queued). */
+  read(fd: number, buffer: Buffer): number;
+  /** One whole reply or notification: the bytes written, or a negative errno. */
+  write(fd: number, buffer: Buffer, length: number): number;
+  /** write() on a worker thread: for notifications that take a lock a pending request may hold. */
+  writeAsync(fd: number, buffer: Buffer, length: number, done: (result: number) => void): void;
+  /** Calls `onReadable` on the loop whenever the fd has a request queued. */
+  poll(fd: number, onReadable: (status: number) => void): PollHandle;
+  pollStop(handle: PollHandle): void;
+  /** umount2 on a worker thread: 0 or a negative errno. */
+  unmount(target: string, flags: number, done: (result: number) => void): void;
+}
+
+declare const pollHandle: unique symbol;
+export type PollHandle = { readonly [pollHandle]: true };
+
+/**
+ * Where the addon is: native/build.sh's output next to the sources (this
+ * file is src/mount/kernel or dist/mount/kernel), or `native/` beside the
+ * container image's bundle (containers/build.sh copies it there).
+ */
+export const FUSE_DEV_PATHS = [
+  fileURLToPath(new URL("../../../native/build/fuse_dev.node", import.meta.url)),
+  fileURLToPath(new URL("./native/fuse_dev.node", import.meta.url)),
+];
+
+/** Loads the addon; throws a clear error when it is not built. */
+export function loadFuseDev(): FuseDev {
+  const path = FUSE_DEV_PATHS.find((candidate) => existsSync(candidate));
+  if (path === undefined) {
+    throw new Error(
+      `native/fuse_dev.node is not built (run packages/computerd/native/build.sh); looked in ${FUSE_DEV_PATHS.join(", ")}`,
+    );
+  }
+  return createRequire(import.meta.url)(path) as FuseDev;
+}

@@ -1,0 +1,67 @@
+/**
+ * INIT: what computerd asks of the kernel. Minor 43 (a 6.18 kernel offers
+ * 45 and uses ours). Asked for, when offered:
+ * - MAX_PAGES with max_write: 1 MiB WRITE and READ requests (256 pages);
+ * - DO_READDIRPLUS: listings carry attributes, so `find`, `ls -l` and git
+ *   need no LOOKUP per entry;
+ * - PARALLEL_DIROPS: lookups and listings in one directory run together;
+ * - ATOMIC_O_TRUNC: `open(O_TRUNC)` is one OPEN, not OPEN plus SETATTR;
+ * - ASYNC_READ, BIG_WRITES, ASYNC_DIO, CACHE_SYMLINKS;
+ * - WRITEBACK_CACHE only when configured (the kernel then keeps its own
+ *   sizes; see docs/computerd.md).
+ * Not asked: AUTO_INVAL_DATA (our millisecond mtimes would drop pages after
+ * every write; pushes invalidate explicitly), POSIX/FLOCK locks (the
+ * kernel's local locks do), EXPORT_SUPPORT, passthrough (later work).
+ * time_gran is 1 ms: what the store keeps, so cached and stored times agree.
+ */
+import { FUSE_KERNEL_MINOR_VERSION, FUSE_KERNEL_VERSION, Init, OUT_HEADER } from "./protocol.js";
+import type { Handler } from "./session.js";
+
+export interface InitOptions {
+  maxWrite: number;
+  writebackCache: boolean;
+}
+
+export interface Negotiated {
+  kernelMinor: number;
+  flags: number;
+  maxWrite: number;
+}
+
+const WANTED =
+  Init.ASYNC_READ |
+  Init.ATOMIC_O_TRUNC |
+  Init.BIG_WRITES |
+  Init.DO_READDIRPLUS |
+  Init.ASYNC_DIO |
+  Init.PARALLEL_DIROPS |
+  Init.MAX_PAGES |
+  Init.CACHE_SYMLINKS;
+const PAGE = 4096;
+
+export function initHandler(options: InitOptions, done: (negotiated: Negotiated) => void): Handler {
+  return (_request, input) => {
+    const major = input.readUInt32LE(40);
+    const minor = input.readUInt32LE(44);
+    const maxReadahead = input.readUInt32LE(48);
+    const offered = input.readUInt32LE(52);
+    if (major !== FUSE_KERNEL_VERSION) throw new Error(`FUSE kernel major ${major} (want 7)`);
+    let flags = offered & WANTED;
+    if (options.writebackCache) flags |= offered & Init.WRITEBACK_CACHE;
+    return (body: Buffer) => {
+      const at = OUT_HEADER;
+      body.fill(0, at, at + 64);
+      body.writeUInt32LE(FUSE_KERNEL_VERSION, at);
+      body.writeUInt32LE(FUSE_KERNEL_MINOR_VERSION, at + 4);
+      body.writeUInt32LE(maxReadahead, at + 8);
+      body.writeUInt32LE(flags >>> 0, at + 12);
+      body.writeUInt16LE(64, at + 16); // max_background
+      body.writeUInt16LE(48, at + 18); // congestion_threshold
+      body.writeUInt32LE(options.maxWrite, at + 20);
+      body.writeUInt32LE(1_000_000, at + 24); // time_gran: 1 ms
+      body.writeUInt16LE(Math.ceil(options.maxWrite / PAGE), at + 28);
+      done({ kernelMinor: minor, flags, maxWrite: options.maxWrite });
+      return 64;
+    };
+  };
+}

@@ -1,0 +1,123 @@
+/**
+ * The kernel's node ids are dofs inode numbers (the mount's root inode is
+ * node 1), so a hard link is one kernel inode and pages or attributes never
+ * go stale across names. MountFs is path-based, so this table keeps the
+ * names the kernel was given for each node (parent node + name) with the
+ * kernel's lookup count: a node's path is one walk up its first name, and it
+ * is dropped when FORGET brings the count to 0. dofs inode numbers are never
+ * reused (AUTOINCREMENT), so (nodeid, generation 0) is unique for the
+ * filesystem's life.
+ */
+import { ROOT_ID } from "./protocol.js";
+
+interface Node {
+  lookups: number;
+  /** The names the kernel knows this node by; the first one names its path. */
+  names: { parent: number; name: string }[];
+}
+
+export class NodeTable {
+  readonly #nodes = new Map<number, Node>();
+  /** parent node → name → child node: the positive entries the kernel may have cached. */
+  readonly #children = new Map<number, Map<string, number>>();
+  readonly #rootInode: number;
+
+  constructor(rootInode: number) {
+    this.#rootInode = rootInode;
+  }
+
+  get size(): number {
+    return this.#nodes.size;
+  }
+
+  nodeOf(inode: number): number {
+    return inode === this.#rootInode ? ROOT_ID : inode;
+  }
+
+  inodeOf(nodeid: number): number {
+    return nodeid === ROOT_ID ? this.#rootInode : nodeid;
+  }
+
+  /** The FUSE path (`/a/b`) of a node; undefined once its last known name is gone (unlinked while in use). */
+  path(nodeid: number): string | undefined {
+    if (nodeid === ROOT_ID) return "/";
+    const first = this.#nodes.get(nodeid)?.names[0];
+    if (first === undefined) return undefined;
+    const parent = this.path(first.parent);
+    if (parent === undefined) return undefined;
+    return parent === "/" ? `/${first.name}` : `${parent}/${first.name}`;
+  }
+
+  /** The node the kernel may have cached under `parent`/`name`. */
+  child(parent: number, name: string): number | undefined {
+    return this.#children.get(parent)?.get(name);
+  }
+
+  /** A successful entry reply (lookup, create, mkdir, link, symlink, a readdirplus entry): one lookup more. */
+  remember(parent: number, name: string, nodeid: number): void {
+    let node = this.#nodes.get(nodeid);
+    if (node === undefined) {
+      node = { lookups: 0, names: [] };
+      this.#nodes.set(nodeid, node);
+    }
+    node.lookups++;
+    let names = this.#children.get(parent);
+    if (names === undefined) {
+      names = new Map();
+      this.#children.set(parent, names);
+    }
+    const previous = names.get(name);
+    if (previous === nodeid) return;
+    if (previous !== undefined) this.#dropName(previous, parent, name);
+    names.set(name, nodeid);
+    node.names.push({ parent, name });
+  }
+
+  forget(nodeid: number, count: number): void {
+    const node = this.#nodes.get(nodeid);
+    if (node === undefined) return;
+    node.lookups -= count;
+    if (node.lookups > 0) return;
+    for (const { parent, name } of node.names) {
+      const names = this.#children.get(parent);
+      if (names?.get(name) === nodeid) names.delete(name);
+      if (names?.size === 0) this.#children.delete(parent);
+    }
+    this.#nodes.delete(nodeid);
+  }
+
+  /** `parent`/`name` is gone (unlink, rmdir, or the old name of a rename). */
+  removed(parent: number, name: string): void {
+    const names = this.#children.get(parent);
+    const nodeid = names?.get(name);
+    if (nodeid === undefined) return;
+    names?.delete(name);
+    this.#dropName(nodeid, parent, name);
+  }
+
+  renamed(parent: number, name: string, newParent: number, newName: string): void {
+    const nodeid = this.child(parent, name);
+    this.removed(newParent, newName);
+    if (nodeid === undefined) return;
+    this.#children.get(parent)?.delete(name);
+    const node = this.#nodes.get(nodeid);
+    if (node === undefined) return;
+    const at = node.names.findIndex((n) => n.parent === parent && n.name === name);
+    if (at !== -1) node.names.splice(at, 1);
+    let names = this.#children.get(newParent);
+    if (names === undefined) {
+      names = new Map();
+      this.#children.set(newParent, names);
+    }
+    names.set(newName, nodeid);
+    // The new name first: it is the one that surely exists now.
+    node.names.unshift({ parent: newParent, name: newName });
+  }
+
+  #dropName(nodeid: number, parent: number, name: string): void {
+    const node = this.#nodes.get(nodeid);
+    if (node === undefined) return;
+    const at = node.names.findIndex((n) => n.parent === parent && n.name === name);
+    if (at !== -1) node.names.splice(at, 1);
+  }
+}

@@ -1,0 +1,176 @@
+/**
+ * One FUSE connection on the daemon's own loop: uv_poll wakes `#drain`,
+ * which reads queued requests one by one into a single pooled buffer and
+ * hands each to its op. An op either answers at once (it wrote its reply
+ * body into `out` and returns the body's length) or returns a promise of an
+ * encoder that writes the body when the reply goes out, so no two replies
+ * ever share `out`. Inputs are parsed before an op's first await: the
+ * buffer is the next request's by then.
+ */
+import { constants } from "node:os";
+import type { Logger } from "../../cli/log.js";
+import { errnoOf } from "../errno.js";
+import type { FuseTrace } from "../trace.js";
+import type { FuseDev, PollHandle } from "./fuse-dev.js";
+import { IN_HEADER, OUT_HEADER, readU64 } from "./protocol.js";
+
+const EAGAIN = -constants.errno.EAGAIN;
+const ENODEV = -constants.errno.ENODEV;
+const ENOENT = -constants.errno.ENOENT;
+export const ENOSYS = -constants.errno.ENOSYS;
+/** Requests read per wake-up before the loop gets a turn (uv_poll is level-triggered: the rest wake it again). */
+const BATCH = 64;
+
+export interface Request {
+  readonly opcode: number;
+  readonly uniqueLo: number;
+  readonly uniqueHi: number;
+  readonly nodeid: number;
+  readonly uid: number;
+  readonly gid: number;
+  /** Total length, header included. */
+  readonly length: number;
+}
+
+/** A reply body's length in `out` (written already), or an encoder that writes it when the reply goes out. */
+export type Answer = number | ((out: Buffer) => number);
+/** undefined: the request takes no reply (FORGET, INTERRUPT). */
+export type Handler = (request: Request, input: Buffer) => Answer | Promise<Answer> | undefined;
+
+export class Session {
+  readonly fd: number;
+  /** The request buffer: one request at a time, valid until the op's first await. */
+  readonly input: Buffer;
+  /** The reply buffer; bodies start at OUT_HEADER. */
+  readonly out: Buffer;
+  readonly #dev: FuseDev;
+  readonly #log: Logger;
+  readonly #trace: FuseTrace | undefined;
+  readonly #handlers: (Handler | undefined)[] = [];
+  readonly #names: string[] = [];
+  #poll: PollHandle | undefined;
+  #ended: (() => void) | undefined;
+  readonly ended: Promise<void>;
+  requests = 0;
+
+  constructor(dev: FuseDev, fd: number, maxWrite: number, log: Logger, trace: FuseTrace | undefined) {
+    this.#dev = dev;
+    this.fd = fd;
+    this.#log = log;
+    this.#trace = trace;
+    // The kernel needs room for a whole WRITE: header, fuse_write_in and max_write bytes.
+    this.input = Buffer.allocUnsafeSlow(maxWrite + 4096);
+    this.out = Buffer.allocUnsafeSlow(maxWrite + 4096);
+    this.ended = new Promise((resolve) => (this.#ended = resolve));
+  }
+
+  on(opcode: number, name: string, handler: Handler): void {
+    this.#handlers[opcode] = handler;
+    this.#names[opcode] = name;
+  }
+
+  start(): void {
+    this.#poll = this.#dev.poll(this.fd, this.#drain);
+  }
+
+  /** Writes a notification (code, payload of `length` bytes in `body`) from a worker thread: 0 or -errno. */
+  notify(code: number, body: Buffer, length: number): Promise<number> {
+    const message = Buffer.allocUnsafe(OUT_HEADER + length);
+    message.writeUInt32LE(OUT_HEADER + length, 0);
+    message.writeInt32LE(code, 4);
+    message.fill(0, 8, 16);
+    body.copy(message, OUT_HEADER, 0, length);
+    return new Promise((resolve) =>
+      this.#dev.writeAsync(this.fd, message, message.length, (result) => resolve(Math.min(result, 0))),
+    );
+  }
+
+  stop(): void {
+    if (this.#poll !== undefined) this.#dev.pollStop(this.#poll);
+    this.#poll = undefined;
+    this.#ended?.();
+  }
+
+  readonly #drain = (): void => {
+    for (let i = 0; i < BATCH; i++) {
+      const length = this.#dev.read(this.fd, this.input);
+      if (length === EAGAIN) return;
+      if (length < 0) {
+        if (length !== ENODEV) this.#log.error(`reading /dev/fuse failed: errno ${-length}`);
+        this.stop();
+        return;
+      }
+      this.#dispatch(length);
+    }
+  };
+
+  #dispatch(length: number): void {
+    const input = this.input;
+    const request: Request = {
+      length,
+      opcode: input.readUInt32LE(4),
+      uniqueLo: input.readUInt32LE(8),
+      uniqueHi: input.readUInt32LE(12),
+      nodeid: readU64(input, 16),
+      uid: input.readUInt32LE(24),
+      gid: input.readUInt32LE(28),
+    };
+    this.requests++;
+    const handler = this.#handlers[request.opcode];
+    if (handler === undefined) {
+      this.#replyError(request, ENOSYS);
+      return;
+    }
+    const started = this.#trace ? performance.now() : 0;
+    let answer: Answer | Promise<Answer> | undefined;
+    try {
+      answer = handler(request, input);
+    } catch (error) {
+      this.#finish(request, started, errnoOf(error));
+      return;
+    }
+    if (answer === undefined) return;
+    if (typeof answer === "number") {
+      this.#finish(request, started, 0, answer);
+    } else if (typeof answer === "function") {
+      this.#finish(request, started, 0, answer(this.out));
+    } else {
+      answer.then(
+        (done) => this.#finish(request, started, 0, typeof done === "number" ? done : done(this.out)),
+        (error) => this.#finish(request, started, errnoOf(error)),
+      );
+    }
+  }
+
+  #finish(request: Request, started: number, errno: number, bodyLength = 0): void {
+    if (this.#trace) this.#trace.record(this.#names[request.opcode] ?? "?", performance.now() - started, errno);
+    if (errno !== 0) this.#replyError(request, errno);
+    else this.#reply(request, bodyLength);
+  }
+
+  #replyError(request: Request, errno: number): void {
+    const out = this.out;
+    out.writeUInt32LE(OUT_HEADER, 0);
+    out.writeInt32LE(errno, 4);
+    out.writeUInt32LE(request.uniqueLo, 8);
+    out.writeUInt32LE(request.uniqueHi, 12);
+    this.#write(OUT_HEADER);
+  }
+
+  #reply(request: Request, bodyLength: number): void {
+    const out = this.out;
+    out.writeUInt32LE(OUT_HEADER + bodyLength, 0);
+    out.writeInt32LE(0, 4);
+    out.writeUInt32LE(request.uniqueLo, 8);
+    out.writeUInt32LE(request.uniqueHi, 12);
+    this.#write(OUT_HEADER + bodyLength);
+  }
+
+  #write(length: number): void {
+    const result = this.#dev.write(this.fd, this.out, length);
+    // ENOENT: the kernel gave up on the request (interrupted); nothing to do.
+    if (result < 0 && result !== ENOENT) this.#log.error(`replying on /dev/fuse failed: errno ${-result}`);
+  }
+}
+
+export { IN_HEADER };

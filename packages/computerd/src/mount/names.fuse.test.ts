@@ -1,0 +1,130 @@
+/**
+ * Linux's name limits on a real FUSE mount, driven by real tools: a name over
+ * 255 bytes is ENAMETOOLONG for every op that makes or looks up one (it once
+ * succeeded and then broke its directory's listing with EIO), a path of 4096
+ * bytes or more is refused too, and a Durable Object push of such a name is
+ * skipped with a reason instead of breaking the mount root.
+ */
+import { spawnSync } from "node:child_process";
+import { readdirSync } from "node:fs";
+import type { ChangeEntry } from "@cloudflare/computer-rpc";
+import { createWorkspaceClient, type WorkspaceClient } from "@cloudflare/computer-rpc/client";
+import { pullOnce } from "@cloudflare/computer-rpc/driver";
+import { WorkspaceFilesystem } from "@cloudflare/dofs";
+import { openNodeDatabase } from "@cloudflare/dofs/node";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { startDaemon, stopAll, type TestDaemon } from "../../test/daemon.js";
+
+let daemon: TestDaemon;
+let client: WorkspaceClient;
+
+beforeAll(async () => {
+  daemon = await startDaemon({ FUSE_MOUNT: "fuse" });
+  client = await createWorkspaceClient({ url: `${daemon.url}/api` });
+});
+
+afterAll(async () => {
+  await client?.close();
+  await stopAll();
+});
+
+/** Runs a shell line in `cwd` (the mount); answers status and stderr, never throws. */
+function sh(script: string, cwd = daemon.mountPoint): { status: number | null; stdout: string; stderr: string } {
+  const result = spawnSync("bash", ["-c", script], { cwd, encoding: "utf8" });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+const name = (bytes: number, char = "a"): string => char.repeat(bytes);
+
+describe("names over 255 bytes on the mount", () => {
+  test("mkdir of 256 bytes is ENAMETOOLONG and ls of the parent still works; 255 bytes works", () => {
+    const refused = sh(`mkdir $(printf 'a%.0s' {1..256})`);
+    expect(refused.status).not.toBe(0);
+    expect(refused.stderr).toMatch(/File name too long/);
+    expect(sh("ls -la .").status).toBe(0);
+    expect(sh(`mkdir $(printf 'a%.0s' {1..255})`).status).toBe(0);
+    expect(readdirSync(daemon.mountPoint)).toContain(name(255));
+    expect(sh("ls -la . && find . >/dev/null").status).toBe(0);
+  });
+
+  test("every op that makes or looks up a name refuses one over 255 bytes, multi-byte names by their bytes", () => {
+    sh("mkdir -p ops && echo x > ops/f");
+    const long = name(256, "z");
+    const wide = "é".repeat(128); // 128 characters, 256 bytes
+    for (const [what, script] of [
+      ["create", `: > ops/${long}`],
+      ["mkdir", `mkdir ops/${wide}`],
+      ["symlink", `ln -s f ops/${long}`],
+      ["link", `ln ops/f ops/${long}`],
+      ["rename", `mv ops/f ops/${long}`],
+      ["mknod", `mkfifo ops/${long}`],
+      ["lookup", `stat ops/${name(300)}`],
+      ["open", `cat ops/${long}`],
+    ] as const) {
+      const result = sh(script);
+      expect([what, result.status === 0, result.stderr]).toEqual([what, false, expect.stringMatching(/too long/)]);
+    }
+    expect(sh("ls ops").stdout).toBe("f\n");
+    expect(sh("cat ops/f").stdout).toBe("x\n");
+    // 255 bytes of two-byte characters and one ASCII byte: at the limit, fine.
+    expect(sh(`mkdir ops/${"é".repeat(127)}a && ln -s f ops/${name(255, "s")}`).status).toBe(0);
+  });
+
+  test("a path of 4096 bytes or more is refused even though every name is short enough", () => {
+    // 15 levels of 255-byte names, made with relative paths (each syscall's own path stays short).
+    const level = name(255, "d");
+    const made = sh(`mkdir deep && cd deep && for i in $(seq 15); do mkdir ${level} && cd ${level}; done && pwd`);
+    expect(made.status).toBe(0);
+    const cwd = made.stdout.trim();
+    // The store names a directory by its absolute path (the mount point is the daemon's dofs root): the
+    // longest name that still fits after its `/` leaves the path at 4095 bytes.
+    const room = 4095 - Buffer.byteLength(cwd, "utf8") - 1;
+    expect(room).toBeGreaterThan(0);
+    expect(room).toBeLessThan(256);
+    const over = sh(`mkdir ${name(room + 1, "o")}; : > ${name(room + 1, "f")}`, cwd);
+    expect(over.stderr.match(/File name too long/g)).toHaveLength(2);
+    expect(sh(`mkdir ${name(room, "r")}`, cwd).status).toBe(0);
+    expect(sh("ls", cwd).stdout).toBe(`${name(room, "r")}\n`);
+  });
+
+  test("what the mount made arrives in the Durable Object's store, the 255-byte names included", async () => {
+    const store = new WorkspaceFilesystem(openNodeDatabase());
+    await pullOnce({ db: store.db }, client.sync);
+    const root = daemon.mountPoint;
+    expect((await store.readdir(root)).map((entry) => entry.name)).toEqual(readdirSync(root).sort());
+    expect((await store.stat(`${root}/${name(255)}`)).isDirectory).toBe(true);
+    expect(await store.readlink(`${root}/ops/${name(255, "s")}`)).toBe("f");
+  });
+});
+
+describe("a Durable Object push of a name over 255 bytes", () => {
+  test("is skipped with a reason; the mount root still lists, and the rest of the batch applies", async () => {
+    const root = daemon.mountPoint;
+    const long = `${root}/${name(300, "p")}`;
+    const entries: ChangeEntry[] = [
+      { rev: 1, path: long, kind: "dir", mode: 0o755, mtime: 1 },
+      { rev: 1, path: `${long}/child`, kind: "dir", mode: 0o755, mtime: 1 },
+      { rev: 1, path: `${root}/pushed-ok`, kind: "dir", mode: 0o755, mtime: 1 },
+    ];
+    let i = 0;
+    const result = await client.sync.push({
+      senderRev: 1,
+      senderCursor: { rev: 1, path: null },
+      changes: new ReadableStream<ChangeEntry>({
+        pull(controller) {
+          if (i < entries.length) controller.enqueue(entries[i++] as ChangeEntry);
+          else controller.close();
+        },
+      }),
+    });
+    expect(result.skipped).toEqual([
+      { path: long, op: "write", reason: "name-too-long" },
+      { path: `${long}/child`, op: "write", reason: "name-too-long" },
+    ]);
+    const listing = sh("ls -la . && ls");
+    expect(listing.status).toBe(0);
+    expect(listing.stdout).toContain("pushed-ok");
+    expect(listing.stdout).not.toContain("ppp");
+    expect(sh("find . -maxdepth 1 | wc -l").status).toBe(0);
+  });
+});
