@@ -18,6 +18,7 @@ import {
   mkdtempSync,
   readdirSync,
   readFileSync,
+  realpathSync,
   rmSync,
   statSync,
   writeFileSync,
@@ -42,10 +43,14 @@ const host = join(work, "host");
 const tarballs = join(work, "tarballs");
 const services: Service[] = [];
 
-/** This machine builds native addons against /usr's headers (the repository's .npmrc); a consumer needs the same. */
+/**
+ * node-gyp cannot download Node's headers here (no internet but the npm registry), so native addons build
+ * against the headers next to the Node that runs this test (scripts/lib/node.sh does the same for setup):
+ * the consumer's npm, a child of this Node through PATH, then compiles for the ABI that runs the code.
+ */
 function npmEnv(): NodeJS.ProcessEnv {
-  const npmrc = join(root, ".npmrc");
-  const nodedir = existsSync(npmrc) ? readFileSync(npmrc, "utf8").match(/^nodedir=(.+)$/m)?.[1] : undefined;
+  const prefix = dirname(dirname(realpathSync(process.execPath)));
+  const nodedir = existsSync(join(prefix, "include/node/common.gypi")) ? prefix : undefined;
   return consumerEnv(nodedir ? { npm_config_nodedir: nodedir } : {});
 }
 

@@ -139,7 +139,7 @@ describe("egress proxy", () => {
     expect(result).toMatchObject({ code: 0, stdout: "answered GET http://example.test/tunnelled\n" });
   });
 
-  test("Node's fetch goes through the proxy with the fetch-proxy preload, for http and https", async () => {
+  test("Node's fetch goes through the proxy (the preload on Node 20/22, NODE_USE_ENV_PROXY on 24), for http and https", async () => {
     const script = [
       'const a = await (await fetch("http://example.test/n", { method: "PUT", body: "from node" })).text();',
       'const b = await (await fetch("https://example.com/n")).text();',
@@ -150,6 +150,8 @@ describe("egress proxy", () => {
       HTTPS_PROXY: proxyUrl,
       NODE_EXTRA_CA_CERTS: files.cert,
       NODE_OPTIONS: `--require ${FETCH_PROXY}`,
+      // What a gateway container's env sets too (egress/env.ts): Node 24's own fetch reads the proxy variables then.
+      NODE_USE_ENV_PROXY: "1",
     });
     expect(result).toMatchObject({
       code: 0,
