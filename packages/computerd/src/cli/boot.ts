@@ -8,7 +8,7 @@
 import { mkdirSync } from "node:fs";
 import { stat } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
-import { type Database, GC_SAFETY_WINDOW_MS, WorkspaceFilesystem } from "@cloudflare/dofs";
+import { type Database, ensureSchema, GC_SAFETY_WINDOW_MS, WorkspaceFilesystem } from "@cloudflare/dofs";
 import { openNodeDatabase } from "@cloudflare/dofs/node";
 import { SyncPeer } from "@cloudflare/dofs/sync";
 import { egressEnv } from "../egress/env.js";
@@ -38,6 +38,8 @@ export interface Daemon {
 
 export async function startDaemon(config: Config, log: Logger): Promise<Daemon> {
   const db = config.store === "memory" ? openNodeDatabase() : openNodeDatabase("", { cacheKiB: STORE_CACHE_KIB });
+  // The collector reads the rev from its first tick; without a mount nothing else creates the tables that early.
+  ensureSchema(db, Date.now());
   const fs = new WorkspaceFilesystem(db);
   const kind = resolveMountKind(config.mount);
   let driver: MountDriver | undefined;
