@@ -8,7 +8,7 @@
 import { mkdirSync } from "node:fs";
 import { stat } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
-import { type Database, GC_SAFETY_WINDOW_MS, WorkspaceFilesystem } from "@cloudflare/dofs";
+import { type Database, ensureSchema, GC_SAFETY_WINDOW_MS, WorkspaceFilesystem } from "@cloudflare/dofs";
 import { openNodeDatabase } from "@cloudflare/dofs/node";
 import { SyncPeer } from "@cloudflare/dofs/sync";
 import { egressEnv } from "../egress/env.js";
@@ -20,6 +20,7 @@ import type { MountDriver } from "../mount/driver.js";
 import { resolveMountKind } from "../mount/driver.js";
 import { FuseNapiDriver, FuseNapiUnpatchedError, loadFuseNapi } from "../mount/fuse-napi.js";
 import { FuseNativeDriver } from "../mount/fuse-native.js";
+import { loadFuseDev } from "../mount/kernel/fuse-dev.js";
 import { KernelDriver } from "../mount/kernel-driver.js";
 import { ShimDriver } from "../mount/shim.js";
 import { createDaemonServer, type DaemonServer } from "../server/http.js";
@@ -38,6 +39,8 @@ export interface Daemon {
 
 export async function startDaemon(config: Config, log: Logger): Promise<Daemon> {
   const db = config.store === "memory" ? openNodeDatabase() : openNodeDatabase("", { cacheKiB: STORE_CACHE_KIB });
+  // The collector reads the rev from its first tick; without a mount nothing else creates the tables that early.
+  ensureSchema(db, Date.now());
   const fs = new WorkspaceFilesystem(db);
   const kind = resolveMountKind(config.mount);
   let driver: MountDriver | undefined;
@@ -145,7 +148,11 @@ export async function startDaemon(config: Config, log: Logger): Promise<Daemon> 
 /** SQLite's page cache over the store file: reads past it come from the kernel's page cache. */
 const STORE_CACHE_KIB = 16_384;
 
-/** `COMPUTERD_FUSE_DRIVER`: an explicit choice must load; auto takes fuse-napi when it is built, else fuse-native. */
+/**
+ * `COMPUTERD_FUSE_DRIVER`: an explicit choice must load. auto takes fuse-napi when it has our patch (pnpm
+ * applies it; npm cannot), else our own kernel driver when its addon is built (computerd's install builds it)
+ * and we may call mount(2), else fuse-native.
+ */
 function createFuseDriver(db: Database, config: Config, log: Logger): MountDriver {
   const setting = config.fuse.driver;
   if (setting === "fuse-native") return new FuseNativeDriver(db, config.mountPoint, config.fuse, log);
@@ -154,15 +161,35 @@ function createFuseDriver(db: Database, config: Config, log: Logger): MountDrive
     loadFuseNapi();
   } catch (error) {
     if (setting === "fuse-napi") throw error;
-    const reason = (error as Error).message.split("\n")[0];
-    if (error instanceof FuseNapiUnpatchedError) {
-      log.info(`${reason}; using fuse-native (libfuse 2) instead: see docs/packaging.md, "computerd and FUSE"`);
-    } else {
-      log.info(`fuse-napi is not available (${reason}); using fuse-native`);
+    const reason =
+      error instanceof FuseNapiUnpatchedError
+        ? (error as Error).message.split("\n")[0]
+        : `fuse-napi is not available (${(error as Error).message.split("\n")[0]})`;
+    const kernel = kernelDriverUnavailable();
+    if (kernel === undefined) {
+      log.info(
+        `${reason}; using computerd's own FUSE driver (kernel) instead: see docs/packaging.md, "computerd and FUSE"`,
+      );
+      return new KernelDriver(db, config.mountPoint, config.fuse, log);
     }
+    log.info(
+      `${reason}, and ${kernel}; using fuse-native (libfuse 2) instead: see docs/packaging.md, "computerd and FUSE"`,
+    );
     return new FuseNativeDriver(db, config.mountPoint, config.fuse, log);
   }
   return new FuseNapiDriver(db, config.mountPoint, config.fuse, log);
+}
+
+/** Why the kernel driver cannot be the fallback here, or undefined when it can. */
+function kernelDriverUnavailable(): string | undefined {
+  // mount(2) of a FUSE file system needs CAP_SYS_ADMIN; the fusermount3 path for other users is not built yet.
+  if (process.geteuid?.() !== 0) return "the kernel driver needs root";
+  try {
+    loadFuseDev();
+    return undefined;
+  } catch {
+    return "native/fuse_dev.node is not built";
+  }
 }
 
 async function checkVfsCwd(fs: WorkspaceFilesystem, cwd: string): Promise<string | undefined> {

@@ -210,7 +210,7 @@ class PosixTarget implements FsxTarget {
   }
 }
 
-describe.each(["fuse-napi", "fuse-native"])("fsx on the FUSE mount with %s", (driver) => {
+describe.each(["fuse-napi", "fuse-native", "kernel"])("fsx on the FUSE mount with %s", (driver) => {
   let daemon: TestDaemon;
   let peer: Peer;
   let helper: PythonHelper;
