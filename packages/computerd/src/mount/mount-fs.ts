@@ -585,6 +585,8 @@ export class MountFs {
     file.compact();
     this.#parked.set(file, file.dirtyBytes);
     this.#parkedBytes += file.dirtyBytes;
+    // Under the limit nothing commits: no copy of the parked list (thousands during a tar -x) per close.
+    if (this.#parkedBytes <= PARKED_LIMIT) return;
     for (const oldest of [...this.#parked.keys()]) {
       if (this.#parkedBytes <= PARKED_LIMIT) break;
       this.#commit(oldest);
