@@ -4,6 +4,7 @@
  * synchronous SHA-256.
  */
 export {
+  type ChildName,
   childAttr,
   childAttrs,
   createFileInode,
@@ -15,7 +16,9 @@ export {
   lookupInode,
   readChunk,
   type SharedChunk,
+  setInodeMode,
   setInodeMtime,
+  unlinkChild,
   writeInode,
 } from "./fs/inode-io.js";
 export { type CollectOptions, type CollectResult, collectGarbage, holdBlobs } from "./gc.js";

@@ -38,7 +38,11 @@ export interface Daemon {
 }
 
 export async function startDaemon(config: Config, log: Logger): Promise<Daemon> {
-  const db = config.store === "memory" ? openNodeDatabase() : openNodeDatabase("", { cacheKiB: STORE_CACHE_KIB });
+  const commits = { commitDelayMs: STORE_COMMIT_DELAY_MS };
+  const db =
+    config.store === "memory"
+      ? openNodeDatabase(":memory:", commits)
+      : openNodeDatabase("", { ...commits, cacheKiB: STORE_CACHE_KIB });
   // The collector reads the rev from its first tick; without a mount nothing else creates the tables that early.
   ensureSchema(db, Date.now());
   const fs = new WorkspaceFilesystem(db);
@@ -147,6 +151,13 @@ export async function startDaemon(config: Config, log: Logger): Promise<Daemon> 
 
 /** SQLite's page cache over the store file: reads past it come from the kernel's page cache. */
 const STORE_CACHE_KIB = 16_384;
+/**
+ * Writes join one SQLite transaction committed this long after it opened
+ * (docs/computerd.md, "Where the store lives"): nothing outside this process
+ * reads the store and nothing of it survives the process, so a burst of
+ * metadata changes pays the journal and page writes once, not per request.
+ */
+const STORE_COMMIT_DELAY_MS = 20;
 
 /**
  * `COMPUTERD_FUSE_DRIVER`: an explicit choice must load. auto takes fuse-napi when it has our patch (pnpm

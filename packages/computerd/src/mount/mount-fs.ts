@@ -19,13 +19,16 @@ import {
   WorkspaceFilesystem,
 } from "@cloudflare/dofs";
 import {
+  type ChildName,
   childAttr,
   childAttrs,
   createFileInode,
   type InodeAttr,
   inodeAttr,
   lookupInode,
+  setInodeMode,
   setInodeMtime,
+  unlinkChild,
 } from "@cloudflare/dofs/inode";
 import { EBADF, EISDIR, ENAMETOOLONG, ENOENT, ENOTDIR, EPERM, ErrnoError } from "./errno.js";
 import { OpenFile } from "./open-file.js";
@@ -119,6 +122,18 @@ export class MountFs {
     return this.#stat(attr, this.#files.get(attr.inode));
   }
 
+  /** getattr that answers undefined for a missing name instead of throwing (a FUSE lookup miss is common: every create). */
+  statIfExists(path: string): FuseStat | undefined {
+    const hidden = this.#hidden.get(path);
+    if (hidden !== undefined) return this.getattr(path);
+    const attr = this.#lookup(path);
+    if (attr === undefined) {
+      if (isLongName(path)) throw new ErrnoError(ENAMETOOLONG, path);
+      return undefined;
+    }
+    return this.#stat(attr, this.#files.get(attr.inode));
+  }
+
   /** By inode (the kernel driver's nodes are inodes): no path walk; undefined once the inode is gone. */
   inodeStat(inode: number): FuseStat | undefined {
     const attr = inodeAttr(this.#db, inode);
@@ -131,9 +146,18 @@ export class MountFs {
     return this.#stat(inodeAttr(this.#db, file.inode) ?? detachedAttr(file), file);
   }
 
+  /**
+   * Sets the permission bits by inode (no path walk), and nothing when they
+   * are already set (tar's chmod after a create with that mode). The mtime
+   * stays: chmod changes only the ctime, which is not stored.
+   */
   async chmod(path: string, mode: number): Promise<void> {
-    if (this.#attr(path).nlink > 1) this.sharedChanges++;
-    await this.#fs.chmod(this.vfsPath(path), mode & 0o7777);
+    const attr = this.#attr(path);
+    // The kernel resolves links before a chmod; a symlink named here takes the store's path walk (which follows it).
+    if (attr.type === "symlink") return this.#fs.chmod(this.vfsPath(path), mode & 0o7777);
+    if ((attr.mode & 0o7777) === (mode & 0o7777)) return;
+    if (attr.nlink > 1) this.sharedChanges++;
+    setInodeMode(this.#db, attr.inode, mode & 0o7777, this.vfsPath(path));
   }
 
   /**
@@ -142,9 +166,11 @@ export class MountFs {
    */
   utimens(path: string, mtime: number): void {
     const attr = this.#attr(path);
+    const open = this.#files.get(attr.inode);
+    // The time it already has (a second utimens, or tar's after a chmod): no write.
+    if (attr.mtime === mtime && (open === undefined || open.mtime === mtime)) return;
     if (attr.nlink > 1) this.sharedChanges++;
     setInodeMtime(this.#db, attr.inode, mtime, this.vfsPath(path));
-    const open = this.#files.get(attr.inode);
     if (open !== undefined) open.mtime = mtime;
   }
 
@@ -204,7 +230,9 @@ export class MountFs {
     // libfuse 3 with hard_remove unlinks an open file directly (libfuse 2 renames it to .fuse_hidden first).
     this.#detachIfLastName(attr);
     if (attr.nlink > 1) this.sharedChanges++;
-    await this.#fs.rm(this.vfsPath(path));
+    const at = this.#childName(path);
+    if (at === undefined) await this.#fs.rm(this.vfsPath(path));
+    else unlinkChild(this.#db, at, this.vfsPath(path), this.#now());
   }
 
   async rename(from: string, to: string): Promise<void> {
@@ -245,7 +273,8 @@ export class MountFs {
     const vfsPath = this.vfsPath(path);
     if (isNameTooLong(vfsPath)) throw new ErrnoError(ENAMETOOLONG, path);
     try {
-      return this.#open(createFileInode(this.#db, vfsPath, mode & 0o7777, sha256, this.#now()), vfsPath, 0);
+      const attr = createFileInode(this.#db, vfsPath, mode & 0o7777, sha256, this.#now(), this.#childName(path));
+      return this.#open(attr, vfsPath, 0);
     } catch (error) {
       if (!isFsError(error) || error.code !== "EEXIST") throw error;
     }
@@ -491,6 +520,14 @@ export class MountFs {
     return childAttr(this.#db, parent, path.slice(slash + 1));
   }
 
+  /** A path as its directory's inode and its name, when the directory is known (#dirs): verbs that take one skip the walk. */
+  #childName(path: string): ChildName | undefined {
+    const slash = path.lastIndexOf("/");
+    if (path === "/" || slash < 0) return undefined;
+    const parent = this.#dirInode(slash === 0 ? "/" : path.slice(0, slash));
+    return parent === undefined ? undefined : { parent, name: path.slice(slash + 1) };
+  }
+
   #dirInode(path: string): number | undefined {
     const known = this.#dirs.get(path);
     if (known !== undefined) return known;
@@ -548,6 +585,8 @@ export class MountFs {
     file.compact();
     this.#parked.set(file, file.dirtyBytes);
     this.#parkedBytes += file.dirtyBytes;
+    // Under the limit nothing commits: no copy of the parked list (thousands during a tar -x) per close.
+    if (this.#parkedBytes <= PARKED_LIMIT) return;
     for (const oldest of [...this.#parked.keys()]) {
       if (this.#parkedBytes <= PARKED_LIMIT) break;
       this.#commit(oldest);

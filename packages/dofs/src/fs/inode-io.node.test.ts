@@ -4,7 +4,19 @@ import { CHUNK_SIZE } from "../constants.js";
 import { openNodeDatabase } from "../database.node.js";
 import { WorkspaceFilesystem } from "../filesystem.js";
 import { readEntry } from "../sync/coalesce.js";
-import { createFileInode, inodeChunks, lookupInode, readChunk, setInodeMtime, writeInode } from "./inode-io.js";
+import {
+  childAttr,
+  childAttrs,
+  createFileInode,
+  inodeAttr,
+  inodeChunks,
+  lookupInode,
+  readChunk,
+  setInodeMode,
+  setInodeMtime,
+  unlinkChild,
+  writeInode,
+} from "./inode-io.js";
 
 const sha256 = (bytes: Uint8Array): string => createHash("sha256").update(bytes).digest("hex");
 
@@ -93,7 +105,8 @@ test("writeInode's shared chunks point at stored blobs by hash; a missing blob i
       12,
     ),
   ).toThrow(/EIO/);
-});
+  // A 512 KiB element-by-element compare takes seconds on a loaded machine.
+}, 30_000);
 
 test("writeInode with cutAt drops the stored chunks a truncate cut off, so a grown file cannot keep old bytes", async () => {
   const db = openNodeDatabase();
@@ -125,4 +138,65 @@ test("writeInode with cutAt drops the stored chunks a truncate cut off, so a gro
   expect(after.slice(1).map((chunk) => chunk.hash)).toEqual([sha256(tail), sha256(zeros), sha256(zeros)]);
   const read = new Uint8Array(await new Response(await fs.readFile("/h")).arrayBuffer());
   expect(read.subarray(CHUNK_SIZE + CHUNK_SIZE / 2).every((byte) => byte === 0)).toBe(true);
+});
+
+test("the verbs by directory inode do what their path verbs do: create, unlink (with its tombstone), EEXIST/ENOENT/ENOTDIR/EISDIR", async () => {
+  const db = openNodeDatabase();
+  const fs = new WorkspaceFilesystem(db);
+  await fs.mkdir("/d/e", { recursive: true });
+  await fs.writeFile("/d/file", "x");
+  const dir = lookupInode(db, "/d/e")?.inode as number;
+  const file = lookupInode(db, "/d/file")?.inode as number;
+  const created = createFileInode(db, "/d/e/n", 0o640, sha256, 7, { parent: dir, name: "n" });
+  expect(lookupInode(db, "/d/e/n")).toEqual(created);
+  expect(created).toMatchObject({ type: "file", size: 0, mode: 0o640, nlink: 1 });
+  expect((await fs.stat("/d/e/n")).size).toBe(0);
+  expect(() => createFileInode(db, "/d/e/n", 0o600, sha256, 8, { parent: dir, name: "n" })).toThrow(/EEXIST/);
+  expect(() => createFileInode(db, "/d/file/n", 0o600, sha256, 8, { parent: file, name: "n" })).toThrow(/ENOTDIR/);
+  expect(() => createFileInode(db, "/gone/n", 0o600, sha256, 8, { parent: 99_999, name: "n" })).toThrow(/ENOENT/);
+  const rev = Number(db.one<{ v: number }>("SELECT v FROM vfs_meta WHERE k = 'rev'")?.v);
+  unlinkChild(db, { parent: dir, name: "n" }, "/d/e/n", 9);
+  expect(lookupInode(db, "/d/e/n")).toBeUndefined();
+  expect(inodeAttr(db, created.inode)).toBeUndefined();
+  expect(db.all("SELECT rev, path, op FROM vfs_changes WHERE path = '/d/e/n'")).toEqual([
+    { rev: rev + 1, path: "/d/e/n", op: "delete" },
+  ]);
+  expect(() => unlinkChild(db, { parent: dir, name: "n" }, "/d/e/n", 9)).toThrow(/ENOENT/);
+  const root = lookupInode(db, "/d")?.inode as number;
+  expect(() => unlinkChild(db, { parent: root, name: "e" }, "/d/e", 9)).toThrow(/EISDIR/);
+});
+
+test("setInodeMode sets the bits with a new rev and leaves the mtime; the same bits write nothing", async () => {
+  const db = openNodeDatabase();
+  const fs = new WorkspaceFilesystem(db, { now: () => 1000 });
+  await fs.writeFile("/f", "x", { mode: 0o644 });
+  const inode = lookupInode(db, "/f")?.inode as number;
+  const revOf = () => Number(db.one<{ rev: number }>("SELECT rev FROM vfs_nodes WHERE inode = ?", inode)?.rev);
+  const before = revOf();
+  setInodeMode(db, inode, 0o644, "/f");
+  expect(revOf()).toBe(before);
+  setInodeMode(db, inode, 0o755, "/f");
+  expect(revOf()).toBeGreaterThan(before);
+  expect(inodeAttr(db, inode)).toMatchObject({ mode: 0o755, mtime: 1000 });
+  expect(() => setInodeMode(db, 99_999, 0o600, "/gone")).toThrow(/ENOENT/);
+});
+
+test("attributes by inode, by name and by listing agree, hard link counts included", async () => {
+  const db = openNodeDatabase();
+  const fs = new WorkspaceFilesystem(db);
+  await fs.mkdir("/d");
+  await fs.writeFile("/d/a", "abc");
+  await fs.link("/d/a", "/d/b");
+  await fs.symlink("a", "/d/s");
+  await fs.mkdir("/d/sub");
+  const dir = lookupInode(db, "/d")?.inode as number;
+  const listed = childAttrs(db, dir);
+  expect(listed.map((child) => child.name)).toEqual(["a", "b", "s", "sub"]);
+  for (const { name, attr } of listed) {
+    expect(childAttr(db, dir, name)).toEqual(attr);
+    expect(inodeAttr(db, attr.inode)).toEqual(attr);
+    expect(lookupInode(db, `/d/${name}`)).toEqual(attr);
+  }
+  expect(listed.map((child) => child.attr.nlink)).toEqual([2, 2, 1, 1]);
+  expect(listed[2]?.attr).toMatchObject({ type: "symlink", linkTarget: "a" });
 });

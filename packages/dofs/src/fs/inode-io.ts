@@ -4,10 +4,11 @@ import type { Database } from "../database.js";
 import { fsError } from "../errors.js";
 import { type ChunkRef, encodeManifest, saveManifest } from "../manifest.js";
 import { assertWritable } from "../mounts.js";
-import { addDirent, getNode, insertNode, linkCount, listChildren, lookupNode, type NodeRow } from "../nodes.js";
+import { addDirent, getNode, insertNode, linkCount, lookup, lookupNode, type NodeRow } from "../nodes.js";
 import { resolvePath } from "../resolve.js";
 import { bumpRev } from "../schema.js";
 import type { NodeType } from "../types.js";
+import { removeTree } from "./rm.js";
 
 /**
  * Inode-level verbs for a mount driver (computerd's FUSE write path), which
@@ -38,20 +39,62 @@ export function lookupInode(db: Database, path: string): InodeAttr | undefined {
   return undefined;
 }
 
+/**
+ * What getattr reads of a node, its link count included: one statement per
+ * attribute (these run on every FUSE lookup, getattr and readdirplus entry).
+ */
+const ATTR_COLUMNS = `n.inode AS inode, n.type AS type, n.mode AS mode, n.mtime AS mtime, n.size AS size,
+  n.link_target AS link_target,
+  CASE WHEN n.type = 'file' THEN (SELECT count(*) FROM vfs_dirents l WHERE l.child_inode = n.inode) ELSE 1 END AS nlink`;
+
+interface AttrRow {
+  inode: number;
+  type: NodeType;
+  mode: number;
+  mtime: number;
+  size: number;
+  link_target: string | null;
+  nlink: number;
+}
+
+function attrOfRow(row: AttrRow): InodeAttr {
+  return {
+    inode: Number(row.inode),
+    type: row.type,
+    mode: Number(row.mode),
+    mtime: Number(row.mtime),
+    size: Number(row.size),
+    nlink: Math.max(1, Number(row.nlink)),
+    linkTarget: row.link_target,
+  };
+}
+
 /** The node named `name` in directory `parent`, without following it; undefined when absent. One query. */
 export function childAttr(db: Database, parent: number, name: string): InodeAttr | undefined {
-  const node = lookupNode(db, parent, name);
-  return node === undefined ? undefined : attrOf(db, node);
+  const row = db.one<AttrRow>(
+    `SELECT ${ATTR_COLUMNS} FROM vfs_dirents d JOIN vfs_nodes n ON n.inode = d.child_inode
+      WHERE d.parent_inode = ? AND d.name = ?`,
+    parent,
+    name,
+  );
+  return row === undefined ? undefined : attrOfRow(row);
 }
 
-/** A directory's entries with their nodes' attributes, names in byte order (readdirplus). */
+/** A directory's entries with their nodes' attributes, names in byte order (readdirplus). One query. */
 export function childAttrs(db: Database, parent: number): { name: string; attr: InodeAttr }[] {
-  return listChildren(db, parent).map((child) => ({ name: child.name, attr: attrOf(db, child) }));
+  return db
+    .all<AttrRow & { name: string }>(
+      `SELECT d.name AS name, ${ATTR_COLUMNS} FROM vfs_dirents d JOIN vfs_nodes n ON n.inode = d.child_inode
+        WHERE d.parent_inode = ? ORDER BY d.name`,
+      parent,
+    )
+    .map((row) => ({ name: row.name, attr: attrOfRow(row) }));
 }
 
+/** A node's attributes by inode; undefined once it is gone. One query. */
 export function inodeAttr(db: Database, inode: number): InodeAttr | undefined {
-  const node = getNode(db, inode);
-  return node === undefined ? undefined : attrOf(db, node);
+  const row = db.one<AttrRow>(`SELECT ${ATTR_COLUMNS} FROM vfs_nodes n WHERE n.inode = ?`, inode);
+  return row === undefined ? undefined : attrOfRow(row);
 }
 
 function attrOf(db: Database, node: NodeRow): InodeAttr {
@@ -200,18 +243,82 @@ export function createFileInode(
   mode: number,
   sha256: (bytes: Uint8Array) => string,
   now: number,
+  at?: ChildName,
 ): InodeAttr {
   assertWritable(db, path, "open");
-  const manifest = sha256(new TextEncoder().encode(encodeManifest([])));
+  const manifest = emptyManifest ?? sha256(new TextEncoder().encode(encodeManifest([])));
+  emptyManifest = manifest;
   return db.transaction(() => {
-    const target = resolvePath(db, path, { followFinal: false }, "open");
-    if (target.kind === "found") throw fsError("EEXIST", "open", path);
-    if (target.kind === "blocked") throw fsError(target.reason === "missing" ? "ENOENT" : "ENOTDIR", "open", path);
+    let parent: number;
+    let name: string;
+    if (at === undefined) {
+      const target = resolvePath(db, path, { followFinal: false }, "open");
+      if (target.kind === "found") throw fsError("EEXIST", "open", path);
+      if (target.kind === "blocked") throw fsError(target.reason === "missing" ? "ENOENT" : "ENOTDIR", "open", path);
+      ({ parent, name } = target);
+    } else {
+      checkFreeChild(db, at, path, "open");
+      ({ parent, name } = at);
+    }
     const rev = bumpRev(db);
     saveManifest(db, manifest, [], now);
     const inode = insertNode(db, { type: "file", mode, mtime: now, rev, size: 0, manifestHash: manifest });
-    addDirent(db, target.parent, target.name, inode);
+    addDirent(db, parent, name, inode);
     return { inode, type: "file", mode, mtime: now, size: 0, nlink: 1, linkTarget: null };
+  });
+}
+
+/**
+ * A name in a directory the caller already resolved (a FUSE driver keeps
+ * its directories' inodes): the verbs taking one skip the walk from the
+ * root, one query per segment. `path` must still name the same place; it
+ * is what the read-only check and the change journal see.
+ */
+export interface ChildName {
+  parent: number;
+  name: string;
+}
+
+/** The hash of the empty manifest, the same for every caller's SHA-256. */
+let emptyManifest: string | undefined;
+
+/** EEXIST when `at` names something, ENOENT/ENOTDIR when its directory is gone or is not one. */
+function checkFreeChild(db: Database, at: ChildName, path: string, syscall: string): void {
+  if (lookup(db, at.parent, at.name) !== undefined) throw fsError("EEXIST", syscall, path);
+  const dir = getNode(db, at.parent);
+  if (dir === undefined) throw fsError("ENOENT", syscall, path);
+  if (dir.type !== "dir") throw fsError("ENOTDIR", syscall, path);
+}
+
+/**
+ * Removes the file or symlink `at` names (unlink by directory inode, no
+ * walk): the same rows and tombstone as `rm` of its path. ENOENT when the
+ * name is gone, EISDIR for a directory (rmdir goes through `rm`).
+ */
+export function unlinkChild(db: Database, at: ChildName, path: string, now: number): void {
+  assertWritable(db, path, "rm");
+  db.transaction(() => {
+    const node = lookupNode(db, at.parent, at.name);
+    if (node === undefined) throw fsError("ENOENT", "rm", path);
+    if (node.type === "dir") throw fsError("EISDIR", "rm", path);
+    const rev = bumpRev(db);
+    removeTree(db, at.parent, at.name, Number(node.inode), false, path, rev, now, true);
+  });
+}
+
+/**
+ * Sets a node's permission bits (chmod by inode, no path walk) with a new
+ * rev; the same bits change nothing (tar's chmod after a create with that
+ * mode costs no write).
+ */
+export function setInodeMode(db: Database, inode: number, mode: number, path: string): void {
+  assertWritable(db, path, "chmod");
+  db.transaction(() => {
+    const node = getNode(db, inode);
+    if (node === undefined) throw fsError("ENOENT", "chmod", path);
+    if (Number(node.mode) === mode) return;
+    const rev = bumpRev(db);
+    db.run("UPDATE vfs_nodes SET mode = ?, rev = ? WHERE inode = ?", mode, rev, inode);
   });
 }
 

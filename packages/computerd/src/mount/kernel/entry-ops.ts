@@ -5,7 +5,7 @@
  * entry with its attributes, so the kernel needs no LOOKUP after it.
  */
 import { constants } from "node:os";
-import { ENOENT, ErrnoError, errnoOf } from "../errno.js";
+import { ErrnoError } from "../errno.js";
 import { childPath, entryReply, type KernelContext, pathOf } from "./context.js";
 import {
   ENTRY_OUT_SIZE,
@@ -30,11 +30,8 @@ export function registerEntryOps(session: Session, context: KernelContext): void
   session.on(Op.LOOKUP, "lookup", (request, input) => {
     const [name] = readName(input, 40, request.length);
     const path = childPath(context, request.nodeid, name);
-    let stat: ReturnType<typeof fs.getattr>;
-    try {
-      stat = fs.getattr(path);
-    } catch (error) {
-      if (errnoOf(error) !== ENOENT) throw error;
+    const stat = fs.statIfExists(path);
+    if (stat === undefined) {
       // Nodeid 0: "no such name", cached for the negative timeout (a create replaces it in the kernel).
       writeEntry(session.out, OUT_HEADER, 0, undefined, context.negativeTimeout, context.attrTimeout);
       return ENTRY_OUT_SIZE;
