@@ -80,7 +80,7 @@ export class CommandRuntime {
   }
 
   get #local(): SyncLocal {
-    return { db: this.#services.db, backend: this.id, now: this.#services.now };
+    return { db: this.#services.db, peer: this.id, now: this.#services.now };
   }
 
   async exec(source: string, request: CommandExecRequest): Promise<ExecHandle> {

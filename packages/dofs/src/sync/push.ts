@@ -86,8 +86,8 @@ class PushPlan {
   constructor(ctx: ResolvedLocal, target: Cursor) {
     this.#ctx = ctx;
     this.target = target;
-    const cursor = getPushCursor(ctx.db, ctx.backend);
-    this.#plan = compareCursors(cursor, target) >= 0 ? [] : planChanges(ctx.db, cursor, target, [], ctx.backend);
+    const cursor = getPushCursor(ctx.db, ctx.peer);
+    this.#plan = compareCursors(cursor, target) >= 0 ? [] : planChanges(ctx.db, cursor, target, [], ctx.peer);
   }
 
   /** Up to `max` entries, each with the plan position just after it (to rewind to). */
@@ -125,9 +125,9 @@ async function pushStep(
   maxEntries: number,
   maxBytes: number,
 ): Promise<PushBatchResult> {
-  const { db, backend } = ctx;
+  const { db, peer } = ctx;
   const { target } = plan;
-  const cursor = getPushCursor(db, backend);
+  const cursor = getPushCursor(db, peer);
   const done = (entries: number, bytes: number, at: Cursor): PushBatchResult => ({
     status: compareCursors(at, target) >= 0 ? "complete" : "pending",
     entries,
@@ -162,7 +162,7 @@ async function pushStep(
       `sync invariant: remote applied cursor ${JSON.stringify(result.appliedPushCursor)} is behind ${JSON.stringify(ack)}`,
     );
   }
-  setPushCursor(db, ack, backend);
+  setPushCursor(db, ack, peer);
   return done(entries.length, bytes, ack);
 }
 
