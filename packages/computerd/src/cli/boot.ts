@@ -90,7 +90,7 @@ export async function startDaemon(config: Config, log: Logger): Promise<Daemon> 
     ...(driver?.afterApply
       ? { afterApply: (_result, entries) => driver.afterApply?.(entries.map((entry) => entry.path)) }
       : {}),
-    ...(driver?.beforeFetch ? { beforeFetch: () => driver.beforeFetch?.() } : {}),
+    ...(driver?.beforePull ? { beforeFetch: () => driver.beforePull?.() } : {}),
     ...(driver?.beforeApply ? { beforeApply: () => driver.beforeApply?.() } : {}),
     log: (message, error) => log.error(message, error),
   });

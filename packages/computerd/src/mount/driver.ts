@@ -12,11 +12,12 @@ export interface MountDriver {
   mount(): Promise<void>;
   /** Never synchronous on the daemon's loop: the loop must keep answering FUSE while the kernel lets go. */
   unmount(): Promise<void>;
-  /** Sync hooks for the SyncPeer: after a push applied entries (their store paths), before a fetchChanges. */
+  /** Sync hooks for the SyncPeer. After a push applied entries (their store paths). */
   afterApply?(paths: readonly string[]): void | Promise<void>;
   /** Before a push applies entries: anything buffered goes to the store first. */
   beforeApply?(): void | Promise<void>;
-  beforeFetch?(): void | Promise<void>;
+  /** Before the Durable Object pulls (`fetchChanges`): the mount settles what it holds, so the pull sees it. */
+  beforePull?(): void | Promise<void>;
   /** Runs before each exec (the shim reconciles the disk first). */
   beforeExec?(): void | Promise<void>;
   stats?(): Record<string, number>;

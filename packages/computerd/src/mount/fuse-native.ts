@@ -77,7 +77,7 @@ export class FuseNativeDriver implements MountDriver {
     await commitAndUnmount(this.fs, fuse, this.#mountPoint, this.#log, MOUNT_TIMEOUT_MS);
   }
 
-  beforeFetch(): void {
+  beforePull(): void {
     this.fs.commitAll();
   }
 

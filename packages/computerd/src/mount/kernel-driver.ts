@@ -168,7 +168,7 @@ export class KernelDriver implements MountDriver {
     closeSync(session.fd);
   }
 
-  beforeFetch(): void {
+  beforePull(): void {
     this.fs.commitAll();
   }
 

@@ -79,7 +79,7 @@ export class ShimDriver implements MountDriver {
     return this.flush();
   }
 
-  beforeFetch(): Promise<void> {
+  beforePull(): Promise<void> {
     return this.reconcileNow();
   }
 
