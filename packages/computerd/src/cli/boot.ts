@@ -17,19 +17,19 @@ import { tunnelConnections } from "../egress/tunnel.js";
 import { allowedEnv } from "../exec/env.js";
 import { Runner } from "../exec/runner.js";
 import type { MountDriver } from "../mount/driver.js";
-import { resolveMountKind } from "../mount/driver.js";
+import { resolveMountMode } from "../mount/driver.js";
 import { FuseNapiDriver, FuseNapiUnpatchedError, loadFuseNapi } from "../mount/fuse-napi.js";
 import { FuseNativeDriver } from "../mount/fuse-native.js";
 import { KernelDriver } from "../mount/kernel-driver.js";
 import { ShimDriver } from "../mount/shim.js";
 import { createDaemonServer, type DaemonServer } from "../server/http.js";
 import { ChunkCollector } from "../store/collector.js";
-import type { Config, MountKind } from "./env.js";
+import type { Config, MountMode } from "./env.js";
 import type { Logger } from "./log.js";
 
 export interface Daemon {
   readonly port: number;
-  readonly kind: MountKind;
+  readonly mode: MountMode;
   /** Closes the servers, SIGKILLs every child and unmounts. Idempotent. */
   close(): Promise<void>;
   /** SIGKILLs every command's process group, synchronously: what a dying daemon can still do (an `exit` handler). */
@@ -39,16 +39,16 @@ export interface Daemon {
 export async function startDaemon(config: Config, log: Logger): Promise<Daemon> {
   const db = config.store === "memory" ? openNodeDatabase() : openNodeDatabase("", { cacheKiB: STORE_CACHE_KIB });
   const fs = new WorkspaceFilesystem(db);
-  const kind = resolveMountKind(config.mount);
+  const mode = resolveMountMode(config.mount);
   let driver: MountDriver | undefined;
-  if (kind !== "none") {
+  if (mode !== "none") {
     await fs.mkdir(config.mountPoint, { recursive: true });
-    if (kind === "fuse" || kind === "macfuse") {
+    if (mode === "fuse" || mode === "macfuse") {
       driver = createFuseDriver(db, config, log);
     } else {
       driver = new ShimDriver(db, config.mountPoint, log);
     }
-    if (kind === "shim") mkdirSync(config.mountPoint, { recursive: true });
+    if (mode === "shim") mkdirSync(config.mountPoint, { recursive: true });
     await driver.mount();
   }
   const mounted = driver !== undefined;
@@ -101,7 +101,8 @@ export async function startDaemon(config: Config, log: Logger): Promise<Daemon> 
     peer,
     runner,
     db,
-    info: () => ({ backend: { kind }, mountPoint: config.mountPoint, port }),
+    // `backend.kind` is the reference's wire name for the mount mode.
+    info: () => ({ backend: { kind: mode }, mountPoint: config.mountPoint, port }),
     trackStubs: config.trackStubs,
     log,
     extraStats: () => ({
@@ -120,12 +121,12 @@ export async function startDaemon(config: Config, log: Logger): Promise<Daemon> 
   });
   port = (server.http.address() as AddressInfo).port;
   // One parseable line: tests and the local container host read the port from it.
-  log.info(`computerd listening host=${config.host} port=${port} mount=${kind} mountPoint=${config.mountPoint}`);
+  log.info(`computerd listening host=${config.host} port=${port} mount=${mode} mountPoint=${config.mountPoint}`);
 
   let closing: Promise<void> | undefined;
   return {
     port,
-    kind,
+    mode,
     killCommands() {
       runner.shutdown();
     },

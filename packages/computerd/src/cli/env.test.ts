@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
 import { runToExit, startDaemon, stopAll } from "../../test/daemon.js";
-import { resolveMountKind } from "../mount/driver.js";
+import { resolveMountMode } from "../mount/driver.js";
 import { fuseMountOptions, readConfig } from "./env.js";
 
 describe("readConfig", () => {
@@ -107,13 +107,13 @@ describe("COMPUTERD_EXEC_NETWORK", () => {
   });
 });
 
-describe("resolveMountKind", () => {
+describe("resolveMountMode", () => {
   test("auto: /dev/fuse on Linux is fuse, without it shim (behaviour 32); explicit fuse without it throws", () => {
-    expect(resolveMountKind("auto", "linux", () => true)).toBe("fuse");
-    expect(resolveMountKind("auto", "linux", () => false)).toBe("shim");
-    expect(resolveMountKind("auto", "darwin", (path) => path.includes("macfuse"))).toBe("macfuse");
-    expect(() => resolveMountKind("fuse", "linux", () => false)).toThrow(/not available/);
-    expect(resolveMountKind("none", "linux", () => false)).toBe("none");
+    expect(resolveMountMode("auto", "linux", () => true)).toBe("fuse");
+    expect(resolveMountMode("auto", "linux", () => false)).toBe("shim");
+    expect(resolveMountMode("auto", "darwin", (path) => path.includes("macfuse"))).toBe("macfuse");
+    expect(() => resolveMountMode("fuse", "linux", () => false)).toThrow(/not available/);
+    expect(resolveMountMode("none", "linux", () => false)).toBe("none");
   });
 });
 
@@ -132,7 +132,7 @@ describe("the process (behaviour 31)", () => {
   });
 
   test("auto on a machine without /dev/fuse answers /__computerd/info with kind shim", async () => {
-    // The test machine has /dev/fuse, so FUSE_MOUNT=shim stands in for `auto` here (resolveMountKind is tested above).
+    // The test machine has /dev/fuse, so FUSE_MOUNT=shim stands in for `auto` here (resolveMountMode is tested above).
     const daemon = await startDaemon({ FUSE_MOUNT: "shim" });
     try {
       const info = await (await fetch(`${daemon.url}/__computerd/info`)).json();

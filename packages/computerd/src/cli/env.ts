@@ -5,8 +5,8 @@
  */
 import { isAbsolute } from "node:path";
 
-export type MountKind = "fuse" | "macfuse" | "shim" | "none";
-export type MountSetting = MountKind | "auto";
+export type MountMode = "fuse" | "macfuse" | "shim" | "none";
+export type MountSetting = MountMode | "auto";
 
 /**
  * The FUSE binding: fuse-napi (libfuse 3) or fuse-native (libfuse 2); auto prefers fuse-napi when it is built.

@@ -4,10 +4,10 @@
  * reconciled both ways) and `none`.
  */
 import { existsSync } from "node:fs";
-import type { MountKind, MountSetting } from "../cli/env.js";
+import type { MountMode, MountSetting } from "../cli/env.js";
 
 export interface MountDriver {
-  readonly kind: MountKind;
+  readonly mode: MountMode;
   /** Resolves once the mount point serves the workspace (boot listens only after this). */
   mount(): Promise<void>;
   /** Never synchronous on the daemon's loop: the loop must keep answering FUSE while the kernel lets go. */
@@ -37,12 +37,12 @@ export class MountUnavailableError extends Error {
  * `auto`: Linux with /dev/fuse → fuse; macOS with macFUSE → macfuse; else
  * shim. An explicit fuse or macfuse that is unavailable throws.
  */
-export function resolveMountKind(
+export function resolveMountMode(
   setting: MountSetting,
   platform: NodeJS.Platform = process.platform,
   exists: (path: string) => boolean = existsSync,
   devFuse = "/dev/fuse",
-): MountKind {
+): MountMode {
   const fuse = platform === "linux" && exists(devFuse);
   const macfuse = platform === "darwin" && exists("/Library/Filesystems/macfuse.fs");
   if (setting === "auto") return fuse ? "fuse" : macfuse ? "macfuse" : "shim";

@@ -119,7 +119,7 @@ export function loadFuseNapi(): FuseClass {
 }
 
 export class FuseNapiDriver implements MountDriver {
-  readonly kind = "fuse" as const;
+  readonly mode = "fuse" as const;
   readonly fs: MountFs;
   readonly #mountPoint: string;
   readonly #options: FuseOptions;

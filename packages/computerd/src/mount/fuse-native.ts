@@ -35,7 +35,7 @@ interface FuseInstance {
 type FuseClass = new (mnt: string, ops: Record<string, unknown>, opts: Record<string, unknown>) => FuseInstance;
 
 export class FuseNativeDriver implements MountDriver {
-  readonly kind = "fuse" as const;
+  readonly mode = "fuse" as const;
   readonly fs: MountFs;
   readonly #mountPoint: string;
   readonly #options: FuseOptions;

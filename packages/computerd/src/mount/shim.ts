@@ -42,7 +42,7 @@ interface Shadow {
 }
 
 export class ShimDriver implements MountDriver {
-  readonly kind = "shim" as const;
+  readonly mode = "shim" as const;
   readonly #db: Database;
   readonly #fs: WorkspaceFilesystem;
   readonly #root: string;
