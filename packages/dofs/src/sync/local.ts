@@ -32,7 +32,7 @@ export interface SyncBudget {
 
 /** Entries per push or pull batch. */
 export const SYNC_BATCH_ENTRIES = 256;
-/** Object bytes one push batch may send before the entries go. */
+/** Blob bytes one push batch may send before the entries go. */
 export const PUSH_OBJECT_BUDGET = 4 * 1024 * 1024;
 /** The default budget of a retried (deferred) sync. */
 export const DEFAULT_BATCH_BUDGET: SyncBudget = Object.freeze({ maxEntries: 64, maxBytes: 4 * 1024 * 1024 });

@@ -28,7 +28,7 @@ export const HAS_OBJECTS_LIMIT = 100;
 
 /**
  * How long this peer holds blobs for a sync the other side started and never
- * finished (objects pushed but no push, a pull envelope never acknowledged),
+ * finished (blobs pushed but no push, a pull envelope never acknowledged),
  * after which gc may take them: the other side's retry starts over anyway.
  */
 export const SYNC_HOLD_MS = 10 * 60_000;
@@ -72,7 +72,7 @@ export class SyncPeer implements SyncRPC {
   readonly #options: SyncPeerOptions;
   readonly #now: () => number;
   readonly #peer: string;
-  /** Objects staged by pushObjects, unreferenced until the push that names them applies. */
+  /** Blobs staged by pushObjects, unreferenced until the push that names them applies. */
   #pushed: SyncHold[] = [];
   /** Chunks named by fetchChanges streams the other side has not acknowledged (it may still fetch them). */
   #envelopes: SyncHold[] = [];
@@ -85,7 +85,7 @@ export class SyncPeer implements SyncRPC {
   }
 
   /**
-   * Reads the whole change stream (entries only: objects came first through
+   * Reads the whole change stream (entries only: blobs came first through
    * `pushObjects`), then applies it and moves the pull cursor in one
    * transaction. A sender with `senderRev > 0` is a peer: its entries are
    * upstream and the cursor moves forward only. `senderRev` 0 is an outside
@@ -95,7 +95,7 @@ export class SyncPeer implements SyncRPC {
     const db = this.#ready();
     const senderRev = request?.senderRev;
     if (!Number.isSafeInteger(senderRev) || senderRev < 0) throw new TypeError("push senderRev must be a rev");
-    // The objects pushed for this batch stay held until it applied (or failed: the sender starts over).
+    // The blobs pushed for this batch stay held until it applied (or failed: the sender starts over).
     const pushed = this.#pushed;
     this.#pushed = [];
     try {
@@ -253,7 +253,7 @@ export class SyncPeer implements SyncRPC {
     );
   }
 
-  /** Stages each object after checking its bytes hash to its name (a mismatch is EUNKNOWN_HASH). */
+  /** Stages each blob after checking its bytes hash to its name (a mismatch is EUNKNOWN_HASH). */
   async pushObjects(objects: ReadableStream<ObjectFrame>): Promise<void> {
     const db = this.#ready();
     this.#expire();

@@ -45,7 +45,7 @@ export async function pullBatch(
 }
 
 /**
- * fetchChanges from the fetch cursor, then per batch: fetch the objects the
+ * fetchChanges from the pull cursor, then per batch: fetch the blobs the
  * remote has and we lack, stage them, apply the entries and move the pull
  * cursor to the batch's last (rev, path) — apply and cursor in one
  * transaction, so a crash replays nothing and loses nothing. When the
@@ -170,7 +170,7 @@ function batchHashes(batch: readonly ChangeEntry[]): string[] {
   return hashes;
 }
 
-/** Fetches and stages the objects this batch needs that only the remote holds. Returns bytes fetched. */
+/** Fetches and stages the blobs this batch needs that only the remote holds. Returns bytes fetched. */
 async function fetchMissing(ctx: ResolvedLocal, remote: SyncRPC, batch: ChangeEntry[]): Promise<number> {
   const lacking = new Set<string>();
   for (const entry of batch) {

@@ -186,7 +186,7 @@ function digest(bytes: Uint8Array): string {
   return bytes.byteLength <= 16 ? `${hex} "${new TextDecoder().decode(bytes)}"` : hex;
 }
 
-/** A multi-chunk file whose every chunk is unique to `id`, so a tree of a few exceeds one 4 MiB object batch. */
+/** A multi-chunk file whose every chunk is unique to `id`, so a tree of a few exceeds one 4 MiB blob batch. */
 function uniqueBig(rng: Random, id: number): Uint8Array {
   const { bytes } = bigContent(rng);
   for (let at = 0; at < bytes.byteLength; at += CHUNK_SIZE) {

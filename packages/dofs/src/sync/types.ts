@@ -55,7 +55,7 @@ export interface DeleteChange {
 /** A path that exists on the sender. */
 export type LiveChange = FileChange | DirChange | SymlinkChange;
 
-/** One path at its current state. Entries never carry bytes: chunks travel as objects. */
+/** One path at its current state. Entries never carry bytes: chunks travel as blobs (`pushObjects`/`fetchObjects`). */
 export type ChangeEntry = LiveChange | DeleteChange;
 
 export interface PushRequest {
