@@ -61,7 +61,7 @@ export type ExecEvent = ExecOutputEvent | ExecExitEvent;
 
 export interface ExecHandle {
   id: string;
-  /** Closes after the exit event. Cancelling it detaches the subscriber; the exec keeps running. */
+  /** Closes after the exit event. Canceling it detaches the subscriber; the exec keeps running. */
   events: ReadableStream<ExecEvent>;
 }
 

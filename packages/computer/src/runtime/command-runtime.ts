@@ -124,8 +124,8 @@ export class CommandRuntime {
       },
       // A deferred execution must still drain, or the target would miss its last writes.
       onCancel: defer ? "drain" : "detach",
-      cancelled: () => {
-        if (bracket) void this.#recordIntent({ runtimeId: handle.runtimeId, error: "stream cancelled before drain" });
+      canceled: () => {
+        if (bracket) void this.#recordIntent({ runtimeId: handle.runtimeId, error: "stream canceled before drain" });
       },
     });
   }

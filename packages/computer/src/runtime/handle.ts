@@ -25,13 +25,13 @@ export interface ExecHandleOptions {
    */
   finish?(exit: ExecExitEvent | undefined): Promise<ExecSyncSummary>;
   /**
-   * The consumer cancelled the stream before it drained. `"drain"` keeps
+   * The consumer canceled the stream before it drained. `"drain"` keeps
    * reading the source in the background so `finish` still runs (a deferred
    * sync must see the whole execution); `"detach"` cancels the source and
-   * calls `cancelled` instead. Default `"detach"`.
+   * calls `canceled` instead. Default `"detach"`.
    */
   onCancel?: "drain" | "detach";
-  cancelled?(): void;
+  canceled?(): void;
   /**
    * Set when the stream starts mid-execution (a resumed `getExec`): `result()`
    * then cancels it and collects this full replay instead, since a result
@@ -113,9 +113,9 @@ class HandleSource {
       void this.#drainInBackground();
       return;
     }
-    this.#noSummary(new TypeError(`Execution "${this.id}": the stream was cancelled before the execution settled`));
+    this.#noSummary(new TypeError(`Execution "${this.id}": the stream was canceled before the execution settled`));
     await this.reader.cancel(reason);
-    this.options.cancelled?.();
+    this.options.canceled?.();
   }
 
   async #drainInBackground(): Promise<void> {
@@ -154,7 +154,7 @@ export class ExecHandle extends ReadableStream<ExecEvent> {
   }
 
   /**
-   * Drains the execution and settles it. Memoised. Throws synchronously (not a
+   * Drains the execution and settles it. Memoized. Throws synchronously (not a
    * rejected promise) when the stream is already being read, since that is a
    * programming error rather than an outcome of the execution.
    */
@@ -169,7 +169,7 @@ export class ExecHandle extends ReadableStream<ExecEvent> {
    * What the sync bracket adds to a result — `pushed`, `pulled`, `skipped`,
    * `sync` — for a caller that reads the stream (and so cannot call
    * `result()`). Resolves once the events drained, before the stream closes;
-   * rejects if the stream was cancelled before that.
+   * rejects if the stream was canceled before that.
    */
   summary(): Promise<ExecSyncSummary> {
     if (this.#result) {
@@ -185,8 +185,8 @@ export class ExecHandle extends ReadableStream<ExecEvent> {
   /** Cancels the stream and with it the source; the execution itself keeps running (use `kill`). */
   [Symbol.dispose](): void {
     // A locked stream refuses cancel(), so go to the source directly; either way the rejection is nobody's to handle.
-    const cancelled = this.locked ? this.#source.cancel() : this.cancel();
-    cancelled.catch(() => {});
+    const canceled = this.locked ? this.#source.cancel() : this.cancel();
+    canceled.catch(() => {});
   }
 
   async #collect(): Promise<ExecResult> {

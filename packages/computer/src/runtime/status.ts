@@ -1,6 +1,6 @@
 /**
  * Exit code → status. 129, 130, 137 and 143 are 128 + SIGHUP, SIGINT, SIGKILL
- * and SIGTERM: the signals `killExec` sends, so they read as cancelled.
+ * and SIGTERM: the signals `killExec` sends, so they read as `cancelled`.
  */
 import type { ExecStatus } from "./types.js";
 

@@ -110,7 +110,7 @@ describe("getWorkspace over RPC", () => {
     });
   });
 
-  it("(42) after result() the stream errors, and result() is memoised", async () => {
+  it("(42) after result() the stream errors, and result() is memoized", async () => {
     await withClient(async (client) => {
       await client.fs.writeFile("/workspace/a.txt", "contents");
       const handle = await client.runtime.exec("cat /workspace/a.txt", { id: "cat-1", encoding: "utf8" });

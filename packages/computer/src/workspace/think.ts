@@ -45,7 +45,7 @@ export interface ThinkWorkspaceCompatibility {
   stat(path: string): Promise<ThinkFileInfo | null>;
 }
 
-/** Absolute paths pass through; relative ones are joined under /workspace (normalisation is left to dofs). */
+/** Absolute paths pass through; relative ones are joined under /workspace (normalization is left to dofs). */
 export function resolveThinkPath(path: string): string {
   if (typeof path !== "string") throw new TypeError("path must be a string");
   if (path.startsWith("/")) return path;

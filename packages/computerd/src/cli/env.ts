@@ -68,7 +68,7 @@ export interface Config {
    * `COMPUTERD_EXEC_NETWORK`: `host` (default) runs commands in the daemon's
    * network; `none` gives each command an empty network namespace (loopback
    * only, nothing outside); `gateway` puts all commands in one namespace whose
-   * only way out is an HTTP proxy port tunnelled to the local container host
+   * only way out is an HTTP proxy port tunneled to the local container host
    * (egress `http-gateway`; needs `egress`). The local container host sets it,
    * since no container runtime cuts the network for us.
    */

@@ -100,7 +100,7 @@ function entryOf(db: Database, node: NodeRow, path: string, rev: number): Change
   return { kind: "file", rev, path, mode, mtime, size: Number(node.size), chunks };
 }
 
-/** Every path naming `inode`; directories' own paths are memoised in `dirPaths`. */
+/** Every path naming `inode`; directories' own paths are memoized in `dirPaths`. */
 function pathsOf(db: Database, inode: number, dirPaths: Map<number, string | null>): string[] {
   const names = db.all<{ parent_inode: number; name: string }>(
     "SELECT parent_inode, name FROM vfs_dirents WHERE child_inode = ?",

@@ -44,7 +44,7 @@ export interface TestRunnerOptions {
 interface Subscriber {
   readonly queue: WireExecEvent[];
   wake: (() => void) | undefined;
-  cancelled: boolean;
+  canceled: boolean;
 }
 
 interface ExecRecord {
@@ -224,12 +224,12 @@ export class TestRunner implements ShellRPCLike {
     const subscriber: Subscriber = {
       queue: after === "tail" ? [] : record.log.filter((event) => event.seq > after),
       wake: undefined,
-      cancelled: false,
+      canceled: false,
     };
     const live = record.exitCode === undefined;
     if (live) record.subscriber = subscriber;
     const detach = (): void => {
-      subscriber.cancelled = true;
+      subscriber.canceled = true;
       if (record.subscriber === subscriber) record.subscriber = undefined;
       subscriber.wake?.();
     };
@@ -237,7 +237,7 @@ export class TestRunner implements ShellRPCLike {
       {
         async pull(controller) {
           for (;;) {
-            if (subscriber.cancelled) return;
+            if (subscriber.canceled) return;
             const event = subscriber.queue.shift();
             if (event !== undefined) {
               controller.enqueue(event);

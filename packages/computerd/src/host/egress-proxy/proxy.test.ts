@@ -135,8 +135,8 @@ describe("egress proxy", () => {
   });
 
   test("plain HTTP inside a CONNECT tunnel (curl -p, undici) is served too", async () => {
-    const result = await curl("-p", "-x", proxyUrl, "http://example.test/tunnelled");
-    expect(result).toMatchObject({ code: 0, stdout: "answered GET http://example.test/tunnelled\n" });
+    const result = await curl("-p", "-x", proxyUrl, "http://example.test/tunneled");
+    expect(result).toMatchObject({ code: 0, stdout: "answered GET http://example.test/tunneled\n" });
   });
 
   test("Node's fetch goes through the proxy with the fetch-proxy preload, for http and https", async () => {
