@@ -1,3 +1,4 @@
+export { concatBytes, readAllBytes } from "./bytes.js";
 export {
   CHUNK_SIZE,
   DEFAULT_DIR_MODE,

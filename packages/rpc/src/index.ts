@@ -41,3 +41,4 @@ export type {
   Watermarks,
   WorkspaceRPC,
 } from "./types.js";
+export { SIGNAL_EXIT_CODES } from "./types.js";

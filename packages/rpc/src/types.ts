@@ -71,6 +71,17 @@ export interface GetExecRequest {
   after?: number | "tail";
 }
 
+/**
+ * The exit code of a command a signal killed (128 + the signal's number), as
+ * a shell reports it: the signals `killExec` sends. Any other signal is −1.
+ */
+export const SIGNAL_EXIT_CODES: Readonly<Record<string, number>> = Object.freeze({
+  SIGHUP: 129,
+  SIGINT: 130,
+  SIGKILL: 137,
+  SIGTERM: 143,
+});
+
 export interface KillExecRequest {
   id: string;
   /** A signal name such as `"SIGTERM"` (the default) or `"SIGKILL"`. */

@@ -7,6 +7,7 @@
  * function; the sync bracket plugs in through `finish`, which runs once the
  * source has drained — before the stream closes, whichever way it is read.
  */
+import { concatBytes } from "@cloudflare/dofs";
 import { type ConsumerMode, claimResult, claimStream } from "./consumer.js";
 import { decodeUtf8Events } from "./decode.js";
 import { MISSING_EXIT_CODE, statusForExitCode } from "./status.js";
@@ -222,14 +223,4 @@ export class ExecHandle extends ReadableStream<ExecEvent> {
     if (this.#encoding === "utf8") return parts.map((part) => (typeof part === "string" ? part : "")).join("");
     return concatBytes(parts.map((part) => (typeof part === "string" ? new TextEncoder().encode(part) : part)));
   }
-}
-
-function concatBytes(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((size, part) => size + part.byteLength, 0));
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.byteLength;
-  }
-  return out;
 }

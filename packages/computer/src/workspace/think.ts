@@ -56,10 +56,7 @@ export function resolveThinkPath(path: string): string {
 export function thinkMethods(fs: WorkspaceFilesystem): ThinkWorkspaceCompatibility {
   return {
     readFile: (path) => orNull(() => fs.readFile(resolveThinkPath(path), "utf8")),
-    readFileBytes: async (path) => {
-      const stream = await orNull(() => fs.readFile(resolveThinkPath(path)));
-      return stream === null ? null : new Uint8Array(await new Response(stream).arrayBuffer());
-    },
+    readFileBytes: (path) => orNull(() => fs.readFileBytes(resolveThinkPath(path))),
     writeFile: async (path, content) => {
       const target = resolveThinkPath(path);
       const parent = target.slice(0, target.lastIndexOf("/"));

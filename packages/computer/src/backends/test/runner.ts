@@ -13,7 +13,7 @@
  * when nobody reads.
  */
 
-import { rpcError } from "@cloudflare/computer-rpc";
+import { rpcError, SIGNAL_EXIT_CODES } from "@cloudflare/computer-rpc";
 import type { WorkspaceFilesystem } from "@cloudflare/dofs";
 import type { BackendExec, ShellExecRequest, ShellRPCLike, WireExecEvent } from "../../runtime/backend.js";
 import { messageOf, resolvePath } from "./builtins.js";
@@ -25,14 +25,6 @@ export const DEFAULT_CWD = "/workspace";
 export const DEFAULT_TIMEOUT_MS = 320_000;
 /** computerd's `EXEC_LOG_MAX_BYTES` default: past it the log is evicted and replays fail with ELOG_TRUNCATED. */
 export const DEFAULT_LOG_MAX_BYTES = 16 * 1024 * 1024;
-
-/** Exit codes of a child killed by a signal (128 + signal number); any other signal is −1. */
-export const SIGNAL_EXIT_CODES: Readonly<Record<string, number>> = {
-  SIGHUP: 129,
-  SIGINT: 130,
-  SIGKILL: 137,
-  SIGTERM: 143,
-};
 
 export interface TestRunnerOptions {
   /** Output bytes one exec's log may hold; default `DEFAULT_LOG_MAX_BYTES`. Set it low to test ELOG_TRUNCATED. */
