@@ -1,27 +1,9 @@
 /**
  * The wire: what a workspace's Durable Object and computerd say to each other
- * over one capnweb WebSocket. Sync shapes belong to dofs (both peers run it)
- * and are re-exported here unchanged; the shell shapes are defined here.
+ * over one capnweb WebSocket. The shell shapes are defined here; the sync
+ * shapes belong to dofs (both peers run it) and `index.ts` re-exports them.
  */
 import type { SyncRPC } from "@cloudflare/dofs/sync";
-
-export type {
-  ChangeEntry,
-  ChunkEntry,
-  Cursor,
-  DeleteChange,
-  DirChange,
-  FetchChangesRequest,
-  FetchChangesResult,
-  FileChange,
-  ObjectFrame,
-  PushRequest,
-  PushResult,
-  SkippedEntry,
-  SymlinkChange,
-  SyncRPC,
-  Watermarks,
-} from "@cloudflare/dofs/sync";
 
 export interface ExecRequest {
   /** Shell source, run as `/bin/sh -c`. */
