@@ -1,5 +1,5 @@
 /**
- * The sync behaviors (01-storage-and-sync §6, 22–39; 02 §8, 36–37) as one
+ * The sync behaviors (`docs/sync.md`) as one
  * suite over a `connect` seam: dofs runs it against an in-process SyncPeer,
  * `@cloudflare/computer-rpc` against the same peer behind a real capnweb
  * WebSocket. `local` always plays the Durable Object.

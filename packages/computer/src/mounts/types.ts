@@ -1,4 +1,4 @@
-/** The `mounts` option of a Workspace: directories filled from outside (spec 01 §4). */
+/** The `mounts` option of a Workspace: directories filled from outside (`docs/mounts.md`). */
 import type { MountAccess, WorkspaceFilesystem } from "@cloudflare/dofs";
 
 export type MountData = ReadableStream<Uint8Array> | Uint8Array | string;

@@ -108,7 +108,7 @@ describe("COMPUTERD_EXEC_NETWORK", () => {
 });
 
 describe("resolveMountMode", () => {
-  test("auto: /dev/fuse on Linux is fuse, without it shim (behavior 32); explicit fuse without it throws", () => {
+  test("auto: /dev/fuse on Linux is fuse, without it shim; explicit fuse without it throws", () => {
     expect(resolveMountMode("auto", "linux", () => true)).toBe("fuse");
     expect(resolveMountMode("auto", "linux", () => false)).toBe("shim");
     expect(resolveMountMode("auto", "darwin", (path) => path.includes("macfuse"))).toBe("macfuse");
@@ -117,7 +117,7 @@ describe("resolveMountMode", () => {
   });
 });
 
-describe("the process (behavior 31)", () => {
+describe("the process", () => {
   test.each([
     { FUSE_MOUNT: "bogus" },
     { MOUNT_POINT: "relative/path" },

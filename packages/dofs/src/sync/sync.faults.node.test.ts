@@ -1,5 +1,5 @@
 /**
- * Fault injection (01-storage-and-sync §3.4–3.5, §3.9): the remote is
+ * Fault injection (`docs/sync.md`): the remote is
  * wrapped so that one call, chosen by a seeded PRNG, fails — rejected before
  * it reaches the peer, rejected after the peer acted (the response is lost),
  * or with one of its streams (push's `changes`, fetchChanges' entries, the

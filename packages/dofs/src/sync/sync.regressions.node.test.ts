@@ -117,7 +117,7 @@ describe("sync regressions found by the fuzzers", () => {
     const { local, fs } = pair();
     let remoteFs = new WorkspaceFilesystem(openNodeDatabase());
     let remote = new SyncPeer(remoteFs.db);
-    await reconcileWatermarks(local, remote); // every connect reconciles first (§3.9)
+    await reconcileWatermarks(local, remote); // every connect reconciles first (`docs/sync.md`)
     await fs.writeFile("/d", "x");
     await pushOnce(local, remote);
     for (let i = 0; i < 5; i++) await remoteFs.writeFile(`/p${i}`, `p${i}`);

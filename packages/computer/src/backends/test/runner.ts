@@ -1,5 +1,5 @@
 /**
- * The test backend's `shell`: computerd's Runner semantics (spec 02 §3) with
+ * The test backend's `shell`: computerd's Runner semantics (`docs/computerd.md`) with
  * the interpreter in place of `/bin/sh` and an in-memory log in place of the
  * exec tables. Ids, one live subscriber, replay by `after` / `"tail"`, kill
  * and dispose, signal exit codes and the spawn failure on a missing cwd all
