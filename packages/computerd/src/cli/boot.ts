@@ -24,6 +24,7 @@ import { KernelDriver } from "../mount/kernel-driver.js";
 import { ShimDriver } from "../mount/shim.js";
 import { createDaemonServer, type DaemonServer } from "../server/http.js";
 import { ChunkCollector } from "../store/collector.js";
+import { withCrashAt } from "./crash-at.js";
 import type { Config, MountMode } from "./env.js";
 import type { Logger } from "./log.js";
 
@@ -94,6 +95,7 @@ export async function startDaemon(config: Config, log: Logger): Promise<Daemon> 
     ...(driver?.beforeApply ? { beforeApply: () => driver.beforeApply?.() } : {}),
     log: (message, error) => log.error(message, error),
   });
+  if (config.crashAt) withCrashAt(peer, config.crashAt, (line) => log.info(line));
 
   let port = config.port;
   const server: DaemonServer = createDaemonServer({

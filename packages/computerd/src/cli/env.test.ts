@@ -4,6 +4,14 @@ import { resolveMountMode } from "../mount/driver.js";
 import { fuseMountOptions, readConfig } from "./env.js";
 
 describe("readConfig", () => {
+  test("COMPUTERD_CRASH_AT names a sync step and a call; anything else is a ConfigError", () => {
+    expect(readConfig({ COMPUTERD_CRASH_AT: "pushObjects:2" }).crashAt).toEqual({ method: "pushObjects", call: 2 });
+    expect(readConfig({}).crashAt).toBeUndefined();
+    for (const bad of ["pushObjects", "pushObjects:0", "exec:1", "fetchObjects:-1"]) {
+      expect(() => readConfig({ COMPUTERD_CRASH_AT: bad })).toThrow(/COMPUTERD_CRASH_AT must be/);
+    }
+  });
+
   test("defaults, and RPC_CLIENT_SECRET trimmed then deleted from the env", () => {
     const env: Record<string, string | undefined> = { RPC_CLIENT_SECRET: "  abc \n", COMPUTER_VAR_FOO: "1" };
     const config = readConfig(env);

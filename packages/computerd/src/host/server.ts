@@ -105,6 +105,14 @@ export function createHostServer(options: HostServerOptions): Server {
       response.writeHead(204).end();
       return;
     }
+    if (rest === "/crash-at" && request.method === "POST") {
+      // A crash at an exact sync step of the next launch, for crash tests (cli/crash-at.ts).
+      const body = JSON.parse(await readBody(request)) as { at?: unknown };
+      if (typeof body.at !== "string") return send(response, 400, { error: 'crash-at needs { at: "<method>:<n>" }' });
+      containers.armCrash(name, body.at);
+      response.writeHead(204).end();
+      return;
+    }
     if (rest === "/kill" && request.method === "POST") {
       // A crash, for tests and for unsticking a wedged daemon: no grace, no clean unmount (auto_unmount cleans up).
       await containers.kill(name);
