@@ -8,7 +8,7 @@
 import { mkdirSync } from "node:fs";
 import { stat } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
-import { type Database, GC_SAFETY_WINDOW_MS, WorkspaceFilesystem } from "@cloudflare/dofs";
+import { type Database, ensureSchema, GC_SAFETY_WINDOW_MS, WorkspaceFilesystem } from "@cloudflare/dofs";
 import { openNodeDatabase } from "@cloudflare/dofs/node";
 import { SyncPeer } from "@cloudflare/dofs/sync";
 import { egressEnv } from "../egress/env.js";
@@ -40,6 +40,8 @@ export interface Daemon {
 export async function startDaemon(config: Config, log: Logger): Promise<Daemon> {
   const db = config.store === "memory" ? openNodeDatabase() : openNodeDatabase("", { cacheKiB: STORE_CACHE_KIB });
   const fs = new WorkspaceFilesystem(db);
+  // The collector and /__computerd/stats read the store before any fs call would create it (FUSE_MOUNT=none).
+  ensureSchema(db, Date.now());
   const mode = resolveMountMode(config.mount);
   let driver: MountDriver | undefined;
   if (mode !== "none") {
