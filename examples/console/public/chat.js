@@ -47,7 +47,7 @@ export function startChat(api, changed) {
           tool.open = true;
         } else if (name === "error") add("message error", data.message);
       }
-      // Keep the answer after the tool blocks it summarises.
+      // Keep the answer after the tool blocks it summarizes.
       log.append(answer);
       history.push({ role: "assistant", content: answer.textContent });
     } catch (error) {

@@ -61,7 +61,7 @@ export interface FetchReport {
 }
 
 const DEFAULT_ALLOWED_URL = "https://example.com/";
-/** Characters of each body in the report: enough to recognise a page. */
+/** Characters of each body in the report: enough to recognize a page. */
 const EXCERPT_CHARS = 200;
 /** Seconds a single request may take, so a black-holed address cannot hold the report. */
 const MAX_TIME_S = 10;

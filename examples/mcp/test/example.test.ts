@@ -50,7 +50,7 @@ async function connect(token = TOKEN): Promise<Client> {
 async function runCode(client: Client, code: string): Promise<CodeResult & { isError: boolean }> {
   const reply = await client.callTool({ name: "code", arguments: { code } });
   const text = (reply.content as { type: string; text: string }[])[0]?.text ?? "";
-  // The text block is the structured content, serialised, for clients that read only text.
+  // The text block is the structured content, serialized, for clients that read only text.
   expect(JSON.parse(text)).toEqual(reply.structuredContent);
   return { ...(reply.structuredContent as unknown as CodeResult), isError: reply.isError === true };
 }

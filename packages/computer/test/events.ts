@@ -24,14 +24,14 @@ export interface Source {
   stream: ReadableStream<ExecEvent>;
   /** How many events the consumer pulled. */
   pulled(): number;
-  /** The reason the stream was cancelled with, or "not cancelled". */
-  cancelled(): unknown;
+  /** The reason the stream was canceled with, or "not canceled". */
+  canceled(): unknown;
 }
 
 /** A pull-based source that records how it is consumed. */
 export function sourceOf(events: ExecEvent[]): Source {
   let index = 0;
-  let cancelReason: unknown = "not cancelled";
+  let cancelReason: unknown = "not canceled";
   const stream = new ReadableStream<ExecEvent>(
     {
       pull(controller) {
@@ -45,7 +45,7 @@ export function sourceOf(events: ExecEvent[]): Source {
     },
     { highWaterMark: 0 },
   );
-  return { stream, pulled: () => index, cancelled: () => cancelReason };
+  return { stream, pulled: () => index, canceled: () => cancelReason };
 }
 
 export async function readAll<T>(stream: ReadableStream<T>): Promise<T[]> {

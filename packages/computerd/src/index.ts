@@ -7,7 +7,7 @@ export {
   type Config,
   ConfigError,
   type FuseOptions,
-  type MountKind,
+  type MountMode,
   type MountSetting,
   readConfig,
 } from "./cli/env.js";

@@ -11,7 +11,7 @@ export function stageBlob(db: Database, hash: string, bytes: Uint8Array, now: nu
   db.transaction(() => putBlob(db, hash, bytes, now));
 }
 
-/** Stages many chunks in one transaction: a commit per 1 KiB object dominated small-file sync. */
+/** Stages many chunks in one transaction: a commit per 1 KiB blob dominated small-file sync. */
 export function stageBlobs(db: Database, blobs: readonly { hash: string; bytes: Uint8Array }[], now: number): void {
   db.transaction(() => {
     for (const { hash, bytes } of blobs) putBlob(db, hash, bytes, now);
@@ -56,7 +56,7 @@ export function hasBlob(db: Database, hash: string): boolean {
 
 /**
  * Collects arriving chunks and stages them in batches (one transaction per
- * ~4 MiB or 256 chunks), so memory stays bounded and small objects do not
+ * ~4 MiB or 256 chunks), so memory stays bounded and small blobs do not
  * pay a commit each.
  */
 export class BlobBatch {

@@ -1,6 +1,6 @@
 /** Fixed chunk size: chunk `idx` holds bytes `[idx * CHUNK_SIZE, (idx + 1) * CHUNK_SIZE)`. */
 export const CHUNK_SIZE = 524_288;
-export const SCHEMA_VERSION = 6;
+export const SCHEMA_VERSION = 7;
 export const ROOT_INODE = 1;
 export const MANIFEST_VERSION = 1;
 /** Symlinks followed while resolving one path before ELOOP. */

@@ -103,7 +103,7 @@ class Generator {
     return `/w/${Array.from({ length: this.int(1, 3) }, this.name).join("/")}`;
   }
 
-  /** The same path spelled differently (§1.1); the result must not change. */
+  /** The same path spelled differently (`docs/dofs.md`); the result must not change. */
   decorate(path: string): string {
     if (!this.chance(0.15)) return path;
     switch (this.int(0, 3)) {
@@ -384,7 +384,7 @@ function describeError(error: unknown): string {
 
 /** Steps that are not one fs call. The model has no blobs, so gc is a no-op there. */
 const pseudo: Record<string, (target: Target, ...args: unknown[]) => Promise<unknown>> = {
-  /** §1.2: the chunk list is captured when the stream opens; an overwrite (and a default gc) can't tear it. */
+  /** The chunk list is captured when the stream opens; an overwrite (and a default gc) can't tear it. */
   async readAcross(target, path, data) {
     const stream = await target.readFile(path);
     let wrote = "ok";
@@ -396,7 +396,7 @@ const pseudo: Record<string, (target: Target, ...args: unknown[]) => Promise<unk
     }
     return [await bytesOf(stream), wrote];
   },
-  /** gc must never free what a file still references (§6.21), even with a zero window. */
+  /** gc must never free what a file still references (`docs/dofs.md`), even with a zero window. */
   async gc(target, options) {
     if (target.gc) await target.gc(options);
     return null;
@@ -482,7 +482,7 @@ async function compareTrees(fs: Target, model: Target, seed: number, index: numb
   }
 }
 
-describe("WorkspaceFilesystem against the model (spec §1)", () => {
+describe("WorkspaceFilesystem against the model (`docs/dofs.md`)", () => {
   for (const seed of SEEDS) {
     it(`seed ${seed}: ${OPS} random ops`, { timeout: 120_000 }, async () => {
       let t = EPOCH;

@@ -97,6 +97,22 @@ describe("readFile / writeFile", () => {
       await expectCode(fs.readFile("/f", { byteOffset: Number.NaN }), "EINVAL");
     }));
 
+  it("readFileBytes is readFile read whole, ranges and errors included", () =>
+    withFs(async ({ fs }) => {
+      const data = patternBytes(CHUNK_SIZE + 100, 6);
+      await fs.writeFile("/f", data);
+      expectSameBytes(await fs.readFileBytes("/f"), data);
+      expect(await fs.readFileBytes("/f", { byteOffset: CHUNK_SIZE - 1, byteLength: 2 })).toEqual(
+        data.slice(CHUNK_SIZE - 1, CHUNK_SIZE + 1),
+      );
+      await fs.writeFile("/empty", "");
+      expect(await fs.readFileBytes("/empty")).toEqual(new Uint8Array());
+      const missing = await fs.readFileBytes("/nope").catch((error: Error) => error);
+      expect((missing as Error).message).toBe("ENOENT: no such file or directory, open '/nope'");
+      await expectCode(fs.readFileBytes("/"), "EISDIR");
+      await expectCode(fs.readFileBytes("/f", { byteOffset: -1 }), "EINVAL");
+    }));
+
   it("keeps an open stream on the old bytes after an overwrite (12)", () =>
     withFs(async ({ fs }) => {
       const before = patternBytes(CHUNK_SIZE * 2, 1);

@@ -1,3 +1,4 @@
+import { readAllBytes } from "./bytes.js";
 import { DEFAULT_DIR_MODE, DEFAULT_FILE_MODE, MODE_MASK } from "./constants.js";
 import type { Database } from "./database.js";
 import { fsError } from "./errors.js";
@@ -66,6 +67,11 @@ export class WorkspaceFilesystem {
     const node = openForRead(db, p);
     const pieces = planRead(db, node, offset, length);
     return opts.encoding === "utf8" ? readPiecesAsText(db, pieces, p) : streamPieces(db, pieces, p);
+  }
+
+  /** `readFile` read whole: the file's bytes (or the `byteOffset`/`byteLength` range) as one array. */
+  async readFileBytes(path: string, options: Omit<ReadFileOptions, "encoding"> = {}): Promise<Uint8Array> {
+    return readAllBytes(await this.readFile(path, { byteOffset: options.byteOffset, byteLength: options.byteLength }));
   }
 
   async writeFile(path: string, data: WriteData, options: WriteFileOptions = {}): Promise<void> {

@@ -102,7 +102,7 @@ const blobHolds = new WeakMap<Database, Map<string, number>>();
 
 /**
  * Claims `hashes` for a writer that stages blobs before it links them (a
- * streamed writeFile, a pull fetching objects): no gc pass frees them, at
+ * streamed writeFile, a pull fetching blobs): no gc pass frees them, at
  * any window, until the returned release runs. Holds are per `Database`
  * object: gc sees those taken on the same object it runs over.
  */

@@ -1,3 +1,4 @@
+export { concatBytes, readAllBytes } from "./bytes.js";
 export {
   CHUNK_SIZE,
   DEFAULT_DIR_MODE,
@@ -28,7 +29,7 @@ export {
 } from "./errors.js";
 export { WorkspaceFilesystem } from "./filesystem.js";
 export { type ChunkRef, encodeManifest, manifestHash } from "./manifest.js";
-export { type MountMode, type MountState, mountState, setMount, stampMountRoot } from "./mounts.js";
+export { type MountAccess, type MountState, mountState, setMount, stampMountRoot } from "./mounts.js";
 export { isNameTooLong, isTargetTooLong, normalizePath } from "./path.js";
 export { currentRev, ensureSchema } from "./schema.js";
 export type {

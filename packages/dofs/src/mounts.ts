@@ -4,7 +4,8 @@ import { fsError } from "./errors.js";
 import { lookup } from "./nodes.js";
 import { isAtOrUnder, segmentsOf } from "./path.js";
 
-export type MountMode = "read-only" | "read-write";
+/** What a mount lets the workspace do under its root (its `mode` option; "mount mode" is computerd's fuse/shim/none). */
+export type MountAccess = "read-only" | "read-write";
 
 /**
  * Throws EROFS when `path` is at, under or above a read-only mount root.
@@ -32,7 +33,7 @@ export function readOnlyRootOf(db: Database, path: string, includeBelow = false)
 }
 
 /** Records a mount root and its mode; the mount machinery (materialize, index) lives in `@cloudflare/computer`. */
-export function setMount(db: Database, root: string, kind: string, mode: MountMode, indexed: boolean): void {
+export function setMount(db: Database, root: string, kind: string, mode: MountAccess, indexed: boolean): void {
   db.run(
     `INSERT INTO _vfs_mounts (root, kind, indexed, mode) VALUES (?, ?, ?, ?)
      ON CONFLICT (root) DO UPDATE SET kind = excluded.kind, indexed = excluded.indexed, mode = excluded.mode`,
@@ -45,13 +46,13 @@ export function setMount(db: Database, root: string, kind: string, mode: MountMo
 
 export interface MountState {
   kind: string;
-  mode: MountMode;
+  mode: MountAccess;
   indexed: boolean;
 }
 
 /** The recorded state of a mount root, or undefined when none is recorded. */
 export function mountState(db: Database, root: string): MountState | undefined {
-  const row = db.one<{ kind: string; mode: MountMode; indexed: number }>(
+  const row = db.one<{ kind: string; mode: MountAccess; indexed: number }>(
     "SELECT kind, mode, indexed FROM _vfs_mounts WHERE root = ?",
     root,
   );

@@ -53,11 +53,11 @@ CREATE TABLE IF NOT EXISTS vfs_changes (
 );
 CREATE INDEX IF NOT EXISTS vfs_changes_rev ON vfs_changes (rev);
 CREATE INDEX IF NOT EXISTS vfs_changes_path ON vfs_changes (path, id DESC);
-CREATE TABLE IF NOT EXISTS _vfs_watermark (k TEXT NOT NULL, backend TEXT NOT NULL DEFAULT 'default', v INTEGER NOT NULL, PRIMARY KEY (k, backend)) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS _vfs_fetch_cursor (backend TEXT PRIMARY KEY, path TEXT) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS _vfs_push_cursor (backend TEXT PRIMARY KEY, path TEXT) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS _vfs_peer_replica (backend TEXT PRIMARY KEY, replica TEXT NOT NULL) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS _vfs_echo_revs (backend TEXT NOT NULL, rev INTEGER NOT NULL, PRIMARY KEY (backend, rev)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS _vfs_watermark (k TEXT NOT NULL, peer TEXT NOT NULL DEFAULT 'default', v INTEGER NOT NULL, PRIMARY KEY (k, peer)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS _vfs_pull_cursor (peer TEXT PRIMARY KEY, path TEXT) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS _vfs_push_cursor (peer TEXT PRIMARY KEY, path TEXT) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS _vfs_peer_replica (peer TEXT PRIMARY KEY, replica TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS _vfs_echo_revs (peer TEXT NOT NULL, rev INTEGER NOT NULL, PRIMARY KEY (peer, rev)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS _vfs_mounts (
   root TEXT PRIMARY KEY,
   kind TEXT NOT NULL,
@@ -67,11 +67,38 @@ CREATE TABLE IF NOT EXISTS _vfs_mounts (
 `;
 
 /**
- * Forward migrations, keyed by the version they upgrade *from*. Version 6 is
- * this implementation's first on-disk format, so the table is empty; a future
- * format adds `6: (db) => { ... }` and bumps SCHEMA_VERSION.
+ * The sync tables as schema version 6 wrote them: the pull cursor was the
+ * "fetch" cursor and a peer was keyed as a "backend". A v6 store may lack the
+ * later-added tables, so the migration creates them in the old shape first.
  */
-const MIGRATIONS: Readonly<Record<number, (db: Database) => void>> = {};
+const V6_SYNC_TABLES = `
+CREATE TABLE IF NOT EXISTS _vfs_watermark (k TEXT NOT NULL, backend TEXT NOT NULL DEFAULT 'default', v INTEGER NOT NULL, PRIMARY KEY (k, backend)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS _vfs_fetch_cursor (backend TEXT PRIMARY KEY, path TEXT) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS _vfs_push_cursor (backend TEXT PRIMARY KEY, path TEXT) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS _vfs_peer_replica (backend TEXT PRIMARY KEY, replica TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS _vfs_echo_revs (backend TEXT NOT NULL, rev INTEGER NOT NULL, PRIMARY KEY (backend, rev)) WITHOUT ROWID;
+`;
+
+/**
+ * Forward migrations, keyed by the version they upgrade *from*. Version 6 is
+ * this implementation's first on-disk format. They run before `CREATE`, so a
+ * renamed table is never created empty next to the old one.
+ */
+const MIGRATIONS: Readonly<Record<number, (db: Database) => void>> = {
+  // 6 → 7: the glossary's words, "pull" and "peer".
+  6: (db) => {
+    db.script(V6_SYNC_TABLES);
+    db.script(`
+ALTER TABLE _vfs_fetch_cursor RENAME TO _vfs_pull_cursor;
+ALTER TABLE _vfs_pull_cursor RENAME COLUMN backend TO peer;
+ALTER TABLE _vfs_push_cursor RENAME COLUMN backend TO peer;
+ALTER TABLE _vfs_watermark RENAME COLUMN backend TO peer;
+ALTER TABLE _vfs_peer_replica RENAME COLUMN backend TO peer;
+ALTER TABLE _vfs_echo_revs RENAME COLUMN backend TO peer;
+UPDATE _vfs_watermark SET k = 'pullRev' WHERE k = 'fetchRev';
+`);
+  },
+};
 
 const ready = new WeakSet<Database>();
 
@@ -82,9 +109,10 @@ const ready = new WeakSet<Database>();
 export function ensureSchema(db: Database, now: number): void {
   if (ready.has(db)) return;
   db.transaction(() => {
-    db.script(CREATE);
+    db.run("CREATE TABLE IF NOT EXISTS vfs_meta (k TEXT PRIMARY KEY, v) WITHOUT ROWID");
     const row = db.one<{ v: number }>("SELECT v FROM vfs_meta WHERE k = 'schema_version'");
     if (row === undefined) {
+      db.script(CREATE);
       seed(db, now);
     } else {
       let version = Number(row.v);
@@ -105,6 +133,7 @@ export function ensureSchema(db: Database, now: number): void {
         version += 1;
         db.run("UPDATE vfs_meta SET v = ? WHERE k = 'schema_version'", version);
       }
+      db.script(CREATE);
     }
   });
   ready.add(db);
@@ -123,9 +152,9 @@ function seed(db: Database, now: number): void {
     DEFAULT_DIR_MODE,
     now,
   );
-  db.run("INSERT INTO _vfs_watermark (k, backend, v) VALUES ('pushRev', 'default', 0), ('fetchRev', 'default', 0)");
-  db.run("INSERT INTO _vfs_fetch_cursor (backend, path) VALUES ('default', NULL)");
-  db.run("INSERT INTO _vfs_push_cursor (backend, path) VALUES ('default', NULL)");
+  db.run("INSERT INTO _vfs_watermark (k, peer, v) VALUES ('pushRev', 'default', 0), ('pullRev', 'default', 0)");
+  db.run("INSERT INTO _vfs_pull_cursor (peer, path) VALUES ('default', NULL)");
+  db.run("INSERT INTO _vfs_push_cursor (peer, path) VALUES ('default', NULL)");
 }
 
 /** Bumps the global revision inside the caller's transaction and returns the new value. */

@@ -5,6 +5,7 @@ import { SCHEMA_VERSION } from "./constants.js";
 import { WorkspaceFilesystem } from "./filesystem.js";
 import { collectGarbage, holdBlobs } from "./gc.js";
 import { setMount } from "./mounts.js";
+import { getPullCursor, getPushCursor, setPullCursor, setPushCursor } from "./sync/watermarks.js";
 
 const tombstones = (db: { all<T>(sql: string): T[] }) =>
   db.all<{ rev: number; path: string }>("SELECT rev, path FROM vfs_changes ORDER BY id").map((t) => ({
@@ -206,5 +207,46 @@ describe("storage: revs, tombstones, gc, schema", () => {
       db.run("UPDATE vfs_meta SET v = ? WHERE k = 'schema_version'", SCHEMA_VERSION + 1);
       // A fresh Database object over the same storage re-reads the version.
       await expectCode(new WorkspaceFilesystem({ ...db }).stat("/"), "EIO");
+    }));
+
+  it("a version 6 store (fetch cursor, backend columns) opens as version 7 with its cursors kept", () =>
+    withDb(async ({ db }) => {
+      const old = new WorkspaceFilesystem(db);
+      await old.writeFile("/f", "x");
+      setPullCursor(db, { rev: 5, path: "/m" }, "container-shell");
+      setPushCursor(db, { rev: 3, path: null }, "container-shell");
+      // Turn it back into what version 6 wrote; a v6 store may also predate the echo table.
+      db.script(`
+ALTER TABLE _vfs_pull_cursor RENAME COLUMN peer TO backend;
+ALTER TABLE _vfs_pull_cursor RENAME TO _vfs_fetch_cursor;
+ALTER TABLE _vfs_push_cursor RENAME COLUMN peer TO backend;
+ALTER TABLE _vfs_watermark RENAME COLUMN peer TO backend;
+ALTER TABLE _vfs_peer_replica RENAME COLUMN peer TO backend;
+DROP TABLE _vfs_echo_revs;
+UPDATE _vfs_watermark SET k = 'fetchRev' WHERE k = 'pullRev';
+UPDATE vfs_meta SET v = 6 WHERE k = 'schema_version';
+`);
+      const reopened = { ...db };
+      const fs = new WorkspaceFilesystem(reopened);
+      expect(await fs.readFile("/f", "utf8")).toBe("x");
+      expect(getPullCursor(reopened, "container-shell")).toEqual({ rev: 5, path: "/m" });
+      expect(getPushCursor(reopened, "container-shell")).toEqual({ rev: 3, path: null });
+      expect(getPullCursor(reopened)).toEqual({ rev: 0, path: null });
+      const version = reopened.one<{ v: number }>("SELECT v FROM vfs_meta WHERE k = 'schema_version'");
+      expect(Number(version?.v)).toBe(SCHEMA_VERSION);
+      const tables = reopened
+        .all<{ name: string }>(
+          "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE '\\_vfs\\_%' ESCAPE '\\'",
+        )
+        .map((t) => t.name)
+        .sort();
+      expect(tables).toEqual([
+        "_vfs_echo_revs",
+        "_vfs_mounts",
+        "_vfs_peer_replica",
+        "_vfs_pull_cursor",
+        "_vfs_push_cursor",
+        "_vfs_watermark",
+      ]);
     }));
 });

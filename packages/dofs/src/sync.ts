@@ -38,11 +38,11 @@ export type {
   Watermarks,
 } from "./sync/types.js";
 export {
-  advanceFetchCursor,
-  getFetchCursor,
+  advancePullCursor,
+  getPullCursor,
   getPushCursor,
   type LocalWatermarks,
   localWatermarks,
-  setFetchCursor,
+  setPullCursor,
   setPushCursor,
 } from "./sync/watermarks.js";

@@ -123,7 +123,7 @@ export class DofsFsxTarget implements FsxTarget {
         return;
       case "pull":
         this.#commit();
-        await pullOnce({ db: this.#db, backend: "fsx-loopback" }, this.#peer);
+        await pullOnce({ db: this.#db, peer: "fsx-loopback" }, this.#peer);
         return;
       case "reopen":
         this.#commit();

@@ -2,7 +2,7 @@
  * The contract both test harnesses implement. Test files import `#harness`,
  * which the Node project resolves to `harness.node.ts` (better-sqlite3) and
  * the workerd project to `harness.worker.ts` (a Durable Object's SQLite), so
- * one behavioural suite runs against both drivers.
+ * one behavioral suite runs against both drivers.
  */
 import type { Database } from "../src/database.js";
 import type { WorkspaceFilesystem } from "../src/filesystem.js";

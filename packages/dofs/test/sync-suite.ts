@@ -1,5 +1,5 @@
 /**
- * The sync behaviours (01-storage-and-sync §6, 22–39; 02 §8, 36–37) as one
+ * The sync behaviors (`docs/sync.md`) as one
  * suite over a `connect` seam: dofs runs it against an in-process SyncPeer,
  * `@cloudflare/computer-rpc` against the same peer behind a real capnweb
  * WebSocket. `local` always plays the Durable Object.
@@ -19,7 +19,7 @@ import { pullOnce } from "../src/sync/pull.js";
 import { pushOnce } from "../src/sync/push.js";
 import { reconcileWatermarks, tick } from "../src/sync/reconcile.js";
 import type { ChangeEntry, Cursor, ObjectFrame, SyncRPC } from "../src/sync/types.js";
-import { getFetchCursor, getPushCursor } from "../src/sync/watermarks.js";
+import { getPullCursor, getPushCursor } from "../src/sync/watermarks.js";
 import { snapshotTree } from "./peers.js";
 import { patternBytes } from "./util.js";
 
@@ -211,7 +211,7 @@ export function defineSyncBehaviors(name: string, connect: Connect): void {
       expect(currentRev(w.remoteDb)).toBe(rev);
       expect(await w.remoteFs.readFile("/keep", "utf8")).toBe("old");
       await expect(w.remoteFs.stat("/new")).rejects.toMatchObject({ code: "ENOENT" });
-      expect(getFetchCursor(w.remoteDb)).toEqual(ZERO_CURSOR);
+      expect(getPullCursor(w.remoteDb)).toEqual(ZERO_CURSOR);
     });
 
     test("28: after pull + echo push, the next tick pulls 0 and pushes 0", async () => {
@@ -315,7 +315,7 @@ export function defineSyncBehaviors(name: string, connect: Connect): void {
       await pullOnce(w.local, w.remote);
       expect(await w.fs.readFile("/a/node_modules2/b", "utf8")).toBe("shown");
       await expect(w.fs.stat("/a/node_modules")).rejects.toMatchObject({ code: "ENOENT" });
-      expect(getFetchCursor(w.db)).toEqual({ rev: currentRev(w.remoteDb), path: null });
+      expect(getPullCursor(w.db)).toEqual({ rev: currentRev(w.remoteDb), path: null });
       expect(await pullOnce(w.local, w.remote)).toEqual({ applied: 0, skipped: [] });
     });
 
@@ -348,7 +348,7 @@ export function defineSyncBehaviors(name: string, connect: Connect): void {
         },
       });
       await expect(pullOnce(w.local, flaky)).rejects.toThrow("connection lost");
-      const cursor = getFetchCursor(w.db);
+      const cursor = getPullCursor(w.db);
       expect(cursor.rev).toBe(rev);
       expect(typeof cursor.path).toBe("string");
       const rest = await entriesOf((await w.remote.fetchChanges({ after: cursor })).stream);
@@ -401,7 +401,7 @@ export function defineSyncBehaviors(name: string, connect: Connect): void {
       await pullOnce(w.local, w.remote);
       const restarted = await world();
       const marks = await reconcileWatermarks(w.local, restarted.remote);
-      expect(marks).toEqual({ fetchReset: true, pushReset: true });
+      expect(marks).toEqual({ pullReset: true, pushReset: true });
       await pushOnce(w.local, restarted.remote);
       expect(await snapshotTree(restarted.remoteFs)).toEqual(await snapshotTree(w.fs));
     });

@@ -1,4 +1,23 @@
 /** `@cloudflare/computer-rpc`: the wire types and error codes shared by both ends. */
+
+/** The sync shapes, defined by dofs (both peers run it): this is their public path on the wire side. */
+export type {
+  ChangeEntry,
+  ChunkEntry,
+  Cursor,
+  DeleteChange,
+  DirChange,
+  FetchChangesRequest,
+  FetchChangesResult,
+  FileChange,
+  ObjectFrame,
+  PushRequest,
+  PushResult,
+  SkippedEntry,
+  SymlinkChange,
+  SyncRPC,
+  Watermarks,
+} from "@cloudflare/dofs/sync";
 export { EGRESS_TOKEN_HEADER, EGRESS_URL_HEADER, type EgressEndpoint } from "./egress.js";
 export {
   decodeWireError,
@@ -11,11 +30,6 @@ export {
   WorkspaceRpcError,
 } from "./errors.js";
 export type {
-  ChangeEntry,
-  ChunkEntry,
-  Cursor,
-  DeleteChange,
-  DirChange,
   DisposeExecRequest,
   ExecEvent,
   ExecExitEvent,
@@ -23,21 +37,12 @@ export type {
   ExecHeartbeatEvent,
   ExecOutputEvent,
   ExecRequest,
-  FetchChangesRequest,
-  FetchChangesResult,
-  FileChange,
   GetExecRequest,
   KillExecRequest,
-  ObjectFrame,
-  PushRequest,
-  PushResult,
   RpcEvent,
   RunnerHandle,
   RunnerLike,
   ShellRPC,
-  SkippedEntry,
-  SymlinkChange,
-  SyncRPC,
-  Watermarks,
   WorkspaceRPC,
 } from "./types.js";
+export { SIGNAL_EXIT_CODES } from "./types.js";

@@ -254,7 +254,7 @@ function disposeStub(stub: unknown): void {
  * `Uint8Array`s are views into it and reach capnweb and the application.
  * workerd, and `ws` with binaryType "arraybuffer", hand over an `ArrayBuffer`
  * of exactly the frame. A view (a `ws` Buffer, should binaryType not be
- * honoured) is used in place only when it spans its whole `ArrayBuffer`;
+ * honored) is used in place only when it spans its whole `ArrayBuffer`;
  * otherwise it may share Node's Buffer pool or a socket read, and is copied.
  */
 function ownedBytes(data: ArrayBuffer | ArrayBufferView): Uint8Array {

@@ -1,6 +1,6 @@
 /**
  * Streams through capnweb over a real WebSocket, both directions, against a
- * real dofs SyncPeer: many small entries, then 64 MiB of 512 KiB objects
+ * real dofs SyncPeer: many small entries, then 64 MiB of 512 KiB blobs
  * with memory sampled while they flow. Set RPC_REPORT=1 to print throughput
  * (slowed by the GCs the memory sampling forces; session.bench.node.test.ts
  * measures it properly).
@@ -63,7 +63,7 @@ function streamOf<T>(items: T[]): ReadableStream<T> {
   });
 }
 
-/** Object `i`: 512 KiB of a pattern unique to `i`, made when pulled so the sender holds one at a time. */
+/** Blob `i`: 512 KiB of a pattern unique to `i`, made when pulled so the sender holds one at a time. */
 function makeObject(i: number): ObjectFrame {
   const bytes = new Uint8Array(OBJECT_SIZE);
   const words = new Uint32Array(bytes.buffer);
@@ -154,7 +154,7 @@ describe("streams over capnweb", () => {
     expect(entries.at(-1)).toMatchObject({ kind: "dir", path: "/workspace/d09999", mode: 0o755 });
   }, 60_000);
 
-  test("64 MiB of 512 KiB objects go client → server with bounded memory", async () => {
+  test("64 MiB of 512 KiB blobs go client → server with bounded memory", async () => {
     let next = 0;
     const frames = new ReadableStream<ObjectFrame>(
       {
@@ -176,7 +176,7 @@ describe("streams over capnweb", () => {
     expect(held).toHaveLength(2);
   }, 120_000);
 
-  test("64 MiB of 512 KiB objects go server → client with bounded memory, to a reader that pauses", async () => {
+  test("64 MiB of 512 KiB blobs go server → client with bounded memory, to a reader that pauses", async () => {
     const hashes = Array.from({ length: OBJECTS }, (_, i) => makeObject(i).hash);
     const memory = sampleMemory();
     const started = performance.now();
@@ -185,7 +185,7 @@ describe("streams over capnweb", () => {
     for await (const frame of stream) {
       expect(frame.bytes.byteLength).toBe(OBJECT_SIZE);
       expect(sha256(frame.bytes)).toEqual(hashes[count]);
-      // Every 32 objects the reader stalls: the sender must wait, not buffer.
+      // Every 32 blobs the reader stalls: the sender must wait, not buffer.
       if (++count % 32 === 0) await new Promise((resolve) => setTimeout(resolve, 100));
     }
     const ms = performance.now() - started;

@@ -75,7 +75,7 @@ describe("a Durable Object in workerd syncing with a Node peer over a WebSocket 
     await run({ op: "writeGenerated", path: `${ROOT}/big.bin`, bytes: BIG, seed: 3 });
 
     await run({ op: "connect", url: node.server.url });
-    await expect(step("reconcile")).resolves.toEqual({ step: "reconcile", fetchReset: false, pushReset: false });
+    await expect(step("reconcile")).resolves.toEqual({ step: "reconcile", pullReset: false, pushReset: false });
     const pushed = await step("push");
     expect(pushed.pushed).toBeGreaterThanOrEqual(5);
 
@@ -128,7 +128,7 @@ describe("a Durable Object in workerd syncing with a Node peer over a WebSocket 
     expect(after.incarnation).not.toBe(before.incarnation);
     expect(await objectTree()).toEqual(tree);
     await run({ op: "connect", url: node.server.url });
-    await expect(step("reconcile")).resolves.toEqual({ step: "reconcile", fetchReset: false, pushReset: false });
+    await expect(step("reconcile")).resolves.toEqual({ step: "reconcile", pullReset: false, pushReset: false });
     await expect(step("push")).resolves.toEqual({ step: "push", pushed: 0 });
     await expect(step("pull")).resolves.toEqual({ step: "pull", pulled: 0, skipped: 0 });
   }, 30_000);
@@ -140,7 +140,7 @@ describe("a Durable Object in workerd syncing with a Node peer over a WebSocket 
     node = await startNodePeer();
 
     await run({ op: "connect", url: node.server.url });
-    await expect(step("reconcile")).resolves.toEqual({ step: "reconcile", fetchReset: true, pushReset: true });
+    await expect(step("reconcile")).resolves.toEqual({ step: "reconcile", pullReset: true, pushReset: true });
     // From rev 0: every live path plus the tombstones of the deletes and renames above.
     expect((await step("push")).pushed).toBeGreaterThan(Object.keys(tree).length);
     expect(await snapshotTree(node.fs, ROOT)).toEqual(tree);

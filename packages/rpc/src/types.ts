@@ -1,27 +1,9 @@
 /**
  * The wire: what a workspace's Durable Object and computerd say to each other
- * over one capnweb WebSocket. Sync shapes belong to dofs (both peers run it)
- * and are re-exported here unchanged; the shell shapes are defined here.
+ * over one capnweb WebSocket. The shell shapes are defined here; the sync
+ * shapes belong to dofs (both peers run it) and `index.ts` re-exports them.
  */
 import type { SyncRPC } from "@cloudflare/dofs/sync";
-
-export type {
-  ChangeEntry,
-  ChunkEntry,
-  Cursor,
-  DeleteChange,
-  DirChange,
-  FetchChangesRequest,
-  FetchChangesResult,
-  FileChange,
-  ObjectFrame,
-  PushRequest,
-  PushResult,
-  SkippedEntry,
-  SymlinkChange,
-  SyncRPC,
-  Watermarks,
-} from "@cloudflare/dofs/sync";
 
 export interface ExecRequest {
   /** Shell source, run as `/bin/sh -c`. */
@@ -61,7 +43,7 @@ export type ExecEvent = ExecOutputEvent | ExecExitEvent;
 
 export interface ExecHandle {
   id: string;
-  /** Closes after the exit event. Cancelling it detaches the subscriber; the exec keeps running. */
+  /** Closes after the exit event. Canceling it detaches the subscriber; the exec keeps running. */
   events: ReadableStream<ExecEvent>;
 }
 
@@ -70,6 +52,17 @@ export interface GetExecRequest {
   /** Replay events with `seq > after` (default 0), then follow live; `"tail"` is live events only. */
   after?: number | "tail";
 }
+
+/**
+ * The exit code of a command a signal killed (128 + the signal's number), as
+ * a shell reports it: the signals `killExec` sends. Any other signal is −1.
+ */
+export const SIGNAL_EXIT_CODES: Readonly<Record<string, number>> = Object.freeze({
+  SIGHUP: 129,
+  SIGINT: 130,
+  SIGKILL: 137,
+  SIGTERM: 143,
+});
 
 export interface KillExecRequest {
   id: string;

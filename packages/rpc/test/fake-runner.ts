@@ -2,7 +2,7 @@
  * A stand-in for computerd's runner behind the real `RunnerLike` interface
  * (the runner is another package's process; here only the wire is under
  * test). `source` is not run: `print <text>` writes text to stdout then exits
- * 0; `forever` writes until its stream is cancelled. Ids named after a wire
+ * 0; `forever` writes until its stream is canceled. Ids named after a wire
  * code fail with it.
  */
 import { rpcError } from "../src/errors.js";
@@ -21,8 +21,8 @@ export class FakeRunner implements RunnerLike {
   /** Requests as the runner received them. */
   readonly execs: Omit<ExecRequest, "input">[] = [];
   readonly kills: KillExecRequest[] = [];
-  /** Why each `forever` stream was cancelled, by id. */
-  readonly cancelled = new Map<string, unknown>();
+  /** Why each `forever` stream was canceled, by id. */
+  readonly canceled = new Map<string, unknown>();
   readonly #finished = new Map<string, (ExecEvent | ExecHeartbeatEvent)[]>();
   #next = 0;
 
@@ -77,14 +77,14 @@ export class FakeRunner implements RunnerLike {
 
   #forever(id: string): ReadableStream<ExecEvent> {
     let seq = 0;
-    const cancelled = this.cancelled;
+    const canceled = this.canceled;
     return new ReadableStream<ExecEvent>(
       {
         pull(controller) {
           controller.enqueue({ id, seq: ++seq, name: "stdout", value: new Uint8Array(1024) });
         },
         cancel(reason) {
-          cancelled.set(id, reason);
+          canceled.set(id, reason);
         },
       },
       { highWaterMark: 0 },

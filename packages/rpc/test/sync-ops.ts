@@ -41,7 +41,7 @@ export interface StepResult {
   pushed?: number;
   pulled?: number;
   skipped?: number;
-  fetchReset?: boolean;
+  pullReset?: boolean;
   pushReset?: boolean;
 }
 

@@ -1,6 +1,6 @@
 /**
  * createArtifact and the `artifacts` CLI over the in-memory binding:
- * behaviors 38–41 of spec 03 §8. Shared: runs in Node and in workerd.
+ * what `docs/artifacts.md` describes. Shared: runs in Node and in workerd.
  */
 import { describe, expect, it } from "vitest";
 import {
@@ -15,7 +15,7 @@ import {
 const REMOTE = "https://artifacts.test/acct";
 const binding = () => new MemoryArtifactsBinding({ remoteBase: REMOTE, now: () => Date.UTC(2026, 0, 1) });
 
-describe("behavior 38: session scoping", () => {
+describe("session scoping", () => {
   it("stores <session>__<name>, returns <name>, and lists only the session's repositories", async () => {
     const b = binding();
     const s1 = createArtifact(b, "s1");
@@ -64,7 +64,7 @@ describe("behavior 38: session scoping", () => {
   });
 });
 
-describe("behavior 39: artifacts create", () => {
+describe("artifacts create", () => {
   it("registers the remote through the seam with a credentialed URL, and refuses a rerun without --force", async () => {
     const s1 = createArtifact(binding(), "s1");
     const added: Array<{ name: string; url: string; force: boolean }> = [];
@@ -107,7 +107,7 @@ describe("behavior 39: artifacts create", () => {
   });
 });
 
-describe("behavior 40: artifacts share", () => {
+describe("artifacts share", () => {
   it("prints one read URL line; a missing repository exits 1 without minting a token", async () => {
     const b = binding();
     const s1 = createArtifact(b, "s1");
@@ -130,7 +130,7 @@ describe("behavior 40: artifacts share", () => {
   });
 });
 
-describe("behavior 41: help and argv errors", () => {
+describe("help and argv errors", () => {
   it("bare artifacts prints help and exits 1; --help exits 0; an unknown flag exits 129", async () => {
     const a = createArtifact(binding(), "s1");
     const bare = await a.cli({ argv: [] });

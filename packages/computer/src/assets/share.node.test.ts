@@ -1,5 +1,5 @@
 /**
- * `createAssets().share` in Node: behaviors 35–37 of spec 03 §8. Presigned
+ * `createAssets().share` in Node: what `docs/assets.md` describes. Presigned
  * URLs are checked against a SigV4 signer written here from the AWS spec on
  * node:crypto — independent of sigv4.ts (WebCrypto) — so a shared mistake
  * cannot hide. The bucket is an in-memory stand-in with R2's `put` shape

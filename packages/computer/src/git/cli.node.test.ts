@@ -1,6 +1,6 @@
 /**
- * The argv CLI over a real dofs store (better-sqlite3): behaviors 31, 33
- * and 34 of spec 03 §8, exit codes, and the formats the CLI prints.
+ * The argv CLI over a real dofs store (better-sqlite3): init/add/commit/log,
+ * transports, identity (`docs/git.md`), exit codes, and the formats the CLI prints.
  */
 import { WorkspaceFilesystem } from "@cloudflare/dofs";
 import { openNodeDatabase } from "@cloudflare/dofs/node";
@@ -19,7 +19,7 @@ beforeEach(async () => {
 
 const run = (argv: string[], env: Record<string, string> = {}, cwd = "/workspace") => git.cli({ argv, cwd, env });
 
-describe("behavior 31: init, add, commit, log", () => {
+describe("init, add, commit, log", () => {
   it("commits with --author and lists the commit in log --oneline", async () => {
     expect((await run(["init"])).stdout).toBe("Initialized empty Git repository in /workspace/.git/\n");
     await fs.writeFile("/workspace/a.txt", "hello\n");
@@ -33,7 +33,7 @@ describe("behavior 31: init, add, commit, log", () => {
   });
 });
 
-describe("behavior 33: transports, unknown subcommands, bad flags", () => {
+describe("transports, unknown subcommands, bad flags", () => {
   it("refuses ssh:// and scp-like URLs as an unsupported transport", async () => {
     for (const url of ["ssh://git@example.com/r.git", "git@example.com:r.git", "git://example.com/r.git"]) {
       const result = await run(["clone", url]);
@@ -65,7 +65,7 @@ describe("behavior 33: transports, unknown subcommands, bad flags", () => {
   });
 });
 
-describe("behavior 34: identity", () => {
+describe("identity", () => {
   it("exits 128 without an identity and commits with GIT_AUTHOR_* in env", async () => {
     await run(["init"]);
     await fs.writeFile("/workspace/a.txt", "a\n");

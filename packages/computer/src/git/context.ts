@@ -13,7 +13,7 @@ export interface GitContext {
   defaultIdentity: GitIdentity | undefined;
 }
 
-/** Credentials and headers for one remote operation. `onAuth` is typed but only honoured by HTTP. */
+/** Credentials and headers for one remote operation. `onAuth` is typed but only honored by HTTP. */
 export interface GitRemoteAuth {
   headers?: Record<string, string>;
   onAuth?: (url: string) => { username?: string; password?: string; headers?: Record<string, string> } | undefined;

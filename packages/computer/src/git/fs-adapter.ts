@@ -50,7 +50,7 @@ export function createGitFs(fs: WorkspaceFilesystem): GitFs {
     async readFile(path, options) {
       const encoding = typeof options === "string" ? options : options?.encoding;
       if (encoding === "utf8" || encoding === "utf-8") return fs.readFile(path, "utf8");
-      return readAll(await fs.readFile(path));
+      return fs.readFileBytes(path);
     },
     async writeFile(path, data, options) {
       const mode = typeof options === "object" && options.mode !== undefined ? options.mode : undefined;
@@ -107,24 +107,4 @@ export function toGitStat(stat: Stat): GitFsStat {
     isDirectory: () => type === "dir",
     isSymbolicLink: () => type === "symlink",
   };
-}
-
-export async function readAll(stream: ReadableStream<Uint8Array>): Promise<Uint8Array> {
-  const parts: Uint8Array[] = [];
-  let total = 0;
-  const reader = stream.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    parts.push(value);
-    total += value.byteLength;
-  }
-  if (parts.length === 1 && parts[0]) return parts[0];
-  const out = new Uint8Array(total);
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.byteLength;
-  }
-  return out;
 }

@@ -5,6 +5,7 @@
  * workspace filesystem (see local-transport.ts). Everything else — ssh,
  * git://, scp-like `host:path` — is refused before any I/O.
  */
+import { readAllBytes } from "@cloudflare/dofs";
 import type { GitHttpRequest, GitHttpResponse, HttpClient } from "isomorphic-git";
 import { GitError } from "./errors.js";
 
@@ -32,7 +33,7 @@ export function parseRemoteUrl(url: string): RemoteUrl {
 export function fetchHttpClient(fetchImpl: typeof fetch = (input, init) => fetch(input, init)): HttpClient {
   return {
     async request(request: GitHttpRequest): Promise<GitHttpResponse> {
-      const body = request.body ? await collect(request.body) : undefined;
+      const body = request.body ? await readAllBytes(request.body) : undefined;
       const response = await fetchImpl(request.url, {
         method: request.method ?? "GET",
         headers: request.headers ?? {},
@@ -52,22 +53,6 @@ export function fetchHttpClient(fetchImpl: typeof fetch = (input, init) => fetch
       };
     },
   };
-}
-
-async function collect(chunks: AsyncIterableIterator<Uint8Array>): Promise<Uint8Array> {
-  const parts: Uint8Array[] = [];
-  let size = 0;
-  for await (const chunk of chunks) {
-    parts.push(chunk);
-    size += chunk.byteLength;
-  }
-  const out = new Uint8Array(size);
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.byteLength;
-  }
-  return out;
 }
 
 async function* iterate(stream: ReadableStream<Uint8Array>): AsyncIterableIterator<Uint8Array> {

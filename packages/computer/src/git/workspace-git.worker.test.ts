@@ -1,7 +1,7 @@
 /**
  * Workspace git inside a Durable Object (workerd, DO SQLite): the opt-in
- * (behavior 32: unset ⇒ ENOTCONFIGURED, which the shell turns into exit 1),
- * behaviors 31 and 34 through `workspace.git.cli`, and the Workspace's
+ * (unset ⇒ ENOTCONFIGURED, which the shell turns into exit 1),
+ * the CLI (`docs/git.md`) through `workspace.git.cli`, and the Workspace's
  * artifacts option with its session default.
  */
 import { describe, expect, it } from "vitest";

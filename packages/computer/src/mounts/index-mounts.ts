@@ -9,7 +9,7 @@
  * again in that store: upstream changes are not picked up.
  */
 import {
-  type MountMode,
+  type MountAccess,
   mountState,
   normalizePath,
   setMount,
@@ -21,7 +21,7 @@ import type { MaterializeContext, Mount, MountData, MountsOption } from "./types
 export interface ResolvedMount {
   root: string;
   kind: string;
-  mode: MountMode;
+  mode: MountAccess;
   mount: Mount;
 }
 

@@ -6,7 +6,7 @@
  * prefix (a "directory marker") is skipped; a key that vanishes between list
  * and get fails the mount.
  */
-import type { MountMode } from "@cloudflare/dofs";
+import type { MountAccess } from "@cloudflare/dofs";
 import type { MaterializeContext, Mount } from "./types.js";
 
 /** The part of an R2 binding the mount uses. */
@@ -22,7 +22,7 @@ export interface R2MountBinding {
 export interface R2BucketOptions {
   prefix?: string;
   /** Default `"read-only"`. */
-  mode?: MountMode;
+  mode?: MountAccess;
   /** Keys per list call, 1–1000. Default 1000. */
   listLimit?: number;
   /** Objects streamed at once. Default 8. */

@@ -1,5 +1,5 @@
 /**
- * Mounts against Miniflare's local R2: behaviors 42–45 of spec 01 §6, plus
+ * Mounts against Miniflare's local R2: what `docs/mounts.md` describes, plus
  * paging, prefixes, caps with rollback and EROFS on ancestors.
  */
 import { env } from "cloudflare:workers";

@@ -1,5 +1,5 @@
-/** The `mounts` option of a Workspace: directories filled from outside (spec 01 §4). */
-import type { MountMode, WorkspaceFilesystem } from "@cloudflare/dofs";
+/** The `mounts` option of a Workspace: directories filled from outside (`docs/mounts.md`). */
+import type { MountAccess, WorkspaceFilesystem } from "@cloudflare/dofs";
 
 export type MountData = ReadableStream<Uint8Array> | Uint8Array | string;
 
@@ -17,7 +17,7 @@ export interface Mount {
   /** Recorded with the root, e.g. `"r2"`. Default `"custom"`. */
   readonly kind?: string;
   /** Default `"read-only"`: every write at, under or above the root fails with EROFS. */
-  readonly mode?: MountMode;
+  readonly mode?: MountAccess;
   /** Caps on what `materialize` may write; going over rolls the mount back. */
   readonly maxBytes?: number;
   readonly maxEntries?: number;

@@ -42,7 +42,7 @@ export interface WireExecEvent {
 /** An execution started or reattached on a backend: its id and its events. */
 export interface BackendExec {
   id: string;
-  /** Ends after the exit event. Cancelling it detaches; the execution keeps running. */
+  /** Ends after the exit event. Canceling it detaches; the execution keeps running. */
   events: ReadableStream<WireExecEvent>;
 }
 

@@ -80,7 +80,7 @@ export class CommandRuntime {
   }
 
   get #local(): SyncLocal {
-    return { db: this.#services.db, backend: this.id, now: this.#services.now };
+    return { db: this.#services.db, peer: this.id, now: this.#services.now };
   }
 
   async exec(source: string, request: CommandExecRequest): Promise<ExecHandle> {
@@ -124,8 +124,8 @@ export class CommandRuntime {
       },
       // A deferred execution must still drain, or the target would miss its last writes.
       onCancel: defer ? "drain" : "detach",
-      cancelled: () => {
-        if (bracket) void this.#recordIntent({ runtimeId: handle.runtimeId, error: "stream cancelled before drain" });
+      canceled: () => {
+        if (bracket) void this.#recordIntent({ runtimeId: handle.runtimeId, error: "stream canceled before drain" });
       },
     });
   }

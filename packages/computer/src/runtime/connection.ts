@@ -121,7 +121,7 @@ export class BackendConnection {
     try {
       // A backend that lost its store (a restarted container) must be re-baselined before any push or pull.
       if (handle.sync === "remote") {
-        await reconcileWatermarks({ db: this.#db, backend: this.id, now: this.#now }, handle.rpc.sync);
+        await reconcileWatermarks({ db: this.#db, peer: this.id, now: this.#now }, handle.rpc.sync);
       }
     } catch (error) {
       await Promise.resolve(handle.close()).catch(() => {});

@@ -58,9 +58,9 @@ describe("utf8 decoding", () => {
     expect(decoder.end()).toEqual([]);
   });
 
-  it("cancels the source when the decoded stream is cancelled", async () => {
+  it("cancels the source when the decoded stream is canceled", async () => {
     const source = sourceOf([out(1, bytes("a")), exit(2, 0)]);
     await decodeUtf8Events(source.stream).cancel("done");
-    expect(source.cancelled()).toBe("done");
+    expect(source.canceled()).toBe("done");
   });
 });

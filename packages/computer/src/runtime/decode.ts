@@ -57,7 +57,7 @@ export class Utf8EventDecoder {
 
 /**
  * Wraps a byte-event stream as a utf8 one. Pull-based with highWaterMark 0, so
- * nothing is read from `source` before the consumer asks; cancelling cancels `source`.
+ * nothing is read from `source` before the consumer asks; canceling cancels `source`.
  */
 export function decodeUtf8Events(source: ReadableStream<ExecEvent>): ReadableStream<ExecEvent> {
   const decoder = new Utf8EventDecoder();

@@ -99,7 +99,7 @@ describe("ExecHandle", () => {
     });
   });
 
-  it("memoises result()", async () => {
+  it("memoizes result()", async () => {
     const { handle, source } = handleOf([out(1, "a"), exit(2, 0)]);
     const first = handle.result();
     expect(handle.result()).toBe(first);
@@ -133,14 +133,14 @@ describe("ExecHandle", () => {
     const idle = handleOf([out(1, "a"), exit(2, 0)]);
     idle.handle[Symbol.dispose]();
     await Promise.resolve();
-    expect(idle.source.cancelled()).toBeUndefined();
+    expect(idle.source.canceled()).toBeUndefined();
 
     const reading = handleOf([out(1, "a"), exit(2, 0)], { encoding: "utf8" });
     const reader = reading.handle.getReader();
     await reader.read();
     reading.handle[Symbol.dispose]();
     await Promise.resolve();
-    expect(reading.source.cancelled()).toBeUndefined();
+    expect(reading.source.canceled()).toBeUndefined();
     expect(await reader.read()).toEqual({ done: true, value: undefined });
   });
 
@@ -192,12 +192,12 @@ describe("ExecHandle", () => {
     expect(await other.summary()).toEqual(summary);
   });
 
-  it("rejects the summary when the stream is cancelled before the execution settled", async () => {
+  it("rejects the summary when the stream is canceled before the execution settled", async () => {
     const { handle } = handleOf([out(1, "a"), exit(2, 0)]);
     const reader = handle.getReader();
     await reader.read();
     await reader.cancel();
-    await expect(handle.summary()).rejects.toThrow(/cancelled before the execution settled/);
+    await expect(handle.summary()).rejects.toThrow(/canceled before the execution settled/);
   });
 
   it("keeps draining after a cancel when asked to, so finish still sees the exit", async () => {
@@ -219,17 +219,17 @@ describe("ExecHandle", () => {
     await reader.cancel();
     await done;
     expect(seen).toEqual(exit(3, 7));
-    expect(source.cancelled()).toBe("not cancelled");
+    expect(source.canceled()).toBe("not canceled");
   });
 
   it("detaches on cancel by default and reports it", async () => {
-    let cancelled = 0;
-    const { handle, source } = handleOf([out(1, "a"), exit(2, 0)], { cancelled: () => void cancelled++ });
+    let canceled = 0;
+    const { handle, source } = handleOf([out(1, "a"), exit(2, 0)], { canceled: () => void canceled++ });
     const reader = handle.getReader();
     await reader.read();
     await reader.cancel("bye");
-    expect(source.cancelled()).toBe("bye");
-    expect(cancelled).toBe(1);
+    expect(source.canceled()).toBe("bye");
+    expect(canceled).toBe(1);
   });
 
   it("collects a full replay for result() when the stream was resumed mid-way", async () => {
@@ -240,6 +240,6 @@ describe("ExecHandle", () => {
     });
     const result = await handle.result();
     expect(result.stdout).toBe("ab");
-    expect(source.cancelled()).toBeUndefined();
+    expect(source.canceled()).toBeUndefined();
   });
 });

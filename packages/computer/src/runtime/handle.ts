@@ -7,6 +7,7 @@
  * function; the sync bracket plugs in through `finish`, which runs once the
  * source has drained — before the stream closes, whichever way it is read.
  */
+import { concatBytes } from "@cloudflare/dofs";
 import { type ConsumerMode, claimResult, claimStream } from "./consumer.js";
 import { decodeUtf8Events } from "./decode.js";
 import { MISSING_EXIT_CODE, statusForExitCode } from "./status.js";
@@ -25,13 +26,13 @@ export interface ExecHandleOptions {
    */
   finish?(exit: ExecExitEvent | undefined): Promise<ExecSyncSummary>;
   /**
-   * The consumer cancelled the stream before it drained. `"drain"` keeps
+   * The consumer canceled the stream before it drained. `"drain"` keeps
    * reading the source in the background so `finish` still runs (a deferred
    * sync must see the whole execution); `"detach"` cancels the source and
-   * calls `cancelled` instead. Default `"detach"`.
+   * calls `canceled` instead. Default `"detach"`.
    */
   onCancel?: "drain" | "detach";
-  cancelled?(): void;
+  canceled?(): void;
   /**
    * Set when the stream starts mid-execution (a resumed `getExec`): `result()`
    * then cancels it and collects this full replay instead, since a result
@@ -113,9 +114,9 @@ class HandleSource {
       void this.#drainInBackground();
       return;
     }
-    this.#noSummary(new TypeError(`Execution "${this.id}": the stream was cancelled before the execution settled`));
+    this.#noSummary(new TypeError(`Execution "${this.id}": the stream was canceled before the execution settled`));
     await this.reader.cancel(reason);
-    this.options.cancelled?.();
+    this.options.canceled?.();
   }
 
   async #drainInBackground(): Promise<void> {
@@ -154,7 +155,7 @@ export class ExecHandle extends ReadableStream<ExecEvent> {
   }
 
   /**
-   * Drains the execution and settles it. Memoised. Throws synchronously (not a
+   * Drains the execution and settles it. Memoized. Throws synchronously (not a
    * rejected promise) when the stream is already being read, since that is a
    * programming error rather than an outcome of the execution.
    */
@@ -169,7 +170,7 @@ export class ExecHandle extends ReadableStream<ExecEvent> {
    * What the sync bracket adds to a result — `pushed`, `pulled`, `skipped`,
    * `sync` — for a caller that reads the stream (and so cannot call
    * `result()`). Resolves once the events drained, before the stream closes;
-   * rejects if the stream was cancelled before that.
+   * rejects if the stream was canceled before that.
    */
   summary(): Promise<ExecSyncSummary> {
     if (this.#result) {
@@ -185,8 +186,8 @@ export class ExecHandle extends ReadableStream<ExecEvent> {
   /** Cancels the stream and with it the source; the execution itself keeps running (use `kill`). */
   [Symbol.dispose](): void {
     // A locked stream refuses cancel(), so go to the source directly; either way the rejection is nobody's to handle.
-    const cancelled = this.locked ? this.#source.cancel() : this.cancel();
-    cancelled.catch(() => {});
+    const canceled = this.locked ? this.#source.cancel() : this.cancel();
+    canceled.catch(() => {});
   }
 
   async #collect(): Promise<ExecResult> {
@@ -222,14 +223,4 @@ export class ExecHandle extends ReadableStream<ExecEvent> {
     if (this.#encoding === "utf8") return parts.map((part) => (typeof part === "string" ? part : "")).join("");
     return concatBytes(parts.map((part) => (typeof part === "string" ? new TextEncoder().encode(part) : part)));
   }
-}
-
-function concatBytes(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((size, part) => size + part.byteLength, 0));
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.byteLength;
-  }
-  return out;
 }

@@ -30,7 +30,7 @@ export class WorkspaceRuntime {
   readonly #deferReady: () => boolean;
   #closed = false;
 
-  /** `deferReady` says whether `sync: "defer"` can be honoured (a retry scheduler is configured). */
+  /** `deferReady` says whether `sync: "defer"` can be honored (a retry scheduler is configured). */
   constructor(backends: readonly BackendRuntime[], deferReady: () => boolean) {
     const byId = new Map<string, BackendRuntime>();
     for (const backend of backends) {

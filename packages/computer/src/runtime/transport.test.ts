@@ -37,7 +37,7 @@ describe("isTransportError", () => {
     expect(isTransportError(error)).toBe(false);
   });
 
-  it("recognises a stub disposed on this side", () => {
+  it("recognizes a stub disposed on this side", () => {
     expect(isDisposedStubError(new Error("Attempted to use RPC stub after it has been disposed."))).toBe(true);
     expect(isDisposedStubError(new Error("WebSocket is closed"))).toBe(false);
   });

@@ -1,4 +1,4 @@
-/** Behavior 19 of spec 03 §8: which tools `createAITools` hands out. */
+/** Which tools `createAITools` hands out (`docs/tools.md`). */
 import { describe, expect, it } from "vitest";
 import { inToolsWorkspace } from "../../test/tools/harness.worker.js";
 import { callTool } from "../../test/tools/scripted-model.js";

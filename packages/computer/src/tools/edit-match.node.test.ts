@@ -1,8 +1,9 @@
 /** The pure parts of `edit`: locating (exact, fuzzy, refusals) and the diff built from the ranges. */
 import { describe, expect, it } from "vitest";
+import { utf8Length, utf8Prefix } from "../backends/worker-javascript/protocol/stdio.js";
 import { editDiff } from "./diff.js";
 import { applyEdits, locateEdits, normalizeForMatch } from "./edit-match.js";
-import { truncateUtf8, utf8Length, utf8Prefix } from "./truncate.js";
+import { truncateUtf8 } from "./truncate.js";
 
 describe("locateEdits", () => {
   it("locates in the original, so an edit may match text another edit replaces elsewhere", () => {

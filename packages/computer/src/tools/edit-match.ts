@@ -125,7 +125,7 @@ export function locateEdits(original: string, edits: readonly Edit[], path: stri
     const q = p + needle.length - 1;
     if (!fuzzyText.first[p] || !fuzzyText.last[q]) {
       throw new EditError(
-        `${label} starts or ends inside a character that only matches after normalisation (e.g. a ligature); include the whole character`,
+        `${label} starts or ends inside a character that only matches after normalization (e.g. a ligature); include the whole character`,
       );
     }
     return {

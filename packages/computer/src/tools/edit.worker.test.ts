@@ -1,4 +1,4 @@
-/** `edit` through the AI SDK: behaviors 23–25 and the input forms models send. */
+/** `edit` through the AI SDK (`docs/tools.md`) and the input forms models send. */
 import { describe, expect, it } from "vitest";
 import { inToolsWorkspace } from "../../test/tools/harness.worker.js";
 import { callTool } from "../../test/tools/scripted-model.js";

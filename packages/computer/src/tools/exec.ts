@@ -9,8 +9,11 @@
  */
 import { type Tool, tool } from "ai";
 import { z } from "zod";
+import { utf8Length, utf8Prefix } from "../backends/worker-javascript/protocol/stdio.js";
+import { statusForExitCode } from "../runtime/status.js";
+import type { ExecStatus } from "../runtime/types.js";
 import { toolError } from "./errors.js";
-import { truncateUtf8, utf8Length, utf8Prefix } from "./truncate.js";
+import { truncateUtf8 } from "./truncate.js";
 import type { ToolError, ToolExecHandle, ToolRuntime, ToolWorkspace } from "./types.js";
 
 export const EXEC_MAX_BYTES = 64 * 1024;
@@ -59,7 +62,7 @@ export interface ExecSnapshot {
   stdout: string;
   stderr: string;
   /** On the final snapshot. */
-  status?: "completed" | "failed" | "cancelled";
+  status?: ExecStatus;
   /** The return value of a callable backend, on the final snapshot. */
   result?: unknown;
 }
@@ -92,11 +95,6 @@ class Collected {
   view(maxBytes: number): string {
     return truncateUtf8(this.text, maxBytes, this.bytes);
   }
-}
-
-function statusOf(code: number): "completed" | "failed" | "cancelled" {
-  if (code === 0) return "completed";
-  return code === 129 || code === 130 || code === 137 || code === 143 ? "cancelled" : "failed";
 }
 
 export function createExecTool(options: { workspace: ToolWorkspace } & ExecToolOptions): Tool<ExecInput, ExecOutput> {
@@ -200,7 +198,7 @@ export function createExecTool(options: { workspace: ToolWorkspace } & ExecToolO
         yield {
           ...base,
           exitCode,
-          status: statusOf(exitCode),
+          status: statusForExitCode(exitCode),
           stdout: stdout.view(maxBytes),
           stderr: stderr.view(maxBytes),
           ...(value === undefined ? {} : { result: value }),

@@ -1,6 +1,6 @@
 /**
  * `exec` through the AI SDK against a real Workspace and TestBackend:
- * behaviors 28 and 29, snapshots under an injected clock, abort.
+ * what `docs/tools.md` says of `exec`, snapshots under an injected clock, abort.
  */
 import { describe, expect, it } from "vitest";
 import { inToolsWorkspace } from "../../test/tools/harness.worker.js";

@@ -68,7 +68,7 @@ export class WorkspaceFileStore implements MutableFileStore {
   }
 
   async readAll(path: string): Promise<Uint8Array> {
-    return collect(await this.#fs.readFile(path));
+    return this.#fs.readFileBytes(path);
   }
 
   async *readChunks(path: string, byteOffset?: number, byteLength?: number): AsyncIterable<Uint8Array> {
@@ -106,23 +106,4 @@ export class WorkspaceFileStore implements MutableFileStore {
   async remove(path: string, options: { recursive: boolean; force: boolean }): Promise<void> {
     await this.#fs.rm(path, options);
   }
-}
-
-export async function collect(stream: ReadableStream<Uint8Array>): Promise<Uint8Array> {
-  const parts: Uint8Array[] = [];
-  let size = 0;
-  const reader = stream.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    parts.push(value);
-    size += value.byteLength;
-  }
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.byteLength;
-  }
-  return out;
 }

@@ -26,7 +26,7 @@ const BY_EXTENSION: Readonly<Record<string, Classification>> = {
   gif: GIF,
   webp: WEBP,
   pdf: PDF,
-  // SVG is XML: the model reads it better as text than as a rasterised image.
+  // SVG is XML: the model reads it better as text than as a rasterized image.
   svg: { kind: "text" },
 };
 

@@ -1,4 +1,4 @@
-/** `publish` through the AI SDK (behavior 30). */
+/** `publish` through the AI SDK. */
 import { describe, expect, it } from "vitest";
 import { inToolsWorkspace } from "../../test/tools/harness.worker.js";
 import { callTool } from "../../test/tools/scripted-model.js";

@@ -7,10 +7,10 @@
 import { fsError } from "@cloudflare/dofs";
 import { type Tool, tool } from "ai";
 import { z } from "zod";
+import { utf8Length, utf8Prefix } from "../backends/worker-javascript/protocol/stdio.js";
 import { guarded, isToolError } from "./errors.js";
 import { type FileStore, resolveToolPath, WorkspaceFileStore } from "./file-store.js";
 import { classifyByName, type MediaKind, sniff, toBase64 } from "./media.js";
-import { utf8Length, utf8Prefix } from "./truncate.js";
 import type { ToolError, ToolWorkspace } from "./types.js";
 
 export const READ_MAX_LINES = 2000;

@@ -1,4 +1,4 @@
-/** `read` through the AI SDK: paging (behavior 20), model output, media and binary files. */
+/** `read` through the AI SDK: paging, model output, media and binary files. */
 import { describe, expect, it } from "vitest";
 import { inToolsWorkspace } from "../../test/tools/harness.worker.js";
 import { callTool } from "../../test/tools/scripted-model.js";

@@ -1,4 +1,4 @@
-/** `ls`, `find` and `grep` through the AI SDK: paging (behavior 21) and grep's literal default (22). */
+/** `ls`, `find` and `grep` through the AI SDK: paging and grep's literal default. */
 import { describe, expect, it } from "vitest";
 import { inToolsWorkspace } from "../../test/tools/harness.worker.js";
 import { callTool } from "../../test/tools/scripted-model.js";

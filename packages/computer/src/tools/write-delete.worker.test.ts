@@ -1,4 +1,4 @@
-/** `write` and `delete` through the AI SDK (behaviors 26, 27) and the per-path locks. */
+/** `write` and `delete` through the AI SDK and the per-path locks. */
 import { describe, expect, it } from "vitest";
 import { inToolsWorkspace } from "../../test/tools/harness.worker.js";
 import { callTool, runScript } from "../../test/tools/scripted-model.js";

@@ -32,7 +32,7 @@ function fakeHandle(events: ExecEvent[], log: string[]): RemoteExecHandleStub {
 }
 
 describe("getWorkspace over RPC (fake stubs)", () => {
-  it("releases the workspace stub and every child that arrived when initialisation fails", async () => {
+  it("releases the workspace stub and every child that arrived when initialization fails", async () => {
     const log: string[] = [];
     const stub = {
       ...disposable("workspace", log),

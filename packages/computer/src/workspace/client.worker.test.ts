@@ -1,8 +1,8 @@
 /**
  * `getWorkspace` over real Workers RPC: the test runs in the Worker and talks
  * to a `withWorkspace` Durable Object (test/main.worker.ts) through its stub,
- * and, inside `runInDurableObject`, to the same object in-isolate. Numbers
- * refer to the acceptance behaviors of spec 03 §8.
+ * and, inside `runInDurableObject`, to the same object in-isolate. A number in a test
+ * name is a stable case id; `docs/runtime.md` describes the behavior.
  */
 import { abortAllDurableObjects, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
@@ -110,7 +110,7 @@ describe("getWorkspace over RPC", () => {
     });
   });
 
-  it("(42) after result() the stream errors, and result() is memoised", async () => {
+  it("(42) after result() the stream errors, and result() is memoized", async () => {
     await withClient(async (client) => {
       await client.fs.writeFile("/workspace/a.txt", "contents");
       const handle = await client.runtime.exec("cat /workspace/a.txt", { id: "cat-1", encoding: "utf8" });

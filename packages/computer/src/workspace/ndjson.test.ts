@@ -97,19 +97,19 @@ describe("exec events as NDJSON", () => {
     expect(() => decodeExecEventLine("")).toThrow(/Malformed exec event on NDJSON line 1: not JSON/);
   });
 
-  it("cancels the byte source when the event stream is cancelled", async () => {
-    let cancelled: unknown = "no";
+  it("cancels the byte source when the event stream is canceled", async () => {
+    let canceled: unknown = "no";
     const source = new ReadableStream<Uint8Array>({
       pull(controller) {
         controller.enqueue(bytes(encodeExecEvent(out(1, "a"))));
       },
       cancel(reason) {
-        cancelled = reason;
+        canceled = reason;
       },
     });
     const reader = decodeExecEvents(source).getReader();
     await reader.read();
     await reader.cancel("stop");
-    expect(cancelled).toBe("stop");
+    expect(canceled).toBe("stop");
   });
 });

@@ -93,7 +93,7 @@ export function decodeExecEventLine(text: string, lineNumber = 1): ExecEvent {
 /**
  * Encodes an event stream as NDJSON bytes, one line per chunk. Pull-based with
  * highWaterMark 0, so an event is read from `events` only when the consumer
- * (the RPC pump) asks; cancelling cancels `events`.
+ * (the RPC pump) asks; canceling cancels `events`.
  */
 export function encodeExecEvents(events: ReadableStream<ExecEvent>): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();

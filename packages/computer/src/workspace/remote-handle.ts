@@ -99,7 +99,7 @@ export class RemoteExecHandle extends ReadableStream<ExecEvent> implements Works
     this.#kill = options.kill;
   }
 
-  /** Memoised. Throws synchronously once reading the stream has started, as `ExecHandle.result()` does. */
+  /** Memoized. Throws synchronously once reading the stream has started, as `ExecHandle.result()` does. */
   result(): Promise<ExecResult> {
     if (this.#result) return this.#result;
     claimResult(this.#source);
@@ -123,7 +123,7 @@ export class RemoteExecHandle extends ReadableStream<ExecEvent> implements Works
   /** Cancels the stream and releases the remote handle; the execution keeps running (use `kill`). */
   [Symbol.dispose](): void {
     if (this.#result) return;
-    const cancelled = this.locked ? this.#source.cancel() : this.cancel();
-    cancelled.catch(() => {});
+    const canceled = this.locked ? this.#source.cancel() : this.cancel();
+    canceled.catch(() => {});
   }
 }

@@ -45,7 +45,7 @@ export interface ThinkWorkspaceCompatibility {
   stat(path: string): Promise<ThinkFileInfo | null>;
 }
 
-/** Absolute paths pass through; relative ones are joined under /workspace (normalisation is left to dofs). */
+/** Absolute paths pass through; relative ones are joined under /workspace (normalization is left to dofs). */
 export function resolveThinkPath(path: string): string {
   if (typeof path !== "string") throw new TypeError("path must be a string");
   if (path.startsWith("/")) return path;
@@ -56,10 +56,7 @@ export function resolveThinkPath(path: string): string {
 export function thinkMethods(fs: WorkspaceFilesystem): ThinkWorkspaceCompatibility {
   return {
     readFile: (path) => orNull(() => fs.readFile(resolveThinkPath(path), "utf8")),
-    readFileBytes: async (path) => {
-      const stream = await orNull(() => fs.readFile(resolveThinkPath(path)));
-      return stream === null ? null : new Uint8Array(await new Response(stream).arrayBuffer());
-    },
+    readFileBytes: (path) => orNull(() => fs.readFileBytes(resolveThinkPath(path))),
     writeFile: async (path, content) => {
       const target = resolveThinkPath(path);
       const parent = target.slice(0, target.lastIndexOf("/"));

@@ -1,7 +1,7 @@
 /**
  * The runtime through a real Workspace in a Durable Object, with TestBackend
  * as the command backend: routing, statuses, the sync bracket and its
- * failures. Numbers refer to the acceptance behaviors of spec 02 §8.
+ * failures. A number in a test name is a stable case id; `docs/runtime.md` describes the behavior.
  */
 import { describe, expect, it } from "vitest";
 import { inWorkspace } from "../../test/workspace-harness.worker.js";

@@ -58,6 +58,18 @@ async function hostCall(name: string, action: "stop" | "kill"): Promise<void> {
   expect(response.status).toBe(204);
 }
 
+/**
+ * Arms a crash of this object's next computerd at an exact sync step
+ * (`COMPUTERD_CRASH_AT`, e.g. `pushObjects:2`); the relaunch after it runs clean.
+ */
+async function crashAt(name: string, at: string): Promise<void> {
+  const response = await fetch(`${inject("containerHost")}/v1/containers/${name}/crash-at`, {
+    method: "POST",
+    body: JSON.stringify({ at }),
+  });
+  expect(response.status).toBe(204);
+}
+
 async function collect(handle: ReadableStream<{ name: string }>): Promise<{ name: string }[]> {
   const events = [];
   for await (const event of handle) events.push(event);
@@ -288,14 +300,12 @@ describe("container-shell on the local container host", () => {
       const big = new Uint8Array(24 * 1024 * 1024).map((_, i) => (i * 7) % 251);
       await workspace.fs.mkdir("/workspace", { recursive: true });
       await workspace.fs.writeFile("/workspace/big.bin", big);
-      const first = workspace.runtime.exec("wc -c < big.bin", utf8).then(
-        (handle) => handle.result(),
-        (error: unknown) => error,
-      );
-      // Lands during the push most of the time; the invariant below holds whenever it lands.
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      await hostCall(name, "kill");
-      await first;
+      // 24 MiB is six 4 MiB blob batches: the daemon dies receiving the second, one batch staged, no entry applied.
+      await crashAt(name, "pushObjects:2");
+      // Nothing ran yet, so the runtime relaunches and repeats the push: the new container must get all of it,
+      // although the dead one had staged a batch and the push cursor must not have moved.
+      const first = await (await workspace.runtime.exec("wc -c < big.bin", utf8)).result();
+      expect(first).toMatchObject({ status: "completed", stdout: `${big.byteLength}\n` });
       const again = await (await workspace.runtime.exec("wc -c < big.bin", utf8)).result();
       expect(again).toMatchObject({ status: "completed", stdout: `${big.byteLength}\n` });
       const stored = await workspace.fs.stat("/workspace/big.bin");
@@ -303,28 +313,16 @@ describe("container-shell on the local container host", () => {
     });
   });
 
-  it("a crash in the middle of a pull leaves either the whole file or none of it", async () => {
+  it("a crash in the middle of a pull leaves none of the file, and the pull pending", async () => {
     await inContainerWorkspace(async (workspace, name) => {
       const size = 24 * 1024 * 1024;
+      // The daemon dies when the post-exec pull asks for the first blobs: the entries were listed, no chunk came.
+      await crashAt(name, "fetchObjects:1");
       const handle = await workspace.runtime.exec(`head -c ${size} /dev/urandom > made.bin; sha256sum made.bin`, utf8);
-      const pending = handle.result().catch((error: unknown) => error);
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      await hostCall(name, "kill");
-      const result = await pending;
-      const stat = await workspace.fs.stat("/workspace/made.bin").catch(() => undefined);
-      if (stat !== undefined) {
-        // Pulled before the crash: then it is complete, byte for byte what the command hashed.
-        expect(stat.size).toBe(size);
-        expect(result).toMatchObject({ sync: { status: "complete" } });
-        const stdout = (result as { stdout: string }).stdout;
-        const bytes = new Uint8Array(
-          await new Response(await workspace.fs.readFile("/workspace/made.bin")).arrayBuffer(),
-        );
-        const digest = [...new Uint8Array(await crypto.subtle.digest("SHA-256", bytes))]
-          .map((byte) => byte.toString(16).padStart(2, "0"))
-          .join("");
-        expect(stdout.split(" ")[0]).toBe(digest);
-      }
+      const result = await handle.result().catch((error: unknown) => error);
+      // Nothing of the file: not a prefix, not an empty inode; the pull is pending, not complete.
+      await expect(workspace.fs.stat("/workspace/made.bin")).rejects.toMatchObject({ code: "ENOENT" });
+      expect(result).toMatchObject({ sync: { status: "pending" } });
       // Either way the workspace goes on working on the relaunched container.
       const after = await (await workspace.runtime.exec("echo alive", utf8)).result();
       expect(after).toMatchObject({ status: "completed", stdout: "alive\n" });

@@ -1,7 +1,7 @@
 /**
  * worker-javascript against a real Durable Object and the real Worker
  * Loader: calling modules, imports, the process shim, output, failures.
- * Numbers refer to the acceptance behaviors of spec 03 §8.
+ * A number in a test name is a stable case id; `docs/worker-javascript.md` describes the behavior.
  */
 import { describe, expect, it } from "vitest";
 import { STDIO_TRUNCATED_MARKER } from "../../src/backends/worker-javascript/index.js";

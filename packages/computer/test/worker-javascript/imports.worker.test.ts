@@ -1,6 +1,6 @@
 /**
  * The module graph: what a module may import, built on the host before any
- * Worker exists. Numbers refer to the acceptance behaviors of spec 03 §8.
+ * Worker exists. A number in a test name is a stable case id; `docs/worker-javascript.md` describes the behavior.
  */
 import { describe, expect, it } from "vitest";
 import { inJsWorkspace, run } from "./harness.worker.js";

@@ -1,6 +1,6 @@
 /**
  * Executions over time: cancellation, restarts, concurrency and readers.
- * Numbers refer to the acceptance behaviors of spec 03 §8.
+ * A number in a test name is a stable case id; `docs/worker-javascript.md` describes the behavior.
  */
 import { abortAllDurableObjects } from "cloudflare:test";
 import { env } from "cloudflare:workers";

@@ -1,6 +1,6 @@
 /**
  * The worker-shell on a real Workspace in a Durable Object, through the real
- * Worker Loader: spec 03 §8 behaviors 1–5, events, ids, env and stdin.
+ * Worker Loader (`docs/worker-shell.md`): runs, events, ids, env and stdin.
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, test } from "vitest";

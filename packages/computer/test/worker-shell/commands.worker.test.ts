@@ -1,5 +1,5 @@
 /**
- * Egress (spec 03 §8 behavior 7, live with curl) and the built-in host
+ * Egress (`docs/worker-shell.md`, live with curl) and the built-in host
  * commands: `assets publish` (8), `git` without git (32), `artifacts`
  * without a binding.
  */

@@ -17,7 +17,7 @@ import { tunnelConnections } from "../egress/tunnel.js";
 import { allowedEnv } from "../exec/env.js";
 import { Runner } from "../exec/runner.js";
 import type { MountDriver } from "../mount/driver.js";
-import { resolveMountKind } from "../mount/driver.js";
+import { resolveMountMode } from "../mount/driver.js";
 import { FuseNapiDriver, FuseNapiUnpatchedError, loadFuseNapi } from "../mount/fuse-napi.js";
 import { FuseNativeDriver } from "../mount/fuse-native.js";
 import { loadFuseDev } from "../mount/kernel/fuse-dev.js";
@@ -25,12 +25,13 @@ import { KernelDriver } from "../mount/kernel-driver.js";
 import { ShimDriver } from "../mount/shim.js";
 import { createDaemonServer, type DaemonServer } from "../server/http.js";
 import { ChunkCollector } from "../store/collector.js";
-import type { Config, MountKind } from "./env.js";
+import { withCrashAt } from "./crash-at.js";
+import type { Config, MountMode } from "./env.js";
 import type { Logger } from "./log.js";
 
 export interface Daemon {
   readonly port: number;
-  readonly kind: MountKind;
+  readonly mode: MountMode;
   /** Closes the servers, SIGKILLs every child and unmounts. Idempotent. */
   close(): Promise<void>;
   /** SIGKILLs every command's process group, synchronously: what a dying daemon can still do (an `exit` handler). */
@@ -46,16 +47,18 @@ export async function startDaemon(config: Config, log: Logger): Promise<Daemon> 
   // The collector reads the rev from its first tick; without a mount nothing else creates the tables that early.
   ensureSchema(db, Date.now());
   const fs = new WorkspaceFilesystem(db);
-  const kind = resolveMountKind(config.mount);
+  // The collector and /__computerd/stats read the store before any fs call would create it (FUSE_MOUNT=none).
+  ensureSchema(db, Date.now());
+  const mode = resolveMountMode(config.mount);
   let driver: MountDriver | undefined;
-  if (kind !== "none") {
+  if (mode !== "none") {
     await fs.mkdir(config.mountPoint, { recursive: true });
-    if (kind === "fuse" || kind === "macfuse") {
+    if (mode === "fuse" || mode === "macfuse") {
       driver = createFuseDriver(db, config, log);
     } else {
       driver = new ShimDriver(db, config.mountPoint, log);
     }
-    if (kind === "shim") mkdirSync(config.mountPoint, { recursive: true });
+    if (mode === "shim") mkdirSync(config.mountPoint, { recursive: true });
     await driver.mount();
   }
   const mounted = driver !== undefined;
@@ -97,10 +100,11 @@ export async function startDaemon(config: Config, log: Logger): Promise<Daemon> 
     ...(driver?.afterApply
       ? { afterApply: (_result, entries) => driver.afterApply?.(entries.map((entry) => entry.path)) }
       : {}),
-    ...(driver?.beforeFetch ? { beforeFetch: () => driver.beforeFetch?.() } : {}),
+    ...(driver?.beforePull ? { beforeFetch: () => driver.beforePull?.() } : {}),
     ...(driver?.beforeApply ? { beforeApply: () => driver.beforeApply?.() } : {}),
     log: (message, error) => log.error(message, error),
   });
+  if (config.crashAt) withCrashAt(peer, config.crashAt, (line) => log.info(line));
 
   let port = config.port;
   const server: DaemonServer = createDaemonServer({
@@ -108,7 +112,8 @@ export async function startDaemon(config: Config, log: Logger): Promise<Daemon> 
     peer,
     runner,
     db,
-    info: () => ({ backend: { kind }, mountPoint: config.mountPoint, port }),
+    // `backend.kind` is the reference's wire name for the mount mode.
+    info: () => ({ backend: { kind: mode }, mountPoint: config.mountPoint, port }),
     trackStubs: config.trackStubs,
     log,
     extraStats: () => ({
@@ -127,12 +132,12 @@ export async function startDaemon(config: Config, log: Logger): Promise<Daemon> 
   });
   port = (server.http.address() as AddressInfo).port;
   // One parseable line: tests and the local container host read the port from it.
-  log.info(`computerd listening host=${config.host} port=${port} mount=${kind} mountPoint=${config.mountPoint}`);
+  log.info(`computerd listening host=${config.host} port=${port} mount=${mode} mountPoint=${config.mountPoint}`);
 
   let closing: Promise<void> | undefined;
   return {
     port,
-    kind,
+    mode,
     killCommands() {
       runner.shutdown();
     },

@@ -1,9 +1,17 @@
 import { describe, expect, test } from "vitest";
 import { runToExit, startDaemon, stopAll } from "../../test/daemon.js";
-import { resolveMountKind } from "../mount/driver.js";
+import { resolveMountMode } from "../mount/driver.js";
 import { fuseMountOptions, readConfig } from "./env.js";
 
 describe("readConfig", () => {
+  test("COMPUTERD_CRASH_AT names a sync step and a call; anything else is a ConfigError", () => {
+    expect(readConfig({ COMPUTERD_CRASH_AT: "pushObjects:2" }).crashAt).toEqual({ method: "pushObjects", call: 2 });
+    expect(readConfig({}).crashAt).toBeUndefined();
+    for (const bad of ["pushObjects", "pushObjects:0", "exec:1", "fetchObjects:-1"]) {
+      expect(() => readConfig({ COMPUTERD_CRASH_AT: bad })).toThrow(/COMPUTERD_CRASH_AT must be/);
+    }
+  });
+
   test("defaults, and RPC_CLIENT_SECRET trimmed then deleted from the env", () => {
     const env: Record<string, string | undefined> = { RPC_CLIENT_SECRET: "  abc \n", COMPUTER_VAR_FOO: "1" };
     const config = readConfig(env);
@@ -107,17 +115,17 @@ describe("COMPUTERD_EXEC_NETWORK", () => {
   });
 });
 
-describe("resolveMountKind", () => {
-  test("auto: /dev/fuse on Linux is fuse, without it shim (behaviour 32); explicit fuse without it throws", () => {
-    expect(resolveMountKind("auto", "linux", () => true)).toBe("fuse");
-    expect(resolveMountKind("auto", "linux", () => false)).toBe("shim");
-    expect(resolveMountKind("auto", "darwin", (path) => path.includes("macfuse"))).toBe("macfuse");
-    expect(() => resolveMountKind("fuse", "linux", () => false)).toThrow(/not available/);
-    expect(resolveMountKind("none", "linux", () => false)).toBe("none");
+describe("resolveMountMode", () => {
+  test("auto: /dev/fuse on Linux is fuse, without it shim; explicit fuse without it throws", () => {
+    expect(resolveMountMode("auto", "linux", () => true)).toBe("fuse");
+    expect(resolveMountMode("auto", "linux", () => false)).toBe("shim");
+    expect(resolveMountMode("auto", "darwin", (path) => path.includes("macfuse"))).toBe("macfuse");
+    expect(() => resolveMountMode("fuse", "linux", () => false)).toThrow(/not available/);
+    expect(resolveMountMode("none", "linux", () => false)).toBe("none");
   });
 });
 
-describe("the process (behaviour 31)", () => {
+describe("the process", () => {
   test.each([
     { FUSE_MOUNT: "bogus" },
     { MOUNT_POINT: "relative/path" },
@@ -132,7 +140,7 @@ describe("the process (behaviour 31)", () => {
   });
 
   test("auto on a machine without /dev/fuse answers /__computerd/info with kind shim", async () => {
-    // The test machine has /dev/fuse, so FUSE_MOUNT=shim stands in for `auto` here (resolveMountKind is tested above).
+    // The test machine has /dev/fuse, so FUSE_MOUNT=shim stands in for `auto` here (resolveMountMode is tested above).
     const daemon = await startDaemon({ FUSE_MOUNT: "shim" });
     try {
       const info = await (await fetch(`${daemon.url}/__computerd/info`)).json();

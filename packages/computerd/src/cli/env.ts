@@ -4,9 +4,10 @@
  * before anything is mounted or bound.
  */
 import { isAbsolute } from "node:path";
+import { CRASH_METHODS, type CrashAt } from "./crash-at.js";
 
-export type MountKind = "fuse" | "macfuse" | "shim" | "none";
-export type MountSetting = MountKind | "auto";
+export type MountMode = "fuse" | "macfuse" | "shim" | "none";
+export type MountSetting = MountMode | "auto";
 
 /**
  * The FUSE binding: fuse-napi (libfuse 3) or fuse-native (libfuse 2); auto prefers fuse-napi when it is built.
@@ -68,7 +69,7 @@ export interface Config {
    * `COMPUTERD_EXEC_NETWORK`: `host` (default) runs commands in the daemon's
    * network; `none` gives each command an empty network namespace (loopback
    * only, nothing outside); `gateway` puts all commands in one namespace whose
-   * only way out is an HTTP proxy port tunnelled to the local container host
+   * only way out is an HTTP proxy port tunneled to the local container host
    * (egress `http-gateway`; needs `egress`). The local container host sets it,
    * since no container runtime cuts the network for us.
    */
@@ -87,6 +88,8 @@ export interface Config {
    * process's heap.
    */
   store: "file" | "memory";
+  /** `COMPUTERD_CRASH_AT`: a fault for crash tests (see `crash-at.ts`); unset in production. */
+  crashAt: CrashAt | undefined;
 }
 
 export const DEFAULT_PORT = 45_678;
@@ -137,7 +140,20 @@ export function readConfig(env: Env, defaults: { port?: number } = {}): Config {
     execNetwork: execNetwork(env.COMPUTERD_EXEC_NETWORK),
     egress: egressConfig(env),
     store: parseStore(env.COMPUTERD_STORE),
+    crashAt: parseCrashAt(env.COMPUTERD_CRASH_AT),
   };
+}
+
+function parseCrashAt(value: string | undefined): CrashAt | undefined {
+  if (value === undefined || value === "") return undefined;
+  const match = /^([a-zA-Z]+):([1-9][0-9]*)$/.exec(value);
+  const method = CRASH_METHODS.find((name) => name === match?.[1]);
+  if (!match || method === undefined) {
+    throw new ConfigError(
+      `COMPUTERD_CRASH_AT must be <${CRASH_METHODS.join("|")}>:<n ≥ 1>; got ${JSON.stringify(value)}`,
+    );
+  }
+  return { method, call: Number(match[2]) };
 }
 
 /** A build may stamp its own default port (the container image uses 8080). */

@@ -39,7 +39,7 @@ test("an uncaught error (EPIPE on stderr) exits 1 and SIGKILLs every command's p
   } finally {
     upstream.close();
   }
-  // The `exit` handler signalled the group before the process ended; give the kernel a bounded moment to reap.
+  // The `exit` handler signaled the group before the process ended; give the kernel a bounded moment to reap.
   const gone = Date.now() + 5_000;
   while (processesWith(marker).length > 0 && Date.now() < gone) await new Promise((r) => setTimeout(r, 10));
   expect(processesWith(marker)).toEqual([]);

@@ -3,11 +3,13 @@
  * computerd's entry point. Exit codes: 2 for a bad configuration or a mount
  * that cannot come up, 130/143 after SIGINT/SIGTERM, 1 for an uncaught error.
  */
+import { SIGNAL_EXIT_CODES } from "@cloudflare/computer-rpc";
 import { startDaemon } from "./boot.js";
 import { type Config, ConfigError, readConfig } from "./env.js";
 import { createLogger, type Logger } from "./log.js";
 
-const SIGNAL_EXIT = { SIGINT: 130, SIGTERM: 143 } as const;
+/** The signals that stop the daemon; it exits as a shell reports a command they killed. */
+const STOP_SIGNALS = ["SIGINT", "SIGTERM"] as const;
 
 async function main(): Promise<void> {
   if (process.argv[2] === "host") {
@@ -47,13 +49,13 @@ async function main(): Promise<void> {
     (daemon) => process.once("exit", () => daemon.killCommands()),
     () => {},
   );
-  for (const signal of Object.keys(SIGNAL_EXIT) as (keyof typeof SIGNAL_EXIT)[]) {
+  for (const signal of STOP_SIGNALS) {
     process.once(signal, () => {
       log.info(`${signal}: shutting down`);
       booting
         .then((daemon) => daemon.close())
         .catch(() => {})
-        .finally(() => process.exit(SIGNAL_EXIT[signal]));
+        .finally(() => process.exit(SIGNAL_EXIT_CODES[signal]));
     });
   }
   try {

@@ -88,7 +88,7 @@ export async function runWranglerDev(options: WranglerDevOptions): Promise<Wrang
 
   let stopping = false;
   // wrangler itself exits 0 on a signal; the script exits with the signal's code.
-  let signalled: number | undefined;
+  let signaled: number | undefined;
   const stop = async (code: number): Promise<void> => {
     if (stopping) return;
     stopping = true;
@@ -97,7 +97,7 @@ export async function runWranglerDev(options: WranglerDevOptions): Promise<Wrang
       await options.onStop?.();
     } finally {
       await host?.close();
-      process.exit(signalled ?? code);
+      process.exit(signaled ?? code);
     }
   };
   for (const [signal, code] of [
@@ -105,7 +105,7 @@ export async function runWranglerDev(options: WranglerDevOptions): Promise<Wrang
     ["SIGTERM", 143],
   ] as const) {
     process.on(signal, () => {
-      signalled ??= code;
+      signaled ??= code;
       // wrangler stops on its own signal; the rest stops once it has exited (below).
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       else void stop(code);

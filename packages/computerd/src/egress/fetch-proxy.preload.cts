@@ -4,7 +4,7 @@
  * so this installs a global dispatcher that sends it through the proxy. The
  * dispatcher is a stand-in that loads undici's ProxyAgent on first use, so a
  * node process that never fetches pays nothing for it. Node 24's fetch
- * (undici 7) honours NODE_USE_ENV_PROXY instead, and is left alone.
+ * (undici 7) honors NODE_USE_ENV_PROXY instead, and is left alone.
  */
 const GLOBAL_DISPATCHER = Symbol.for("undici.globalDispatcher.1");
 

@@ -1,7 +1,7 @@
 /**
  * computerd's half of egress `http-gateway`, with real processes: commands
  * run by the runner inside the gateway namespace (real `unshare`/`nsenter`,
- * needs root), their proxy connections tunnelled over a real upgrade to a
+ * needs root), their proxy connections tunneled over a real upgrade to a
  * stand-in host that checks the bearer and serves the real proxy, whose
  * `forward` plays the Durable Object. What a command can and cannot reach is
  * observed from the command itself: curl, and node's fetch.

@@ -190,7 +190,7 @@ describe("ids, subscribers and the log", () => {
     expect(plain(await drain(await runner.getExec({ id: "r" })))).toEqual(plain(all));
   });
 
-  test("a second live subscriber is EEXEC_BUSY; cancelling detaches, and getExec replays then follows", async () => {
+  test("a second live subscriber is EEXEC_BUSY; canceling detaches, and getExec replays then follows", async () => {
     const runner = makeRunner();
     const handle = await runner.exec({ source: "echo first; sleep 0.3; echo second", id: "live" });
     await expect(runner.getExec({ id: "live" })).rejects.toMatchObject({ code: "EEXEC_BUSY" });

@@ -17,7 +17,7 @@ import type {
   RunnerHandle,
   RunnerLike,
 } from "@cloudflare/computer-rpc";
-import { rpcError } from "@cloudflare/computer-rpc";
+import { rpcError, SIGNAL_EXIT_CODES } from "@cloudflare/computer-rpc";
 import type { Database } from "@cloudflare/dofs";
 import { layerEnv } from "./env.js";
 import { decodeExitCode, EventKind, ExecLog, LOG_RETENTION_MS, LOG_SWEEP_INTERVAL_MS, type LogRow } from "./log.js";
@@ -25,9 +25,6 @@ import { checkExecRequest, MAX_TIMER_MS } from "./request.js";
 
 export const DEFAULT_TIMEOUT_MS = 320_000;
 export const KILL_GRACE_MS = 5_000;
-
-/** Exit codes for a child killed by a signal, as a shell reports them. */
-const SIGNAL_CODES: Record<string, number> = { SIGHUP: 129, SIGINT: 130, SIGKILL: 137, SIGTERM: 143 };
 
 export interface RunnerOptions {
   db: Database;
@@ -223,7 +220,7 @@ export class Runner implements RunnerLike {
       this.#exit(exec, code);
     };
     child.on("error", (error) => finish(-1, error.message));
-    child.on("close", (code, signal) => finish(code ?? (signal ? (SIGNAL_CODES[signal] ?? -1) : -1)));
+    child.on("close", (code, signal) => finish(code ?? (signal ? (SIGNAL_EXIT_CODES[signal] ?? -1) : -1)));
   }
 
   #output(exec: LiveExec, kind: EventKind.Stdout | EventKind.Stderr, data: Buffer): void {

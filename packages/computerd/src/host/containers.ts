@@ -69,6 +69,8 @@ export class ContainerSet {
   readonly #running = new Map<string, HostContainer>();
   readonly #exits = new Map<string, ContainerExit>();
   readonly #starting = new Map<string, Promise<HostContainer>>();
+  /** Crash tests: the `COMPUTERD_CRASH_AT` of the next launch of a name, used once. */
+  readonly #crashes = new Map<string, string>();
 
   constructor(options: ContainerSetOptions) {
     this.#options = options;
@@ -84,6 +86,14 @@ export class ContainerSet {
 
   names(): string[] {
     return [...this.#running.keys()];
+  }
+
+  /**
+   * Arms a fault for the next launch of `name` only (its relaunch runs clean):
+   * that computerd SIGKILLs itself at the sync step `at` names (`COMPUTERD_CRASH_AT`).
+   */
+  armCrash(name: string, at: string): void {
+    this.#crashes.set(name, at);
   }
 
   /** Starts a container under `name`, replacing (stopping) one that runs. */
@@ -159,6 +169,12 @@ export class ContainerSet {
     return { COMPUTERD_EXEC_NETWORK: "gateway", ...(await this.#options.gatewayEnv(name)) };
   }
 
+  #takeCrash(name: string): Record<string, string> {
+    const at = this.#crashes.get(name);
+    this.#crashes.delete(name);
+    return at === undefined ? {} : { COMPUTERD_CRASH_AT: at };
+  }
+
   async #start(name: string, request: LaunchRequest): Promise<HostContainer> {
     await this.stop(name);
     const mountPoint = request.env.MOUNT_POINT ?? "/workspace";
@@ -172,6 +188,7 @@ export class ContainerSet {
       HOST: "127.0.0.1",
       // The daemon keeps the host's network (it must reach the host); its commands get what egress allows.
       ...(await this.#egressEnv(name, request)),
+      ...this.#takeCrash(name),
     };
     const node = this.#options.node ?? process.execPath;
     const namespaces = this.#options.namespaces ?? true;

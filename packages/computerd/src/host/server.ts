@@ -28,6 +28,7 @@ import type { Duplex } from "node:stream";
 import { EGRESS_TOKEN_HEADER } from "@cloudflare/computer-rpc";
 import { type WebSocket, WebSocketServer } from "ws";
 import { EGRESS_TUNNEL_PROTOCOL } from "../egress/tunnel.js";
+import { readBody } from "../http/body.js";
 import type { ContainerSet, EgressMode } from "./containers.js";
 import type { EgressChannels } from "./egress-proxy/channels.js";
 import type { EgressProxy } from "./egress-proxy/proxy.js";
@@ -46,6 +47,15 @@ interface WaitingDial {
   timer: ReturnType<typeof setTimeout>;
 }
 
+interface ContainerCall {
+  name: string;
+  request: IncomingMessage;
+  response: ServerResponse;
+}
+
+/** Bodies the host reads are small JSON (a start request's env); a larger one is refused. */
+const MAX_BODY = 1024 * 1024;
+
 const ROUTE = /^\/v1\/containers\/([A-Za-z0-9._-]{1,128})(\/.*)?$/;
 const DEFAULT_DIAL_TIMEOUT_MS = 30_000;
 
@@ -63,24 +73,19 @@ export function createHostServer(options: HostServerOptions): Server {
     });
   });
 
-  async function route(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const url = new URL(request.url ?? "/", "http://host");
-    if (url.pathname === "/health") return send(response, 200, { ok: true, containers: containers.names() });
-    const match = ROUTE.exec(url.pathname);
-    if (!match?.[1]) return send(response, 404, { error: "not found" });
-    const name = match[1];
-    const rest = match[2] ?? "";
-    if (rest === "" && request.method === "GET") {
+  /** A container's routes, by `<method> <rest of the path>`; `*` matches any method. */
+  const routes: Record<string, (call: ContainerCall) => void | Promise<void>> = {
+    "GET ": ({ name, response }) => {
       const running = containers.get(name);
       const exit = containers.exit(name);
-      return send(response, 200, {
+      send(response, 200, {
         state: running ? "running" : "stopped",
         ...(running ? { runtimeId: running.runtimeId } : {}),
         ...(exit ? { exit } : {}),
       });
-    }
-    if (rest === "/start" && request.method === "POST") {
-      const body = JSON.parse(await readBody(request)) as {
+    },
+    "POST /start": async ({ name, request, response }) => {
+      const body = JSON.parse(await readJson(request)) as {
         env?: Record<string, string>;
         enableInternet?: boolean;
         egress?: string;
@@ -98,26 +103,40 @@ export function createHostServer(options: HostServerOptions): Server {
         ...(body.egress === undefined ? {} : { egress: body.egress }),
         runtimeId: body.runtimeId,
       });
-      return send(response, 200, { state: "running", runtimeId: started.runtimeId });
-    }
-    if (rest === "/stop" && request.method === "POST") {
+      send(response, 200, { state: "running", runtimeId: started.runtimeId });
+    },
+    "POST /stop": async ({ name, response }) => {
       await containers.stop(name);
       response.writeHead(204).end();
-      return;
-    }
-    if (rest === "/kill" && request.method === "POST") {
+    },
+    "POST /crash-at": async ({ name, request, response }) => {
+      // A crash at an exact sync step of the next launch, for crash tests (cli/crash-at.ts).
+      const body = JSON.parse(await readJson(request)) as { at?: unknown };
+      if (typeof body.at !== "string") return send(response, 400, { error: 'crash-at needs { at: "<method>:<n>" }' });
+      containers.armCrash(name, body.at);
+      response.writeHead(204).end();
+    },
+    "POST /kill": async ({ name, response }) => {
       // A crash, for tests and for unsticking a wedged daemon: no grace, no clean unmount (auto_unmount cleans up).
       await containers.kill(name);
       response.writeHead(204).end();
-      return;
-    }
-    if (rest === "/callback/health" || rest === "/callback/") {
-      response.writeHead(200, { "content-type": "text/plain" }).end(request.method === "HEAD" ? undefined : "ok\n");
-      return;
-    }
+    },
+    "* /callback/health": callbackHealth,
+    "* /callback/": callbackHealth,
+  };
+
+  async function route(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const url = new URL(request.url ?? "/", "http://host");
+    if (url.pathname === "/health") return send(response, 200, { ok: true, containers: containers.names() });
+    const match = ROUTE.exec(url.pathname);
+    if (!match?.[1]) return send(response, 404, { error: "not found" });
+    const call: ContainerCall = { name: match[1], request, response };
+    const rest = match[2] ?? "";
+    const handler = routes[`${request.method} ${rest}`] ?? routes[`* ${rest}`];
+    if (handler) return handler(call);
     const port = /^\/port\/(\d+)(\/.*)$/.exec(rest);
-    if (port?.[2]) return forward(name, port[2] + url.search, request, response);
-    return send(response, 404, { error: "not found" });
+    if (port?.[2]) return forward(call.name, port[2] + url.search, request, response);
+    send(response, 404, { error: "not found" });
   }
 
   function forward(name: string, path: string, request: IncomingMessage, response: ServerResponse): void {
@@ -246,13 +265,12 @@ function send(response: ServerResponse, status: number, body: unknown): void {
   response.writeHead(status, { "content-type": "application/json" }).end(`${JSON.stringify(body)}\n`);
 }
 
-async function readBody(request: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of request) {
-    size += (chunk as Buffer).length;
-    if (size > 1024 * 1024) throw new Error("body too large");
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks).toString("utf8");
+async function readJson(request: IncomingMessage): Promise<string> {
+  const body = await readBody(request, MAX_BODY);
+  if (body === undefined) throw new Error("body too large");
+  return body;
+}
+
+function callbackHealth({ request, response }: ContainerCall): void {
+  response.writeHead(200, { "content-type": "text/plain" }).end(request.method === "HEAD" ? undefined : "ok\n");
 }

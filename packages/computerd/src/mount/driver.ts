@@ -4,19 +4,20 @@
  * reconciled both ways) and `none`.
  */
 import { existsSync } from "node:fs";
-import type { MountKind, MountSetting } from "../cli/env.js";
+import type { MountMode, MountSetting } from "../cli/env.js";
 
 export interface MountDriver {
-  readonly kind: MountKind;
+  readonly mode: MountMode;
   /** Resolves once the mount point serves the workspace (boot listens only after this). */
   mount(): Promise<void>;
   /** Never synchronous on the daemon's loop: the loop must keep answering FUSE while the kernel lets go. */
   unmount(): Promise<void>;
-  /** Sync hooks for the SyncPeer: after a push applied entries (their store paths), before a fetchChanges. */
+  /** Sync hooks for the SyncPeer. After a push applied entries (their store paths). */
   afterApply?(paths: readonly string[]): void | Promise<void>;
   /** Before a push applies entries: anything buffered goes to the store first. */
   beforeApply?(): void | Promise<void>;
-  beforeFetch?(): void | Promise<void>;
+  /** Before the Durable Object pulls (`fetchChanges`): the mount settles what it holds, so the pull sees it. */
+  beforePull?(): void | Promise<void>;
   /** Runs before each exec (the shim reconciles the disk first). */
   beforeExec?(): void | Promise<void>;
   stats?(): Record<string, number>;
@@ -36,12 +37,12 @@ export class MountUnavailableError extends Error {
  * `auto`: Linux with /dev/fuse → fuse; macOS with macFUSE → macfuse; else
  * shim. An explicit fuse or macfuse that is unavailable throws.
  */
-export function resolveMountKind(
+export function resolveMountMode(
   setting: MountSetting,
   platform: NodeJS.Platform = process.platform,
   exists: (path: string) => boolean = existsSync,
   devFuse = "/dev/fuse",
-): MountKind {
+): MountMode {
   const fuse = platform === "linux" && exists(devFuse);
   const macfuse = platform === "darwin" && exists("/Library/Filesystems/macfuse.fs");
   if (setting === "auto") return fuse ? "fuse" : macfuse ? "macfuse" : "shim";

@@ -119,7 +119,7 @@ export function loadFuseNapi(): FuseClass {
 }
 
 export class FuseNapiDriver implements MountDriver {
-  readonly kind = "fuse" as const;
+  readonly mode = "fuse" as const;
   readonly fs: MountFs;
   readonly #mountPoint: string;
   readonly #options: FuseOptions;
@@ -195,7 +195,7 @@ export class FuseNapiDriver implements MountDriver {
    * process so this loop keeps serving the writes it causes) pushes them to
    * us before the commit.
    */
-  async beforeFetch(): Promise<void> {
+  async beforePull(): Promise<void> {
     if (this.#options.writebackCache && this.fs.hasOpenFiles) {
       await run("sync", ["-f", this.#mountPoint], { timeout: 30_000 }).catch((error) =>
         this.#log.error("sync -f before a fetch failed", error),

@@ -35,7 +35,7 @@ interface FuseInstance {
 type FuseClass = new (mnt: string, ops: Record<string, unknown>, opts: Record<string, unknown>) => FuseInstance;
 
 export class FuseNativeDriver implements MountDriver {
-  readonly kind = "fuse" as const;
+  readonly mode = "fuse" as const;
   readonly fs: MountFs;
   readonly #mountPoint: string;
   readonly #options: FuseOptions;
@@ -77,7 +77,7 @@ export class FuseNativeDriver implements MountDriver {
     await commitAndUnmount(this.fs, fuse, this.#mountPoint, this.#log, MOUNT_TIMEOUT_MS);
   }
 
-  beforeFetch(): void {
+  beforePull(): void {
     this.fs.commitAll();
   }
 

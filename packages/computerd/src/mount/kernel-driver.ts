@@ -48,7 +48,7 @@ export const KERNEL_CACHE_SECONDS = 3600;
 const NOTIFY_BATCH = 256;
 
 export class KernelDriver implements MountDriver {
-  readonly kind = "fuse" as const;
+  readonly mode = "fuse" as const;
   readonly fs: MountFs;
   readonly #db: Database;
   readonly #mountPoint: string;
@@ -168,7 +168,7 @@ export class KernelDriver implements MountDriver {
     closeSync(session.fd);
   }
 
-  beforeFetch(): void {
+  beforePull(): void {
     this.fs.commitAll();
   }
 

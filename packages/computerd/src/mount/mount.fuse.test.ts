@@ -494,7 +494,7 @@ describe("process lifecycle", () => {
     expect(isMounted(second.mountPoint)).toBe(false);
   });
 
-  test("SIGTERM kills running children, unmounts and exits 143 (behaviour 38); SIGINT exits 130", async () => {
+  test("SIGTERM kills running children, unmounts and exits 143; SIGINT exits 130", async () => {
     const other = await startDaemon({ FUSE_MOUNT: "fuse" });
     const otherClient = await createWorkspaceClient({ url: `${other.url}/api` });
     const handle = await otherClient.shell.exec({ source: "echo $$; exec sleep 60" });

@@ -31,7 +31,7 @@ async function run(source: string): Promise<string> {
   return stdout;
 }
 
-test("files pushed are on disk for the next exec (behaviour 33)", async () => {
+test("files pushed are on disk for the next exec", async () => {
   await doFs.mkdir(join(daemon.mountPoint, "src"), { recursive: true });
   await doFs.writeFile(join(daemon.mountPoint, "src/in.txt"), "from the DO\n", { mode: 0o600 });
   await pushOnce({ db: store }, client.sync);

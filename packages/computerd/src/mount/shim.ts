@@ -1,6 +1,6 @@
 /**
  * The userspace shim (`FUSE_MOUNT=shim`, and `auto` without /dev/fuse): the
- * workspace is materialised into a real directory at the mount point and
+ * workspace is materialized into a real directory at the mount point and
  * reconciled both ways against a shadow of what both sides last agreed on.
  * - store → disk (`flush`): after every push that applied entries, and at boot;
  * - disk → store (`reconcileNow`): every 250 ms, before every fetchChanges
@@ -42,7 +42,7 @@ interface Shadow {
 }
 
 export class ShimDriver implements MountDriver {
-  readonly kind = "shim" as const;
+  readonly mode = "shim" as const;
   readonly #db: Database;
   readonly #fs: WorkspaceFilesystem;
   readonly #root: string;
@@ -66,7 +66,7 @@ export class ShimDriver implements MountDriver {
       this.reconcileNow().catch((error) => this.#log.error("shim reconcile failed", error));
     }, SHIM_POLL_MS);
     this.#timer.unref();
-    this.#log.info(`shim: ${this.#root} materialised; polling every ${SHIM_POLL_MS} ms`);
+    this.#log.info(`shim: ${this.#root} materialized; polling every ${SHIM_POLL_MS} ms`);
   }
 
   async unmount(): Promise<void> {
@@ -79,7 +79,7 @@ export class ShimDriver implements MountDriver {
     return this.flush();
   }
 
-  beforeFetch(): Promise<void> {
+  beforePull(): Promise<void> {
     return this.reconcileNow();
   }
 

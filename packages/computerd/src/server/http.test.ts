@@ -40,7 +40,7 @@ async function drain(events: ReadableStream<ExecEvent>): Promise<{ stdout: strin
   return { stdout, stderr, code };
 }
 
-describe("auth (behaviour 9)", () => {
+describe("auth", () => {
   const routes: [string, string][] = [
     ["GET", "/"],
     ["GET", "/api"],
@@ -90,7 +90,7 @@ describe("auth (behaviour 9)", () => {
   });
 });
 
-describe("routes (behaviour 34)", () => {
+describe("routes", () => {
   test("/api without an upgrade is 400; an upgrade elsewhere is 404; version 12 is 426 with 13, 8", async () => {
     expect((await fetch(`${daemon.url}/api`, { headers: auth })).status).toBe(400);
     expect(await upgradeStatus("/elsewhere", { ...auth, "sec-websocket-version": "13" })).toEqual({ status: 404 });
@@ -120,7 +120,7 @@ describe("routes (behaviour 34)", () => {
 });
 
 describe("the runner over the wire", () => {
-  test("the child sees neither the secret nor the daemon's env; COMPUTER_VAR_* arrive unprefixed (behaviour 15)", async () => {
+  test("the child sees neither the secret nor the daemon's env; COMPUTER_VAR_* arrive unprefixed", async () => {
     // biome-ignore lint/suspicious/noTemplateCurlyInString: shell parameter expansion, not a template
     const source = 'echo "${RPC_CLIENT_SECRET-unset}|${DAEMON_ONLY-unset}|$FOO|$PATH"';
     const result = await drain((await client.shell.exec({ source })).events);
@@ -196,7 +196,7 @@ describe("the runner over the wire", () => {
   });
 });
 
-describe("/connect (behaviours 10 and 35)", () => {
+describe("/connect", () => {
   let upstream: Server;
   let base: string;
   const accepted: WebSocket[] = [];

@@ -11,6 +11,7 @@ import type { Database } from "@cloudflare/dofs";
 import type { SyncRPC } from "@cloudflare/dofs/sync";
 import { WebSocketServer } from "ws";
 import type { Logger } from "../cli/log.js";
+import { readBody } from "../http/body.js";
 import { isAuthorized } from "./auth.js";
 import { dialUpstream, parseConnectBody, upstreamUrl, waitHealthy } from "./connect.js";
 import { storeStats } from "./stats.js";
@@ -37,6 +38,15 @@ export interface DaemonServer {
 /** Versions `ws` speaks; a client asking for another single version gets 426. */
 const WS_VERSIONS = "13, 8";
 const MAX_CONNECT_BODY = 64 * 1024;
+const READ = "GET, HEAD";
+
+interface Route {
+  /** The methods it answers, as the `allow` header of a 405 says them; unset: any. */
+  allow?: string;
+  /** Whether the route is on; an off route is 404. */
+  when?: () => boolean;
+  serve(request: IncomingMessage, response: ServerResponse, head: boolean): void | Promise<void>;
+}
 
 export function createDaemonServer(options: DaemonServerOptions): DaemonServer {
   const sessions = new Set<Session<unknown>>();
@@ -77,35 +87,48 @@ export function createDaemonServer(options: DaemonServerOptions): DaemonServer {
       response.end("unauthorized\n");
       return;
     }
-    switch (path) {
-      case "/api":
-        // An upgrade never reaches here (the server's "upgrade" event takes it).
-        return text(response, 400, "expected a WebSocket upgrade\n");
-      case "/api/watermarks":
-        if (!readOnly) return methodNotAllowed(response, "GET, HEAD");
-        return json(response, 200, await options.peer.watermarks({}), method === "HEAD");
-      case "/connect":
-        if (method !== "POST") return methodNotAllowed(response, "POST");
-        return connect(request, response);
-      case "/__computerd/info":
-        if (!readOnly) return methodNotAllowed(response, "GET, HEAD");
-        return json(response, 200, options.info(), method === "HEAD");
-      case "/__computerd/stats":
-        if (!readOnly) return methodNotAllowed(response, "GET, HEAD");
-        return json(response, 200, { ...storeStats(options.db), ...options.extraStats?.() }, method === "HEAD");
-      case "/__computerd/stubs":
-        if (!options.trackStubs) return text(response, 404, "not found\n");
-        if (!readOnly) return methodNotAllowed(response, "GET, HEAD");
-        // capnweb 0.12 has no stub registry of its own; what the daemon tracks is its sessions.
-        return json(response, 200, { sessions: sessions.size, upstream: upstream?.isOpen() ?? false });
-      case "/":
-        if (!readOnly) return methodNotAllowed(response, "GET, HEAD");
-        return json(response, 200, {}, method === "HEAD");
-      default:
-        if (!readOnly) return methodNotAllowed(response, "GET, HEAD");
-        return text(response, 404, "not found\n");
+    const route = routes[path];
+    if (route === undefined) {
+      if (!readOnly) return methodNotAllowed(response, READ);
+      return text(response, 404, "not found\n");
     }
+    if (route.when !== undefined && !route.when()) return text(response, 404, "not found\n");
+    if (route.allow !== undefined && !route.allow.split(", ").includes(method)) {
+      return methodNotAllowed(response, route.allow);
+    }
+    return route.serve(request, response, method === "HEAD");
   }
+
+  /**
+   * Every authenticated route. `allow` lists the methods (405 for the rest;
+   * none means any), `when` hides a route that is off (404).
+   */
+  const routes: Record<string, Route> = {
+    // An upgrade never reaches here (the server's "upgrade" event takes it).
+    "/api": { serve: (_request, response) => text(response, 400, "expected a WebSocket upgrade\n") },
+    "/api/watermarks": {
+      allow: READ,
+      serve: async (_request, response, head) => json(response, 200, await options.peer.watermarks({}), head),
+    },
+    "/connect": { allow: "POST", serve: (request, response) => connect(request, response) },
+    "/__computerd/info": {
+      allow: READ,
+      serve: (_request, response, head) => json(response, 200, options.info(), head),
+    },
+    "/__computerd/stats": {
+      allow: READ,
+      serve: (_request, response, head) =>
+        json(response, 200, { ...storeStats(options.db), ...options.extraStats?.() }, head),
+    },
+    "/__computerd/stubs": {
+      allow: READ,
+      when: () => options.trackStubs,
+      // capnweb 0.12 has no stub registry of its own; what the daemon tracks is its sessions.
+      serve: (_request, response) =>
+        json(response, 200, { sessions: sessions.size, upstream: upstream?.isOpen() ?? false }),
+    },
+    "/": { allow: READ, serve: (_request, response, head) => json(response, 200, {}, head) },
+  };
 
   async function connect(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const body = await readBody(request, MAX_CONNECT_BODY);
@@ -176,15 +199,4 @@ function text(response: ServerResponse, status: number, body: string): void {
 function methodNotAllowed(response: ServerResponse, allow: string): void {
   response.writeHead(405, { allow, "content-type": "text/plain" });
   response.end("method not allowed\n");
-}
-
-async function readBody(request: IncomingMessage, limit: number): Promise<string | undefined> {
-  const parts: Buffer[] = [];
-  let size = 0;
-  for await (const part of request as AsyncIterable<Buffer>) {
-    size += part.byteLength;
-    if (size > limit) return undefined;
-    parts.push(part);
-  }
-  return Buffer.concat(parts).toString("utf8");
 }

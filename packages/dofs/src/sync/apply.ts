@@ -46,7 +46,7 @@ export async function prepareEntries(entries: readonly ChangeEntry[], db?: Datab
  * live entries with a name too long to store, are skipped and reported.
  *
  * Revs: what an upstream batch applies is stamped with one new rev, recorded
- * as an echo rev of `backend` so it is never offered back to that peer.
+ * as an echo rev of `peer` so it is never offered back to that peer.
  * Side effects the sender did not ask for (parents created or replaced here)
  * get a second rev of their own: they are local changes the peer must learn.
  * Revs are bumped only if something changed.
@@ -56,7 +56,7 @@ export function applyChanges(
   prepared: PreparedEntries,
   source: ApplySource,
   now: number,
-  backend = "default",
+  peer = "default",
 ): ApplyResult {
   // A file skipped for its name needs no chunks here.
   for (const entry of prepared.entries) if (entry.kind === "file" && !isTooLongToStore(entry)) checkFile(db, entry);
@@ -67,7 +67,7 @@ export function applyChanges(
       entry() {
         if (rev === 0) {
           rev = bumpRev(db);
-          if (source === "upstream") recordEchoRev(db, backend, rev);
+          if (source === "upstream") recordEchoRev(db, peer, rev);
         }
         return rev;
       },

@@ -27,7 +27,7 @@ export function planChanges(
   through: Cursor,
   ignore: readonly string[] = [],
   /** The peer the plan is for: paths whose newest change came from it are not offered back (see echo.ts). */
-  backend?: string,
+  peer?: string,
 ): PlannedChange[] {
   const revs = new Map<string, number>();
   const note = (path: string, rev: number): void => {
@@ -51,7 +51,7 @@ export function planChanges(
   for (const { path, rev } of tombstones) note(path, Number(rev));
 
   const ignored = new Set(ignore);
-  const echoes = backend === undefined ? new Set<number>() : echoRevsBetween(db, backend, after.rev, through.rev);
+  const echoes = peer === undefined ? new Set<number>() : echoRevsBetween(db, peer, after.rev, through.rev);
   const plan: PlannedChange[] = [];
   for (const [path, rev] of revs) {
     if (echoes.has(rev)) continue;
@@ -100,7 +100,7 @@ function entryOf(db: Database, node: NodeRow, path: string, rev: number): Change
   return { kind: "file", rev, path, mode, mtime, size: Number(node.size), chunks };
 }
 
-/** Every path naming `inode`; directories' own paths are memoised in `dirPaths`. */
+/** Every path naming `inode`; directories' own paths are memoized in `dirPaths`. */
 function pathsOf(db: Database, inode: number, dirPaths: Map<number, string | null>): string[] {
   const names = db.all<{ parent_inode: number; name: string }>(
     "SELECT parent_inode, name FROM vfs_dirents WHERE child_inode = ?",

@@ -8,14 +8,14 @@ import type { Database } from "../database.js";
  * newer write (the reference relies on idempotence, which only holds while
  * neither side has moved on). Other peers of the same store still get it.
  */
-export function recordEchoRev(db: Database, backend: string, rev: number): void {
-  db.run("INSERT OR IGNORE INTO _vfs_echo_revs (backend, rev) VALUES (?, ?)", backend, rev);
+export function recordEchoRev(db: Database, peer: string, rev: number): void {
+  db.run("INSERT OR IGNORE INTO _vfs_echo_revs (peer, rev) VALUES (?, ?)", peer, rev);
 }
 
-export function echoRevsBetween(db: Database, backend: string, from: number, to: number): Set<number> {
+export function echoRevsBetween(db: Database, peer: string, from: number, to: number): Set<number> {
   const rows = db.all<{ rev: number }>(
-    "SELECT rev FROM _vfs_echo_revs WHERE backend = ? AND rev >= ? AND rev <= ?",
-    backend,
+    "SELECT rev FROM _vfs_echo_revs WHERE peer = ? AND rev >= ? AND rev <= ?",
+    peer,
     from,
     to,
   );
@@ -27,7 +27,7 @@ export function echoRevsBetween(db: Database, backend: string, from: number, to:
  * to 0 (the peer lost its copy, so everything must be offered again, even
  * what it once sent).
  */
-export function pruneEchoRevs(db: Database, backend: string, pushedRev: number): void {
-  if (pushedRev === 0) db.run("DELETE FROM _vfs_echo_revs WHERE backend = ?", backend);
-  else db.run("DELETE FROM _vfs_echo_revs WHERE backend = ? AND rev < ?", backend, pushedRev);
+export function pruneEchoRevs(db: Database, peer: string, pushedRev: number): void {
+  if (pushedRev === 0) db.run("DELETE FROM _vfs_echo_revs WHERE peer = ?", peer);
+  else db.run("DELETE FROM _vfs_echo_revs WHERE peer = ? AND rev < ?", peer, pushedRev);
 }

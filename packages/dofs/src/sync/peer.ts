@@ -21,14 +21,14 @@ import type {
   SyncRPC,
   Watermarks,
 } from "./types.js";
-import { advanceFetchCursor, getFetchCursor, getPushCursor } from "./watermarks.js";
+import { advancePullCursor, getPullCursor, getPushCursor } from "./watermarks.js";
 
 /** Hashes one `hasObjects` call may ask about. */
 export const HAS_OBJECTS_LIMIT = 100;
 
 /**
  * How long this peer holds blobs for a sync the other side started and never
- * finished (objects pushed but no push, a pull envelope never acknowledged),
+ * finished (blobs pushed but no push, a pull envelope never acknowledged),
  * after which gc may take them: the other side's retry starts over anyway.
  */
 export const SYNC_HOLD_MS = 10 * 60_000;
@@ -58,7 +58,7 @@ export interface SyncPeerOptions {
   beforeFetch?: () => void | Promise<void>;
   now?: () => number;
   /** Watermark key for the upstream this peer serves. */
-  backend?: string;
+  peer?: string;
   log?: (message: string, error: unknown) => void;
 }
 
@@ -71,8 +71,8 @@ export class SyncPeer implements SyncRPC {
   readonly #db: Database;
   readonly #options: SyncPeerOptions;
   readonly #now: () => number;
-  readonly #backend: string;
-  /** Objects staged by pushObjects, unreferenced until the push that names them applies. */
+  readonly #peer: string;
+  /** Blobs staged by pushObjects, unreferenced until the push that names them applies. */
   #pushed: SyncHold[] = [];
   /** Chunks named by fetchChanges streams the other side has not acknowledged (it may still fetch them). */
   #envelopes: SyncHold[] = [];
@@ -81,12 +81,12 @@ export class SyncPeer implements SyncRPC {
     this.#db = db;
     this.#options = options;
     this.#now = options.now ?? Date.now;
-    this.#backend = options.backend ?? "default";
+    this.#peer = options.peer ?? "default";
   }
 
   /**
-   * Reads the whole change stream (entries only: objects came first through
-   * `pushObjects`), then applies it and moves the fetch cursor in one
+   * Reads the whole change stream (entries only: blobs came first through
+   * `pushObjects`), then applies it and moves the pull cursor in one
    * transaction. A sender with `senderRev > 0` is a peer: its entries are
    * upstream and the cursor moves forward only. `senderRev` 0 is an outside
    * writer: ordinary local writes, echoed as `{0, null}`.
@@ -95,7 +95,7 @@ export class SyncPeer implements SyncRPC {
     const db = this.#ready();
     const senderRev = request?.senderRev;
     if (!Number.isSafeInteger(senderRev) || senderRev < 0) throw new TypeError("push senderRev must be a rev");
-    // The objects pushed for this batch stay held until it applied (or failed: the sender starts over).
+    // The blobs pushed for this batch stay held until it applied (or failed: the sender starts over).
     const pushed = this.#pushed;
     this.#pushed = [];
     try {
@@ -120,8 +120,8 @@ export class SyncPeer implements SyncRPC {
     const prepared = await prepareEntries(entries, db);
     const isPeer = senderRev > 0;
     const result = db.transaction(() => {
-      const applied = applyChanges(db, prepared, isPeer ? "upstream" : "local", this.#now(), this.#backend);
-      const cursor = isPeer && senderCursor ? advanceFetchCursor(db, senderCursor, this.#backend) : undefined;
+      const applied = applyChanges(db, prepared, isPeer ? "upstream" : "local", this.#now(), this.#peer);
+      const cursor = isPeer && senderCursor ? advancePullCursor(db, senderCursor, this.#peer) : undefined;
       return { applied, cursor };
     });
     if (entries.length > 0 && this.#options.afterApply) {
@@ -134,7 +134,7 @@ export class SyncPeer implements SyncRPC {
     return {
       rev: currentRev(db),
       applied: entries.length,
-      appliedPushCursor: isPeer ? (result.cursor ?? getFetchCursor(db, this.#backend)) : ZERO_CURSOR,
+      appliedPushCursor: isPeer ? (result.cursor ?? getPullCursor(db, this.#peer)) : ZERO_CURSOR,
       ...(result.applied.skipped.length > 0 ? { skipped: result.applied.skipped } : {}),
     };
   }
@@ -161,7 +161,7 @@ export class SyncPeer implements SyncRPC {
     if (!Array.isArray(ignore) || ignore.some((segment) => typeof segment !== "string")) {
       throw new TypeError("ignore must be a list of path segments");
     }
-    const plan = planChanges(db, after, currentCursor, ignore, this.#backend);
+    const plan = planChanges(db, after, currentCursor, ignore, this.#peer);
     const envelope: SyncHold = { releases: [], touched: this.#now() };
     this.#envelopes.push(envelope);
     const now = this.#now;
@@ -192,7 +192,7 @@ export class SyncPeer implements SyncRPC {
       },
       { highWaterMark: 64 },
     );
-    return { currentCursor, appliedPushCursor: getFetchCursor(db, this.#backend), stream };
+    return { currentCursor, appliedPushCursor: getPullCursor(db, this.#peer), stream };
   }
 
   async watermarks(options: { settle?: boolean } = {}): Promise<Watermarks> {
@@ -200,8 +200,8 @@ export class SyncPeer implements SyncRPC {
     if (options?.settle && this.#options.beforeFetch) await this.#options.beforeFetch();
     return {
       currentRev: currentRev(db),
-      pushRev: getPushCursor(db, this.#backend).rev,
-      fetchCursor: getFetchCursor(db, this.#backend),
+      pushRev: getPushCursor(db, this.#peer).rev,
+      fetchCursor: getPullCursor(db, this.#peer),
       replica: replicaId(db),
     };
   }
@@ -253,7 +253,7 @@ export class SyncPeer implements SyncRPC {
     );
   }
 
-  /** Stages each object after checking its bytes hash to its name (a mismatch is EUNKNOWN_HASH). */
+  /** Stages each blob after checking its bytes hash to its name (a mismatch is EUNKNOWN_HASH). */
   async pushObjects(objects: ReadableStream<ObjectFrame>): Promise<void> {
     const db = this.#ready();
     this.#expire();

@@ -8,7 +8,7 @@ import { compareCursors, ZERO_CURSOR } from "./cursor.js";
 import { type ResolvedLocal, resolveLocal, SYNC_BATCH_ENTRIES, type SyncBudget, type SyncLocal } from "./local.js";
 import { HAS_OBJECTS_LIMIT } from "./peer.js";
 import type { ChangeEntry, Cursor, SkippedEntry, SyncRPC } from "./types.js";
-import { advanceFetchCursor, getFetchCursor, getPushCursor, setFetchCursor, setPushCursor } from "./watermarks.js";
+import { advancePullCursor, getPullCursor, getPushCursor, setPullCursor, setPushCursor } from "./watermarks.js";
 
 export interface PullResult {
   applied: number;
@@ -28,7 +28,7 @@ export interface PullOptions {
   ignore?: string[];
 }
 
-/** Pulls everything the remote changed since the fetch cursor, 256 entries a batch. */
+/** Pulls everything the remote changed since the pull cursor, 256 entries a batch. */
 export async function pullOnce(local: SyncLocal, remote: SyncRPC, options: PullOptions = {}): Promise<PullResult> {
   const { applied, skipped } = await pull(resolveLocal(local), remote, undefined, options);
   return { applied, skipped };
@@ -45,8 +45,8 @@ export async function pullBatch(
 }
 
 /**
- * fetchChanges from the fetch cursor, then per batch: fetch the objects the
- * remote has and we lack, stage them, apply the entries and move the fetch
+ * fetchChanges from the pull cursor, then per batch: fetch the blobs the
+ * remote has and we lack, stage them, apply the entries and move the pull
  * cursor to the batch's last (rev, path) — apply and cursor in one
  * transaction, so a crash replays nothing and loses nothing. When the
  * remote's cursors show it lost state we had acknowledged (a restarted
@@ -58,10 +58,10 @@ async function pull(
   budget: SyncBudget | undefined,
   options: PullOptions,
 ): Promise<PullBatchResult> {
-  const { db, backend } = ctx;
+  const { db, peer } = ctx;
   for (let attempt = 0; ; attempt++) {
-    const after = getFetchCursor(db, backend);
-    const pushed = getPushCursor(db, backend);
+    const after = getPullCursor(db, peer);
+    const pushed = getPushCursor(db, peer);
     const response = await remote.fetchChanges({
       after,
       ...(budget?.targetCursor ? { through: budget.targetCursor } : {}),
@@ -69,11 +69,11 @@ async function pull(
     });
     let diverged = false;
     if (response.appliedPushCursor.rev < pushed.rev) {
-      setPushCursor(db, ZERO_CURSOR, backend);
+      setPushCursor(db, ZERO_CURSOR, peer);
       diverged = true;
     }
     if (compareCursors(response.currentCursor, after) < 0) {
-      setFetchCursor(db, ZERO_CURSOR, backend);
+      setPullCursor(db, ZERO_CURSOR, peer);
       diverged = true;
     }
     if (diverged) {
@@ -97,7 +97,7 @@ async function drain(
   target: Cursor,
   budget: SyncBudget | undefined,
 ): Promise<PullBatchResult> {
-  const { db, backend } = ctx;
+  const { db, peer } = ctx;
   const result: PullBatchResult = {
     status: "complete",
     applied: 0,
@@ -135,8 +135,8 @@ async function drain(
           const prepared = await prepareEntries(batch, db);
           const last = batch[batch.length - 1] as ChangeEntry;
           applied = db.transaction(() => {
-            const outcome = applyChanges(db, prepared, "upstream", ctx.now(), backend);
-            result.cursor = advanceFetchCursor(db, { rev: last.rev, path: last.path }, backend);
+            const outcome = applyChanges(db, prepared, "upstream", ctx.now(), peer);
+            result.cursor = advancePullCursor(db, { rev: last.rev, path: last.path }, peer);
             return outcome;
           });
         } finally {
@@ -160,7 +160,7 @@ async function drain(
     reader.releaseLock();
   }
   // Drained: ignored paths and raced-out windows are covered by moving up to the snapshot.
-  result.cursor = advanceFetchCursor(db, target, backend);
+  result.cursor = advancePullCursor(db, target, peer);
   return result;
 }
 
@@ -170,7 +170,7 @@ function batchHashes(batch: readonly ChangeEntry[]): string[] {
   return hashes;
 }
 
-/** Fetches and stages the objects this batch needs that only the remote holds. Returns bytes fetched. */
+/** Fetches and stages the blobs this batch needs that only the remote holds. Returns bytes fetched. */
 async function fetchMissing(ctx: ResolvedLocal, remote: SyncRPC, batch: ChangeEntry[]): Promise<number> {
   const lacking = new Set<string>();
   for (const entry of batch) {

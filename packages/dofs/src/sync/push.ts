@@ -20,7 +20,7 @@ export interface PushBatchResult {
   status: "complete" | "pending";
   /** Entries the remote received in this call. */
   entries: number;
-  /** Object bytes sent in this call. */
+  /** Blob bytes sent in this call. */
   bytes: number;
   cursor: Cursor;
   targetCursor: Cursor;
@@ -28,7 +28,7 @@ export interface PushBatchResult {
 
 /**
  * Pushes everything changed locally since the push cursor, in batches of 256
- * entries whose missing objects fit 4 MiB. Plans once, so a long push does
+ * entries whose missing blobs fit 4 MiB. Plans once, so a long push does
  * not re-scan the tree per batch. Returns the number of entries sent.
  */
 export async function pushOnce(local: SyncLocal, remote: SyncRPC): Promise<number> {
@@ -43,8 +43,8 @@ export async function pushOnce(local: SyncLocal, remote: SyncRPC): Promise<numbe
 }
 
 /**
- * One bounded push: at most `maxEntries` entries and `maxBytes` of objects
- * (the first object always goes, so a huge chunk still makes progress).
+ * One bounded push: at most `maxEntries` entries and `maxBytes` of blobs
+ * (the first blob always goes, so a huge chunk still makes progress).
  */
 export async function pushBatch(local: SyncLocal, remote: SyncRPC, budget: SyncBudget): Promise<PushBatchResult> {
   const ctx = resolveLocal(local);
@@ -86,8 +86,8 @@ class PushPlan {
   constructor(ctx: ResolvedLocal, target: Cursor) {
     this.#ctx = ctx;
     this.target = target;
-    const cursor = getPushCursor(ctx.db, ctx.backend);
-    this.#plan = compareCursors(cursor, target) >= 0 ? [] : planChanges(ctx.db, cursor, target, [], ctx.backend);
+    const cursor = getPushCursor(ctx.db, ctx.peer);
+    this.#plan = compareCursors(cursor, target) >= 0 ? [] : planChanges(ctx.db, cursor, target, [], ctx.peer);
   }
 
   /** Up to `max` entries, each with the plan position just after it (to rewind to). */
@@ -125,9 +125,9 @@ async function pushStep(
   maxEntries: number,
   maxBytes: number,
 ): Promise<PushBatchResult> {
-  const { db, backend } = ctx;
+  const { db, peer } = ctx;
   const { target } = plan;
-  const cursor = getPushCursor(db, backend);
+  const cursor = getPushCursor(db, peer);
   const done = (entries: number, bytes: number, at: Cursor): PushBatchResult => ({
     status: compareCursors(at, target) >= 0 ? "complete" : "pending",
     entries,
@@ -143,7 +143,7 @@ async function pushStep(
     return { ...done(0, 0, cursor), status: "complete" };
   }
 
-  // Objects first: only those the remote lacks, within the byte budget.
+  // Blobs first: only those the remote lacks, within the byte budget.
   const { fits, frames, bytes } = await chooseObjects(remote, batch, maxBytes, plan.held);
   if (frames.length > 0) {
     await remote.pushObjects(streamFrames(ctx, frames));
@@ -162,13 +162,13 @@ async function pushStep(
       `sync invariant: remote applied cursor ${JSON.stringify(result.appliedPushCursor)} is behind ${JSON.stringify(ack)}`,
     );
   }
-  setPushCursor(db, ack, backend);
+  setPushCursor(db, ack, peer);
   return done(entries.length, bytes, ack);
 }
 
 /**
- * The longest prefix of `batch` whose missing objects fit `maxBytes`, and
- * the objects to send for it. When even the first entry's objects overflow,
+ * The longest prefix of `batch` whose missing blobs fit `maxBytes`, and
+ * the blobs to send for it. When even the first entry's blobs overflow,
  * as many of them as fit are sent (at least one) and no entry goes yet.
  */
 async function chooseObjects(
@@ -200,7 +200,7 @@ async function chooseObjects(
     const cost = unique.reduce((n, c) => n + c.size, 0);
     if (bytes + cost > maxBytes && !(frames.length === 0 && cost === 0)) {
       if (fits === 0) {
-        // The first entry alone overflows: send what fits of it (always one object) and no entries.
+        // The first entry alone overflows: send what fits of it (always one blob) and no entries.
         for (const c of unique) {
           if (frames.length > 0 && bytes + c.size > maxBytes) break;
           frames.push(c);
@@ -230,7 +230,7 @@ function streamEntries(entries: ChangeEntry[]): ReadableStream<ChangeEntry> {
   });
 }
 
-/** Reads each object as the remote pulls it, so at most a chunk or two is in memory. */
+/** Reads each blob as the remote pulls it, so at most a chunk or two is in memory. */
 function streamFrames(ctx: ResolvedLocal, frames: { hash: string; size: number }[]): ReadableStream<ObjectFrame> {
   let next = 0;
   return new ReadableStream<ObjectFrame>(

@@ -1,5 +1,5 @@
 /**
- * Seeded convergence fuzz (01-storage-and-sync §3): random edits on both
+ * Seeded convergence fuzz (`docs/sync.md`): random edits on both
  * peers — conflicting on purpose, over a three-letter alphabet at depth ≤ 3 —
  * interleaved with random sync steps (whole and tiny-budget batches). After a
  * settling round the two trees must be identical and one more tick must move

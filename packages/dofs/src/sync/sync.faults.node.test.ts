@@ -1,5 +1,5 @@
 /**
- * Fault injection (01-storage-and-sync §3.4–3.5, §3.9): the remote is
+ * Fault injection (`docs/sync.md`): the remote is
  * wrapped so that one call, chosen by a seeded PRNG, fails — rejected before
  * it reaches the peer, rejected after the peer acted (the response is lost),
  * or with one of its streams (push's `changes`, fetchChanges' entries, the
@@ -186,7 +186,7 @@ function digest(bytes: Uint8Array): string {
   return bytes.byteLength <= 16 ? `${hex} "${new TextDecoder().decode(bytes)}"` : hex;
 }
 
-/** A multi-chunk file whose every chunk is unique to `id`, so a tree of a few exceeds one 4 MiB object batch. */
+/** A multi-chunk file whose every chunk is unique to `id`, so a tree of a few exceeds one 4 MiB blob batch. */
 function uniqueBig(rng: Random, id: number): Uint8Array {
   const { bytes } = bigContent(rng);
   for (let at = 0; at < bytes.byteLength; at += CHUNK_SIZE) {

@@ -39,7 +39,7 @@ describe("sync regressions found by the fuzzers", () => {
     const { local, fs, remote, remoteFs } = pair();
     await fs.mkdir("/l");
     await pushOnce(local, remote);
-    await pullOnce(local, remote); // the fetch cursor is past /l now
+    await pullOnce(local, remote); // the pull cursor is past /l now
     await fs.rm("/l", { recursive: true });
     await fs.symlink("l", "/l"); // loops onto itself
     await remoteFs.writeFile("/l/x", "x");
@@ -110,14 +110,14 @@ describe("sync regressions found by the fuzzers", () => {
     expect(await snapshotTree(remoteFs)).toEqual(await snapshotTree(fs));
   });
 
-  it("a restarted peer is rebuilt even when it wrote past the DO's fetch rev before reconnecting", async () => {
+  it("a restarted peer is rebuilt even when it wrote past the DO's pull rev before reconnecting", async () => {
     // reconcileWatermarks detects a restart by revs only: a fresh peer whose
-    // own writes carried its rev past the DO's fetch rev keeps the old fetch
+    // own writes carried its rev past the DO's pull rev keeps the old pull
     // cursor, and its changes at or below that rev are never pulled.
     const { local, fs } = pair();
     let remoteFs = new WorkspaceFilesystem(openNodeDatabase());
     let remote = new SyncPeer(remoteFs.db);
-    await reconcileWatermarks(local, remote); // every connect reconciles first (§3.9)
+    await reconcileWatermarks(local, remote); // every connect reconciles first (`docs/sync.md`)
     await fs.writeFile("/d", "x");
     await pushOnce(local, remote);
     for (let i = 0; i < 5; i++) await remoteFs.writeFile(`/p${i}`, `p${i}`);

@@ -55,13 +55,13 @@ export interface DeleteChange {
 /** A path that exists on the sender. */
 export type LiveChange = FileChange | DirChange | SymlinkChange;
 
-/** One path at its current state. Entries never carry bytes: chunks travel as objects. */
+/** One path at its current state. Entries never carry bytes: chunks travel as blobs (`pushObjects`/`fetchObjects`). */
 export type ChangeEntry = LiveChange | DeleteChange;
 
 export interface PushRequest {
   /** The sender's rev the batch was cut at; 0 for an outside writer (a local apply). */
   senderRev: number;
-  /** Where the sender's stream stands after this batch; a peer's receiver stores it as its fetch cursor. */
+  /** Where the sender's stream stands after this batch; a peer's receiver stores it as its pull cursor. */
   senderCursor?: Cursor;
   changes: ReadableStream<ChangeEntry>;
 }
@@ -71,7 +71,7 @@ export interface PushResult {
   rev: number;
   /** Entries received. */
   applied?: number;
-  /** The receiver's fetch cursor after the apply (`{0, null}` for an outside writer). */
+  /** The receiver's pull cursor after the apply (`{0, null}` for an outside writer). */
   appliedPushCursor: Cursor;
   /** Entries received but not applied (read-only, name too long); absent when there were none. */
   skipped?: SkippedEntry[];
@@ -87,7 +87,7 @@ export interface FetchChangesRequest {
 export interface FetchChangesResult {
   /** The snapshot the stream runs up to: `{currentRev, null}`, or `through` if lower. */
   currentCursor: Cursor;
-  /** The server's fetch cursor: how much of the caller's stream it has applied. */
+  /** The server's pull cursor: how much of the caller's stream it has applied. */
   appliedPushCursor: Cursor;
   stream: ReadableStream<ChangeEntry>;
 }
@@ -95,6 +95,7 @@ export interface FetchChangesResult {
 export interface Watermarks {
   currentRev: number;
   pushRev: number;
+  /** The peer's pull cursor. `fetchCursor` is the wire name (as `fetchChanges` is), kept for compatibility. */
   fetchCursor: Cursor;
   /**
    * The peer's replica id, new whenever its store is (a restarted container).

@@ -1,5 +1,6 @@
+import type { SyncRPC } from "@cloudflare/dofs/sync";
 import { type SessionClosed, startSession } from "../session.js";
-import type { RpcEvent, ShellRPC, SyncRPC, WorkspaceRPC } from "../types.js";
+import type { RpcEvent, ShellRPC, WorkspaceRPC } from "../types.js";
 import { type ConnectOptions, openSocket } from "./connect.js";
 import { instrument, SHELL_METHODS, SYNC_METHODS } from "./instrument.js";
 

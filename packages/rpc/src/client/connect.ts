@@ -20,7 +20,7 @@ export interface ConnectOptions {
   /** The WebSocket class to dial with. Defaults: `ws` from the Node entry, the global `WebSocket` elsewhere. */
   WebSocketImpl?: WebSocketConstructor;
   /**
-   * Upgrade request headers, e.g. `{ authorization: "Bearer …" }`. Honoured by
+   * Upgrade request headers, e.g. `{ authorization: "Bearer …" }`. Honored by
    * `ws` (the Node default) and by workerd, where the socket is opened with
    * `fetch(url, { headers: { Upgrade: "websocket" } })`. A standard browser
    * WebSocket cannot send headers, so giving them there throws.

@@ -22,7 +22,7 @@ export type { ConnectOptions, WebSocketConstructor } from "./connect.js";
  * client frames to protect browser-era proxies from cache poisoning, which
  * cannot happen on a daemon-to-Durable-Object channel, and `ws` masks in a
  * JavaScript loop (~450 ms of CPU per 64 MiB pushed). Compression stays off:
- * file chunks barely compress and deflate cut object throughput fourfold.
+ * file chunks barely compress and deflate cut blob throughput fourfold.
  */
 class UnmaskedWebSocket extends WebSocket {
   constructor(url: string, options?: WebSocket.ClientOptions) {

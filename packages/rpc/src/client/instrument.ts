@@ -9,8 +9,10 @@
  * ReadableStream inside it (fetchChanges' `stream`, exec `events`), and
  * results without stubs hold nothing on either side once resolved.
  */
+
+import type { SyncRPC } from "@cloudflare/dofs/sync";
 import { decodeWireError, WorkspaceRpcError } from "../errors.js";
-import type { RpcEvent, ShellRPC, SyncRPC } from "../types.js";
+import type { RpcEvent, ShellRPC } from "../types.js";
 
 export const SYNC_METHODS = [
   "push",

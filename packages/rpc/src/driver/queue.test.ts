@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { SyncQueue } from "./queue.js";
 
-describe("SyncQueue (01 §6, 41)", () => {
+describe("SyncQueue (`docs/sync.md`)", () => {
   it("runs jobs one after another, in call order", async () => {
     const queue = new SyncQueue();
     const events: string[] = [];

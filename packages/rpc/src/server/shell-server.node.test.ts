@@ -71,25 +71,25 @@ describe("createShellServer over a real WebSocket", () => {
     expect(runner.execs.length).toBe(before);
   });
 
-  test("cancelling the events stream on the client reaches the runner's stream", async () => {
+  test("canceling the events stream on the client reaches the runner's stream", async () => {
     const handle = await client.shell.exec({ source: "forever", id: "f" });
     const reader = handle.events.getReader();
     for (let i = 0; i < 3; i++) expect((await reader.read()).value).toMatchObject({ name: "stdout" });
     await reader.cancel("enough");
-    for (let i = 0; i < 100 && !runner.cancelled.has("f"); i++) await new Promise((r) => setTimeout(r, 10));
-    expect(runner.cancelled.get("f")).toBe("enough");
+    for (let i = 0; i < 100 && !runner.canceled.has("f"); i++) await new Promise((r) => setTimeout(r, 10));
+    expect(runner.canceled.get("f")).toBe("enough");
   });
 });
 
 describe("a closed session lets go of its executions", () => {
   test("dispose cancels the event streams it handed out, so the subscriber slot is free again", async () => {
-    const cancelled: unknown[] = [];
+    const canceled: unknown[] = [];
     const runner = {
       exec: (request: Omit<ExecRequest, "input">) => ({
         id: request.id ?? "x",
         events: new ReadableStream<ExecEvent>({
           pull: () => new Promise(() => {}),
-          cancel: (why) => void cancelled.push(why),
+          cancel: (why) => void canceled.push(why),
         }),
       }),
       getExec: () => {
@@ -102,10 +102,10 @@ describe("a closed session lets go of its executions", () => {
     const finished = await server.shell.exec({ source: "a", id: "done" });
     await finished.events.cancel();
     await server.shell.exec({ source: "b", id: "live" });
-    expect(cancelled).toHaveLength(1);
+    expect(canceled).toHaveLength(1);
     server[Symbol.dispose]();
     await new Promise((resolve) => setTimeout(resolve, 0));
-    expect(cancelled).toHaveLength(2);
-    expect(String(cancelled[1])).toMatch(/session closed/);
+    expect(canceled).toHaveLength(2);
+    expect(String(canceled[1])).toMatch(/session closed/);
   });
 });

@@ -67,7 +67,7 @@ class ShellServer extends RpcTarget implements ShellRPC {
 
   /**
    * Cancels every stream this session still holds, detaching its subscribers
-   * (the executions keep running). A peer that vanished without cancelling —
+   * (the executions keep running). A peer that vanished without canceling —
    * a Durable Object that restarted — would otherwise hold its executions'
    * single subscriber slot and make the next `getExec` fail with EEXEC_BUSY.
    */

@@ -18,8 +18,8 @@ afterAll(async () => {
   await server.close();
 });
 
-test("a stream argument the peer never read is cancelled, so the caller's pipe ends", async () => {
-  let cancelled: unknown;
+test("a stream argument the peer never read is canceled, so the caller's pipe ends", async () => {
+  let canceled: unknown;
   let pulls = 0;
   const changes = new ReadableStream<ChangeEntry>({
     pull(controller) {
@@ -27,13 +27,13 @@ test("a stream argument the peer never read is cancelled, so the caller's pipe e
       controller.enqueue({ kind: "delete", rev: 1, path: `/workspace/${pulls}` });
     },
     cancel(reason) {
-      cancelled = reason;
+      canceled = reason;
     },
   });
   // SyncPeer rejects a negative senderRev before reading `changes`.
   await expect(client.sync.push({ senderRev: -1, changes })).rejects.toBeInstanceOf(TypeError);
-  for (let i = 0; i < 100 && cancelled === undefined; i++) await new Promise((r) => setTimeout(r, 10));
-  expect(String(cancelled)).toContain("push returned before reading the whole stream");
+  for (let i = 0; i < 100 && canceled === undefined; i++) await new Promise((r) => setTimeout(r, 10));
+  expect(String(canceled)).toContain("push returned before reading the whole stream");
 });
 
 test("a request that is not an object fails with EPROTOCOL", async () => {

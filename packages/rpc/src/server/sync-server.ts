@@ -1,4 +1,5 @@
 import type {
+  ChangeEntry,
   FetchChangesRequest,
   FetchChangesResult,
   ObjectFrame,
@@ -8,7 +9,6 @@ import type {
   Watermarks,
 } from "@cloudflare/dofs/sync";
 import { RpcTarget } from "capnweb";
-import type { ChangeEntry } from "../types.js";
 import { checkObject, checkStream, releaseStream } from "./validate.js";
 
 /**

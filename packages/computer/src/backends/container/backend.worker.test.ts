@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { MemoryStorage } from "../../../test/memory-storage.js";
+import { waitFor } from "../../../test/wait.js";
 import { CloudflareContainerBackend } from "./backend.worker.js";
 import { EGRESS_TOKEN_HEADER, EGRESS_URL_HEADER } from "./egress.js";
 import { CONTAINER_STORAGE_KEYS, decideLaunch, recordExit, recordLaunch } from "./launch.js";
@@ -71,7 +72,7 @@ describe("handleFetch (27)", () => {
     expect((await backend.handleFetch(upgrade({ authorization: "Bearer s3cret" }))).status).toBe(401);
 
     const connecting = backend.connect();
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await waitFor(() => connectBody !== undefined, "the POST /connect");
     expect(connectBody).toEqual({
       base: "http://computer.internal",
       health: "/health",
@@ -100,15 +101,17 @@ describe("handleFetch (27)", () => {
 
 describe("heartbeat (29)", () => {
   it("a peer that stops answering fails the heartbeat, which closes the connection", async () => {
+    let connected = false;
     const container = new ScriptedContainer(async (request) => {
       const path = new URL(request.url).pathname;
       if (path === "/health") return new Response(null);
       if (path === "/api") return new Response("no", { status: 401 });
+      connected = true;
       return Response.json({ ok: true });
     });
     const backend = new CloudflareContainerBackend({ container: () => container, heartbeatIntervalMs: 50 });
     const connecting = backend.connect();
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await waitFor(() => connected, "the POST /connect");
     const accepted = await backend.handleFetch(upgrade({ authorization: "Bearer s3cret" }));
     // The container end is accepted but never answers: a wedged daemon.
     accepted.webSocket?.accept();

@@ -10,7 +10,7 @@ import { collect, contextFor, exitCode, output } from "./harness.node.js";
 let db: ReturnType<typeof openNodeDatabase>;
 let fs: WorkspaceFilesystem;
 let backend: TestBackend;
-const local = () => ({ db, backend: "test-shell" });
+const local = () => ({ db, peer: "test-shell" });
 
 beforeEach(async () => {
   db = openNodeDatabase();

@@ -48,7 +48,7 @@ export type TestBackendOp = (typeof TEST_BACKEND_OPS)[number];
 
 /**
  * What an injected fault throws: an error of the caller's, or one of the two
- * transport failures the runtime recognises. `"transport"` is a dropped socket
+ * transport failures the runtime recognizes. `"transport"` is a dropped socket
  * (the call may or may not have run; the handle is dead afterwards);
  * `"disposed"` is capnweb's error for a call that never left.
  */

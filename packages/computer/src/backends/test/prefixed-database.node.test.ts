@@ -28,8 +28,8 @@ describe("prefixedDatabase", () => {
     // A second store in the same file, synced both ways with the prefixed one.
     const other = new WorkspaceFilesystem(prefixedDatabase(raw, "p2_"));
     await other.writeFile("/from-other", "y");
-    await pushOnce({ db: other.db, backend: "p1" }, new SyncPeer(db));
-    await pullOnce({ db: other.db, backend: "p1" }, new SyncPeer(db));
+    await pushOnce({ db: other.db, peer: "p1" }, new SyncPeer(db));
+    await pullOnce({ db: other.db, peer: "p1" }, new SyncPeer(db));
     expect(await fs.readFile("/from-other", "utf8")).toBe("y");
     expect(await other.readFile("/a/g", "utf8")).toBe("x".repeat(1000));
     // Nothing escaped the prefixes: no table or index of the unprefixed store exists.

@@ -65,7 +65,7 @@ describe("TestRunner", () => {
     expect(output(replay, "stdout")).toBe("new\n");
   });
 
-  it("allows one live subscriber; cancelling detaches without stopping the exec", async () => {
+  it("allows one live subscriber; canceling detaches without stopping the exec", async () => {
     const exec = await peer.runner.exec({ source: "echo one; sleep 0.05; echo two", id: "s" });
     await rejectsWith(peer.runner.getExec({ id: "s" }), "EEXEC_BUSY");
     const reader = exec.events.getReader();

@@ -1,5 +1,5 @@
 /**
- * The test backend's `shell`: computerd's Runner semantics (spec 02 §3) with
+ * The test backend's `shell`: computerd's Runner semantics (`docs/computerd.md`) with
  * the interpreter in place of `/bin/sh` and an in-memory log in place of the
  * exec tables. Ids, one live subscriber, replay by `after` / `"tail"`, kill
  * and dispose, signal exit codes and the spawn failure on a missing cwd all
@@ -13,7 +13,7 @@
  * when nobody reads.
  */
 
-import { rpcError } from "@cloudflare/computer-rpc";
+import { rpcError, SIGNAL_EXIT_CODES } from "@cloudflare/computer-rpc";
 import type { WorkspaceFilesystem } from "@cloudflare/dofs";
 import type { BackendExec, ShellExecRequest, ShellRPCLike, WireExecEvent } from "../../runtime/backend.js";
 import { messageOf, resolvePath } from "./builtins.js";
@@ -26,14 +26,6 @@ export const DEFAULT_TIMEOUT_MS = 320_000;
 /** computerd's `EXEC_LOG_MAX_BYTES` default: past it the log is evicted and replays fail with ELOG_TRUNCATED. */
 export const DEFAULT_LOG_MAX_BYTES = 16 * 1024 * 1024;
 
-/** Exit codes of a child killed by a signal (128 + signal number); any other signal is −1. */
-export const SIGNAL_EXIT_CODES: Readonly<Record<string, number>> = {
-  SIGHUP: 129,
-  SIGINT: 130,
-  SIGKILL: 137,
-  SIGTERM: 143,
-};
-
 export interface TestRunnerOptions {
   /** Output bytes one exec's log may hold; default `DEFAULT_LOG_MAX_BYTES`. Set it low to test ELOG_TRUNCATED. */
   logMaxBytes?: number;
@@ -44,7 +36,7 @@ export interface TestRunnerOptions {
 interface Subscriber {
   readonly queue: WireExecEvent[];
   wake: (() => void) | undefined;
-  cancelled: boolean;
+  canceled: boolean;
 }
 
 interface ExecRecord {
@@ -224,12 +216,12 @@ export class TestRunner implements ShellRPCLike {
     const subscriber: Subscriber = {
       queue: after === "tail" ? [] : record.log.filter((event) => event.seq > after),
       wake: undefined,
-      cancelled: false,
+      canceled: false,
     };
     const live = record.exitCode === undefined;
     if (live) record.subscriber = subscriber;
     const detach = (): void => {
-      subscriber.cancelled = true;
+      subscriber.canceled = true;
       if (record.subscriber === subscriber) record.subscriber = undefined;
       subscriber.wake?.();
     };
@@ -237,7 +229,7 @@ export class TestRunner implements ShellRPCLike {
       {
         async pull(controller) {
           for (;;) {
-            if (subscriber.cancelled) return;
+            if (subscriber.canceled) return;
             const event = subscriber.queue.shift();
             if (event !== undefined) {
               controller.enqueue(event);

@@ -135,8 +135,8 @@ describe("egress proxy", () => {
   });
 
   test("plain HTTP inside a CONNECT tunnel (curl -p, undici) is served too", async () => {
-    const result = await curl("-p", "-x", proxyUrl, "http://example.test/tunnelled");
-    expect(result).toMatchObject({ code: 0, stdout: "answered GET http://example.test/tunnelled\n" });
+    const result = await curl("-p", "-x", proxyUrl, "http://example.test/tunneled");
+    expect(result).toMatchObject({ code: 0, stdout: "answered GET http://example.test/tunneled\n" });
   });
 
   test("Node's fetch goes through the proxy (the preload on Node 20/22, NODE_USE_ENV_PROXY on 24), for http and https", async () => {

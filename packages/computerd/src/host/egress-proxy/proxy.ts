@@ -102,7 +102,7 @@ export function createEgressProxy(options: EgressProxyOptions): EgressProxy {
       await answer.body?.cancel();
       return;
     }
-    // A client that hangs up early ends the pipeline; the rest of the body is cancelled, not an error.
+    // A client that hangs up early ends the pipeline; the rest of the body is canceled, not an error.
     await pipeline(Readable.fromWeb(answer.body as unknown as NodeReadableStream<Uint8Array>), response).catch(() =>
       response.destroy(),
     );

@@ -1,6 +1,6 @@
 /**
  * The kernel's FUSE protocol as computerd speaks it (minor 43; facts in
- * ../shared/spec/06-fuse-protocol.md): opcodes, capability bits, and the
+ * `docs/computerd.md`, "kernel"): opcodes, capability bits, and the
  * few encoders every op group shares. Little-endian fixed offsets; 64-bit
  * fields are written as two 32-bit halves (our values stay below 2^53).
  */

@@ -2,11 +2,11 @@
  * One running execution: it loads a fresh Dynamic Worker, serves the
  * worker's host calls, journals every event as it arrives and fans events
  * out to its subscribers. It ends in exactly one of four ways — the module
- * returned or threw, it was cancelled (kill, Workspace close), it timed out,
+ * returned or threw, it was canceled (kill, Workspace close), it timed out,
  * or the journal could not be written — and in every case the same drain
  * runs: refuse new host calls, wait for the accepted ones, then write the
  * final events. A Dynamic Worker cannot be stopped from outside, so a
- * cancelled module may keep running in its isolate until it touches a
+ * canceled module may keep running in its isolate until it touches a
  * capability (which now fails) or finishes; nothing it does reaches the
  * workspace any more.
  */

@@ -37,25 +37,6 @@ function optionalMode(value: unknown): number | undefined {
   return value;
 }
 
-async function collect(stream: ReadableStream<Uint8Array>): Promise<Uint8Array> {
-  const parts: Uint8Array[] = [];
-  let size = 0;
-  const reader = stream.getReader();
-  for (;;) {
-    const next = await reader.read();
-    if (next.done) break;
-    parts.push(next.value);
-    size += next.value.byteLength;
-  }
-  const out = new Uint8Array(size);
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.byteLength;
-  }
-  return out;
-}
-
 export class FsCapability {
   readonly #fs: WorkspaceFilesystem;
   readonly #options: ResolvedOptions;
@@ -124,7 +105,7 @@ export class FsCapability {
       });
     }
     if (encoding) return this.#fs.readFile(path, "utf8");
-    return collect(await this.#fs.readFile(path));
+    return this.#fs.readFileBytes(path);
   }
 
   async writeFile(rawPath: unknown, data: unknown, rawOptions: unknown): Promise<void> {

@@ -39,7 +39,7 @@ export type WorkerJavaScriptEgress =
 
 /** Passed to every function of a host-defined `ws:<name>` module. */
 export interface TrustedCallContext {
-  /** Aborted when the execution is cancelled or the call runs past `deadline`. */
+  /** Aborted when the execution is canceled or the call runs past `deadline`. */
   signal: AbortSignal;
   /** Epoch ms after which the call is abandoned (`maxHostCallMs`). */
   deadline: number;

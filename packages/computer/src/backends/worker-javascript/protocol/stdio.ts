@@ -6,24 +6,40 @@
 
 export const STDIO_TRUNCATED_MARKER = "...[stdio truncated]";
 
+// The one copy of the UTF-8 byte helpers: the sandbox may import only protocol/, and the host (tools, limits) uses them too.
 const encoder = new TextEncoder();
 
 export function utf8Length(text: string): number {
-  return encoder.encode(text).byteLength;
+  // Counting without encoding: 1 byte below U+0080, 2 below U+0800, 3 for the rest of the BMP, 4 for a surrogate pair.
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0x80) bytes += 1;
+    else if (code < 0x800) bytes += 2;
+    else if (code >= 0xd800 && code <= 0xdbff && i + 1 < text.length) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        bytes += 4;
+        i++;
+      } else bytes += 3;
+    } else bytes += 3;
+  }
+  return bytes;
 }
 
-/** The longest prefix of `text` of at most `bytes` UTF-8 bytes that does not split a code point. */
-export function utf8Prefix(text: string, bytes: number): string {
-  if (bytes <= 0) return "";
-  let used = 0;
-  let end = 0;
-  for (const char of text) {
-    const size = utf8Length(char);
-    if (used + size > bytes) break;
-    used += size;
-    end += char.length;
-  }
-  return text.slice(0, end);
+/** The longest prefix of `text` whose UTF-8 encoding fits `maxBytes`; a cut never splits a code point. */
+export function utf8Prefix(text: string, maxBytes: number): string {
+  if (text.length <= maxBytes / 3 || utf8Length(text) <= maxBytes) return text;
+  const bytes = encoder.encode(text);
+  return new TextDecoder().decode(bytes.subarray(0, utf8Boundary(bytes, maxBytes)));
+}
+
+/** The largest cut ≤ `at` that does not fall inside a multi-byte sequence of `bytes`. */
+export function utf8Boundary(bytes: Uint8Array, at: number): number {
+  let cut = Math.min(at, bytes.byteLength);
+  // Step back over continuation bytes (10xxxxxx) to the start of the sequence they belong to.
+  while (cut > 0 && cut < bytes.byteLength && ((bytes[cut] as number) & 0xc0) === 0x80) cut--;
+  return cut;
 }
 
 export class StdioBudget {

@@ -52,7 +52,7 @@ class Output {
     if (kept === "") return;
     const frame: OutputFrame = [stream, kept];
     // Not awaited: console.log is synchronous. The stream keeps the order; a
-    // closed stream (the host cancelled) just drops the rest.
+    // closed stream (the host canceled) just drops the rest.
     this.#writer.write(this.#encoder.encode(`${JSON.stringify(frame)}\n`)).catch(() => {
       this.#failed = true;
     });

@@ -1,0 +1,17 @@
+/**
+ * Waiting on a condition instead of a fixed sleep: a test that waits for
+ * what it needs is neither slow on a fast machine nor flaky on a loaded one.
+ */
+
+/** Polls `condition` until it holds; throws naming `what` once `timeoutMs` passed. */
+export async function waitFor(
+  condition: () => boolean | Promise<boolean>,
+  what: string,
+  { timeoutMs = 10_000, intervalMs = 5 }: { timeoutMs?: number; intervalMs?: number } = {},
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}
