@@ -44,8 +44,6 @@ export async function startDaemon(config: Config, log: Logger): Promise<Daemon> 
     config.store === "memory"
       ? openNodeDatabase(":memory:", commits)
       : openNodeDatabase("", { ...commits, cacheKiB: STORE_CACHE_KIB });
-  // The collector reads the rev from its first tick; without a mount nothing else creates the tables that early.
-  ensureSchema(db, Date.now());
   const fs = new WorkspaceFilesystem(db);
   // The collector and /__computerd/stats read the store before any fs call would create it (FUSE_MOUNT=none).
   ensureSchema(db, Date.now());
