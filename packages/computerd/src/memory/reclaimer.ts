@@ -64,7 +64,13 @@ export class Reclaimer {
   start(): void {
     if (this.#timer !== undefined) return;
     this.#activeAt = this.#now();
-    this.#timer = setInterval(() => this.#tick(), this.#options.pollMs ?? POLL_MS);
+    this.#timer = setInterval(() => {
+      try {
+        this.#tick();
+      } catch (error) {
+        this.#options.log?.("idle reclaim failed", error);
+      }
+    }, this.#options.pollMs ?? POLL_MS);
     this.#timer.unref();
   }
 
@@ -112,7 +118,13 @@ export class Reclaimer {
   async #run(): Promise<void> {
     const startRev = currentRev(this.#db);
     const before = this.#rss();
-    this.#options.releaseIdle?.();
+    try {
+      this.#options.releaseIdle?.();
+    } catch (error) {
+      // A file that cannot commit stays dirty (MountFs keeps it); the rest is reclaimed, and this
+      // quiet spell is done either way, or every tick would try and log again.
+      this.#options.log?.("committing idle files failed", error);
+    }
     this.#db.run("PRAGMA shrink_memory");
     await this.#gc?.();
     // V8 frees dead ArrayBuffers' memory on a helper thread after the collection: let it finish.
