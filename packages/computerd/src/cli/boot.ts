@@ -8,7 +8,7 @@
 import { mkdirSync } from "node:fs";
 import { stat } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
-import { type Database, GC_SAFETY_WINDOW_MS, WorkspaceFilesystem } from "@cloudflare/dofs";
+import { type Database, ensureSchema, GC_SAFETY_WINDOW_MS, WorkspaceFilesystem } from "@cloudflare/dofs";
 import { openNodeDatabase } from "@cloudflare/dofs/node";
 import { SyncPeer } from "@cloudflare/dofs/sync";
 import { egressEnv } from "../egress/env.js";
@@ -24,6 +24,7 @@ import { FuseNativeDriver } from "../mount/fuse-native.js";
 import { KernelDriver } from "../mount/kernel-driver.js";
 import { ShimDriver } from "../mount/shim.js";
 import { createDaemonServer, type DaemonServer } from "../server/http.js";
+import { checkedSync } from "../server/sync-checks.js";
 import { ChunkCollector } from "../store/collector.js";
 import type { Config, MountKind } from "./env.js";
 import type { Logger } from "./log.js";
@@ -39,6 +40,8 @@ export interface Daemon {
 
 export async function startDaemon(config: Config, log: Logger): Promise<Daemon> {
   const db = config.store === "memory" ? openNodeDatabase() : openNodeDatabase("", { cacheKiB: STORE_CACHE_KIB });
+  // The schema exists from the start, mounted or not: chunk gc and idle reclaim read the store's rev from their first poll.
+  ensureSchema(db, Date.now());
   const fs = new WorkspaceFilesystem(db);
   const kind = resolveMountKind(config.mount);
   let driver: MountDriver | undefined;
@@ -106,7 +109,7 @@ export async function startDaemon(config: Config, log: Logger): Promise<Daemon> 
   let port = config.port;
   const server: DaemonServer = createDaemonServer({
     secret: config.secret,
-    peer,
+    peer: checkedSync(peer),
     runner,
     db,
     info: () => ({ backend: { kind }, mountPoint: config.mountPoint, port }),
