@@ -37,6 +37,6 @@ copy("fuse-napi", from[0]);
 copy("fuse-native", from[0]);
 copy("better-sqlite3", from[1]);
 JS
-# computerd's own FUSE layer's addon (COMPUTERD_FUSE_DRIVER=kernel), built from source by the package build.
-mkdir -p "$out/native" && cp "$pkg/native/build/fuse_dev.node" "$out/native/fuse_dev.node"
+# computerd's addons (fuse_dev: COMPUTERD_FUSE_DRIVER=kernel; memory: malloc_trim at idle), built from source by the package build.
+mkdir -p "$out/native" && cp "$pkg/native/build/fuse_dev.node" "$pkg/native/build/memory.node" "$out/native/"
 echo "built $out/computerd.mjs ($(du -sh "$out" | cut -f1) with native modules)"

@@ -4,7 +4,8 @@
  * issue 16's loop (one 20 MiB file rewritten 30 times, each with fsync, by a
  * fresh python3 process), then writes a 20,000-file tree, then deletes the
  * file and the tree. Prints the daemon's VmRSS, the store's blob and orphan
- * bytes and the live data at each step. Needs root, /dev/fuse and python3;
+ * bytes and the live data at each step, each taken once the daemon is idle
+ * (gc swept and an idle reclaim ran since the last change). Needs root, /dev/fuse and python3;
  * builds nothing (build dofs and computerd first).
  *
  *   node packages/computerd/bench/memory-bench.mjs [--rounds 30] [--mib 20] [--files 20000]
@@ -93,11 +94,17 @@ function residentByKind() {
 }
 const mb = (bytes) => `${(bytes / MB).toFixed(0)} MB`;
 const rows = [];
-/** Waits until the store has no orphans (or 15 s), then records a row. */
+/**
+ * Waits until the store has no orphans and an idle reclaim has run since the
+ * last change (or 30 s), then records a row: what an idle daemon holds.
+ */
 async function record(label, live) {
-  const deadline = Date.now() + 15_000;
+  const deadline = Date.now() + 30_000;
   let current = await stats();
-  while (current.orphan_bytes > 0 && Date.now() < deadline) {
+  const settled = (now) =>
+    now.orphan_bytes === 0 &&
+    (now.reclaim_rev === undefined || (now.reclaim_rev >= now.vfs_rev && now.reclaim_runs > 0));
+  while (!settled(current) && Date.now() < deadline) {
     await sleep(250);
     current = await stats();
   }

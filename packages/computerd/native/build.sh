@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
-# Builds fuse_dev.node (computerd's own FUSE layer's native part) with the
-# system C compiler against the running Node's headers: no node-gyp, no download.
+# Builds computerd's addons with the system C compiler against the running
+# Node's headers (no node-gyp, no download): fuse_dev.node (computerd's own
+# FUSE layer's native part) and memory.node (malloc_trim for idle reclaim).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
-node_include="$(dirname "$(dirname "$(command -v node)")")/include/node"
+node_include="$(dirname "$(dirname "$(readlink -f "$(command -v node)")")")/include/node"
 [[ -f $node_include/node_api.h ]] || node_include=/usr/include/node
 mkdir -p build
-[[ build/fuse_dev.node -nt fuse_dev.c ]] && exit 0
-cc -O2 -Wall -Wextra -Wno-unused-parameter -fPIC -shared -DNODE_GYP_MODULE_NAME=fuse_dev \
-  -I"$node_include" -o build/fuse_dev.node.tmp fuse_dev.c
-mv build/fuse_dev.node.tmp build/fuse_dev.node
+for name in fuse_dev memory; do
+  [[ build/$name.node -nt $name.c ]] && continue
+  cc -O2 -Wall -Wextra -Wno-unused-parameter -fPIC -shared -DNODE_GYP_MODULE_NAME=$name \
+    -I"$node_include" -o build/$name.node.tmp $name.c
+  mv build/$name.node.tmp build/$name.node
+done

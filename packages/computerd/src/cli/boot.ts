@@ -1,9 +1,9 @@
 /**
  * Boot, in the specified order: config is already read (secret gone from
  * the env); create the store (an anonymous temporary file, or the heap with
- * COMPUTERD_STORE=memory); mount unless the mode is none; start chunk gc;
- * create the runner and the server; listen last, so a 200 from /health
- * means the mount is up.
+ * COMPUTERD_STORE=memory); mount unless the mode is none; start chunk gc
+ * and idle reclaim; create the runner and the server; listen last, so a
+ * 200 from /health means the mount is up.
  */
 import { mkdirSync } from "node:fs";
 import { stat } from "node:fs/promises";
@@ -16,6 +16,7 @@ import { type EgressNamespace, openEgressNamespace } from "../egress/namespace.j
 import { tunnelConnections } from "../egress/tunnel.js";
 import { allowedEnv } from "../exec/env.js";
 import { Runner } from "../exec/runner.js";
+import { Reclaimer } from "../memory/reclaimer.js";
 import type { MountDriver } from "../mount/driver.js";
 import { resolveMountMode } from "../mount/driver.js";
 import { FuseNapiDriver, FuseNapiUnpatchedError, loadFuseNapi } from "../mount/fuse-napi.js";
@@ -24,6 +25,7 @@ import { loadFuseDev } from "../mount/kernel/fuse-dev.js";
 import { KernelDriver } from "../mount/kernel-driver.js";
 import { ShimDriver } from "../mount/shim.js";
 import { createDaemonServer, type DaemonServer } from "../server/http.js";
+import { checkedSync } from "../server/sync-checks.js";
 import { ChunkCollector } from "../store/collector.js";
 import { withCrashAt } from "./crash-at.js";
 import type { Config, MountMode } from "./env.js";
@@ -68,6 +70,13 @@ export async function startDaemon(config: Config, log: Logger): Promise<Daemon> 
     log: (message, error) => log.error(message, error),
   });
   collector.start();
+  const reclaimer = new Reclaimer(db, {
+    ...(driver?.releaseIdle ? { releaseIdle: () => driver.releaseIdle?.() } : {}),
+    ...(driver?.parkedBytes ? { parkedBytes: () => driver.parkedBytes?.() ?? 0 } : {}),
+    idleMs: config.idleReclaimMs,
+    log: (message, error) => log.error(message, error),
+  });
+  if (config.idleReclaimMs > 0) reclaimer.start();
 
   // Egress gateway: the commands' namespace and its proxy port exist before the first command can run.
   let egress: EgressNamespace | undefined;
@@ -107,7 +116,7 @@ export async function startDaemon(config: Config, log: Logger): Promise<Daemon> 
   let port = config.port;
   const server: DaemonServer = createDaemonServer({
     secret: config.secret,
-    peer,
+    peer: checkedSync(peer),
     runner,
     db,
     // `backend.kind` is the reference's wire name for the mount mode.
@@ -119,6 +128,7 @@ export async function startDaemon(config: Config, log: Logger): Promise<Daemon> 
       ...runner.log.totals(),
       ...driver?.stats?.(),
       ...collector.stats(),
+      ...reclaimer.stats(),
     }),
   });
   await new Promise<void>((resolve, reject) => {
@@ -143,6 +153,7 @@ export async function startDaemon(config: Config, log: Logger): Promise<Daemon> 
       closing ??= (async () => {
         runner.shutdown();
         collector.stop();
+        reclaimer.stop();
         egress?.close();
         await server.close().catch((error) => log.error("closing the server failed", error));
         await driver?.unmount().catch((error) => log.error("unmount failed", error));

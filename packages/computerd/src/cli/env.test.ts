@@ -159,3 +159,16 @@ describe("COMPUTERD_STORE", () => {
     expect(() => readConfig({ COMPUTERD_STORE: "disk" })).toThrow('COMPUTERD_STORE must be file or memory, got "disk"');
   });
 });
+
+describe("COMPUTERD_IDLE_RECLAIM_MS", () => {
+  test("3 s by default, 0 turns it off, anything but an integer >= 0 refused", () => {
+    expect(readConfig({}).idleReclaimMs).toBe(3_000);
+    expect(readConfig({ COMPUTERD_IDLE_RECLAIM_MS: "0" }).idleReclaimMs).toBe(0);
+    expect(readConfig({ COMPUTERD_IDLE_RECLAIM_MS: "500" }).idleReclaimMs).toBe(500);
+    for (const bad of ["-1", "1.5", "soon"]) {
+      expect(() => readConfig({ COMPUTERD_IDLE_RECLAIM_MS: bad })).toThrow(
+        `COMPUTERD_IDLE_RECLAIM_MS must be an integer >= 0, got "${bad}"`,
+      );
+    }
+  });
+});

@@ -90,12 +90,19 @@ export interface Config {
   store: "file" | "memory";
   /** `COMPUTERD_CRASH_AT`: a fault for crash tests (see `crash-at.ts`); unset in production. */
   crashAt: CrashAt | undefined;
+  /**
+   * `COMPUTERD_IDLE_RECLAIM_MS`: how long the daemon must be quiet before it
+   * hands the memory its last burst left behind back to the kernel
+   * (memory/reclaimer.ts); 0 turns idle reclaim off. Default 3000.
+   */
+  idleReclaimMs: number;
 }
 
 export const DEFAULT_PORT = 45_678;
 export const DEFAULT_MOUNT_POINT = "/workspace";
 export const DEFAULT_EXEC_LOG_MAX_BYTES = 16 * 1024 * 1024;
 export const DEFAULT_FUSE_IO_SIZE = 524_288;
+export const DEFAULT_IDLE_RECLAIM_MS = 3_000;
 /** Seconds a name (or its absence) stays cached when a push can drop every cached name at once. */
 export const EPOCH_ENTRY_TIMEOUT = 30;
 /** 1 MiB: libfuse 3's largest write request (256 pages); fewer round trips per large write. */
@@ -141,6 +148,7 @@ export function readConfig(env: Env, defaults: { port?: number } = {}): Config {
     egress: egressConfig(env),
     store: parseStore(env.COMPUTERD_STORE),
     crashAt: parseCrashAt(env.COMPUTERD_CRASH_AT),
+    idleReclaimMs: parseCount(env.COMPUTERD_IDLE_RECLAIM_MS, "COMPUTERD_IDLE_RECLAIM_MS", DEFAULT_IDLE_RECLAIM_MS),
   };
 }
 
@@ -182,6 +190,15 @@ function parseMount(value: string | undefined): MountSetting {
     throw new ConfigError(`FUSE_MOUNT must be auto, fuse, macfuse, shim or none, got "${value}"`);
   }
   return setting as MountSetting;
+}
+
+/** An integer >= 0. */
+function parseCount(value: string | undefined, name: string, fallback: number): number {
+  if (value === undefined || value === "") return fallback;
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value))) {
+    throw new ConfigError(`${name} must be an integer >= 0, got "${value}"`);
+  }
+  return Number(value);
 }
 
 function parsePositive(value: string | undefined, name: string, fallback: number): number {

@@ -21,6 +21,10 @@ export interface MountDriver {
   /** Runs before each exec (the shim reconciles the disk first). */
   beforeExec?(): void | Promise<void>;
   stats?(): Record<string, number>;
+  /** The daemon is idle: commit what is buffered and let go of idle buffers (see MountFs.releaseIdle). */
+  releaseIdle?(): void;
+  /** Bytes buffered for closed files; a change means the mount is busy. */
+  parkedBytes?(): number;
   /**
    * Adds the stored blobs the mount still needs beyond the store's rows (open
    * and parked files). A driver without it leaves chunk gc to the spec's

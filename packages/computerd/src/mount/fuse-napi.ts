@@ -275,6 +275,14 @@ export class FuseNapiDriver implements MountDriver {
     this.fs.heldChunks(into);
   }
 
+  releaseIdle(): void {
+    this.fs.releaseIdle();
+  }
+
+  parkedBytes(): number {
+    return this.fs.parkedBytes;
+  }
+
   /** fuse-napi's callback table over MountFs; every op answers an errno on failure. */
   #ops(): Record<string, Op> {
     const fs = this.fs;

@@ -97,6 +97,14 @@ export class FuseNativeDriver implements MountDriver {
     this.fs.heldChunks(into);
   }
 
+  releaseIdle(): void {
+    this.fs.releaseIdle();
+  }
+
+  parkedBytes(): number {
+    return this.fs.parkedBytes;
+  }
+
   /** fuse-native's callback table over MountFs; every op answers an errno on failure. */
   #ops(): Record<string, unknown> {
     const fs = this.fs;

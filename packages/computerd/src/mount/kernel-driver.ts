@@ -226,6 +226,19 @@ export class KernelDriver implements MountDriver {
     await Promise.all(notes);
   }
 
+  /** What the kernel's open handles read (their files live in MountFs): chunk gc keeps it, as with fuse-napi. */
+  heldChunks(into: Set<string>): void {
+    this.fs.heldChunks(into);
+  }
+
+  releaseIdle(): void {
+    this.fs.releaseIdle();
+  }
+
+  parkedBytes(): number {
+    return this.fs.parkedBytes;
+  }
+
   stats(): Record<string, number> {
     return {
       ...this.fs.stats(),

@@ -426,6 +426,19 @@ export class MountFs {
     for (const handle of this.#handles.values()) handle.file.heldChunks(into);
   }
 
+  /**
+   * The daemon is idle (memory/reclaimer.ts): parked and open files commit,
+   * as before a fetchChanges, so their buffers can go, and the pool lets its
+   * idle buffers go. Nothing a handle still reads is dropped.
+   */
+  releaseIdle(): void {
+    try {
+      this.commitAll();
+    } finally {
+      this.#pool.trim();
+    }
+  }
+
   /** Bytes held by closed files waiting for their commit. */
   get parkedBytes(): number {
     return this.#parkedBytes;

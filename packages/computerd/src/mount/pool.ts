@@ -35,6 +35,11 @@ export class BufferPool {
     return this.#idle.length;
   }
 
+  /** Lets every idle buffer go to the GC (idle reclaim): a quiet daemon holds no chunk buffers it is not using. */
+  trim(): void {
+    this.#idle.length = 0;
+  }
+
   /** A buffer of `size` bytes with unspecified contents. */
   take(): Buffer {
     this.#inUse++;

@@ -196,6 +196,93 @@ describe("the runner over the wire", () => {
   });
 });
 
+describe("sync RPC bad input (issue 16)", () => {
+  /** A sync call with a wrong argument: EPROTOCOL with the reason, never a bare TypeError, and the store did not move. */
+  async function expectRefused(call: () => Promise<unknown>, detail: RegExp): Promise<void> {
+    const before = await client.sync.watermarks();
+    const error = await call().catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: "EPROTOCOL" });
+    expect((error as Error).message).toMatch(detail);
+    expect((error as Error).name).not.toBe("TypeError");
+    expect(await client.sync.watermarks()).toEqual(before);
+  }
+  type Loose = Record<keyof typeof client.sync, (...args: unknown[]) => Promise<unknown>>;
+  /** The client's sync stub without its types, to send what a typed caller could not. */
+  const sync = (): Loose => client.sync as unknown as Loose;
+  const hash = new Uint8Array(32);
+
+  test("push: request, senderRev, senderCursor, changes and each streamed entry", async () => {
+    const changes = (entries: unknown[]) =>
+      new ReadableStream({
+        start(controller) {
+          for (const entry of entries) controller.enqueue(entry);
+          controller.close();
+        },
+      });
+    await expectRefused(() => sync().push("x"), /request must be an object/);
+    await expectRefused(() => sync().push({ changes: changes([]) }), /senderRev must be an integer >= 0/);
+    await expectRefused(() => sync().push({ senderRev: -1, changes: changes([]) }), /senderRev/);
+    await expectRefused(() => sync().push({ senderRev: "1", changes: changes([]) }), /senderRev/);
+    await expectRefused(
+      () => sync().push({ senderRev: 0, senderCursor: { rev: "a" }, changes: changes([]) }),
+      /senderCursor/,
+    );
+    await expectRefused(() => sync().push({ senderRev: 0 }), /changes must be a ReadableStream/);
+    const file = { kind: "file", rev: 1, path: "/bad-input/ok", mode: 0o644, mtime: 1, size: 0, chunks: [] };
+    await expectRefused(
+      () => sync().push({ senderRev: 0, changes: changes([file, { kind: "file", rev: 1, path: "/bad-input/x" }]) }),
+      /bad mode or mtime/,
+    );
+    await expectRefused(() => sync().push({ senderRev: 0, changes: changes([42]) }), /change entry must be an object/);
+    await expectRefused(
+      () => sync().push({ senderRev: 0, changes: changes([{ ...file, kind: "fifo" }]) }),
+      /unknown change entry kind/,
+    );
+    expect(await client.sync.readEntry("/bad-input/ok")).toBeNull();
+  });
+
+  test("pushObjects: the stream and each frame", async () => {
+    const frames = (items: unknown[]) =>
+      new ReadableStream({
+        start(controller) {
+          for (const item of items) controller.enqueue(item);
+          controller.close();
+        },
+      });
+    await expectRefused(() => sync().pushObjects("x"), /objects must be a ReadableStream/);
+    await expectRefused(() => sync().pushObjects(frames([null])), /each frame needs hash/);
+    await expectRefused(() => sync().pushObjects(frames([{ hash: "ab", bytes: new Uint8Array(1) }])), /hash/);
+    await expectRefused(() => sync().pushObjects(frames([{ hash, bytes: "abc" }])), /each frame needs bytes/);
+  });
+
+  test("fetchChanges and watermarks: request shapes, cursors, ignore, settle", async () => {
+    await expectRefused(() => sync().fetchChanges("x"), /request must be an object/);
+    await expectRefused(() => sync().fetchChanges({ after: 5 }), /after/);
+    await expectRefused(() => sync().fetchChanges({ after: { rev: -1, path: null } }), /after/);
+    await expectRefused(() => sync().fetchChanges({ through: { rev: 1, path: 7 } }), /through/);
+    await expectRefused(() => sync().fetchChanges({ ignore: "node_modules" }), /ignore must be a list/);
+    await expectRefused(() => sync().fetchChanges({ ignore: [1] }), /ignore must be a list/);
+    await expectRefused(() => sync().watermarks("x"), /options must be an object/);
+    await expectRefused(() => sync().watermarks({ settle: "yes" }), /settle must be a boolean/);
+    // Well-formed calls still work.
+    const result = (await client.sync.fetchChanges({ ignore: ["node_modules"] })) as { stream: ReadableStream };
+    await result.stream.cancel();
+  });
+
+  test("readEntry, hasObjects, fetchObjects: paths and hash lists", async () => {
+    await expectRefused(() => sync().readEntry(5), /path must be a string/);
+    await expectRefused(() => sync().readEntry(undefined), /path must be a string/);
+    await expect(client.sync.readEntry("relative")).rejects.toMatchObject({ code: "EINVAL" });
+    await expectRefused(() => sync().hasObjects("x"), /hashes must be a list/);
+    await expectRefused(() => sync().hasObjects([new Uint8Array(31)]), /32-byte/);
+    await expectRefused(() => sync().hasObjects(["ab".repeat(32)]), /32-byte/);
+    await expectRefused(() => sync().hasObjects(Array.from({ length: 101 }, () => hash)), /at most 100 hashes/);
+    await expectRefused(() => sync().fetchObjects(undefined), /hashes must be a list/);
+    await expectRefused(() => sync().fetchObjects([hash, 7]), /32-byte/);
+    expect(await client.sync.hasObjects([hash])).toEqual([]);
+  });
+});
+
 describe("/connect", () => {
   let upstream: Server;
   let base: string;

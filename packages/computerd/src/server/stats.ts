@@ -22,5 +22,8 @@ export function storeStats(db: Database): Record<string, number> {
     rss: memory.rss,
     heap_used: memory.heapUsed,
     heap_total: memory.heapTotal,
+    // Buffers live outside the V8 heap: the mount's chunk buffers and blobs read from the store.
+    external: memory.external,
+    array_buffers: memory.arrayBuffers,
   };
 }

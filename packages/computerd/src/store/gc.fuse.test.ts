@@ -11,6 +11,7 @@ import {
   closeSync,
   constants,
   fsyncSync,
+  mkdirSync,
   openSync,
   readFileSync,
   readSync,
@@ -65,6 +66,33 @@ async function swept(): Promise<Stats> {
     await pause(50);
   }
   throw new Error(`no gc sweep reached rev ${target}`);
+}
+
+/** Waits until an idle reclaim that started after every change so far has finished; answers the stats then. */
+async function reclaimed(): Promise<Stats> {
+  const target = (await stats()).vfs_rev as number;
+  for (let i = 0; i < 600; i++) {
+    const current = await stats();
+    // A reclaim commits parked files (a new rev): the one after it, with nothing left to commit, is the last.
+    if ((current.reclaim_rev as number) >= (current.vfs_rev as number) && (current.reclaim_rev as number) >= target)
+      return current;
+    await pause(50);
+  }
+  throw new Error(`no idle reclaim reached rev ${target}`);
+}
+
+/** Writes `count` files of 1 to 59 KiB (closed without fsync, so they park); answers the bytes written. */
+function writeTree(root: string, count: number): Map<string, Buffer> {
+  const files = new Map<string, Buffer>();
+  for (let i = 0; i < count; i++) {
+    const dir = join(root, `pkg${Math.floor(i / 100)}`);
+    if (i % 100 === 0) mkdirSync(dir, { recursive: true });
+    const bytes = randomBytes((1 + (i % 59)) * 1024);
+    const path = join(dir, `f${i}.js`);
+    writeFileSync(path, bytes);
+    files.set(path, bytes);
+  }
+  return files;
 }
 
 /** Waits until the store's blob bytes are `bytes` (gc's retry after a holder lets go); answers the stats. */
@@ -225,4 +253,108 @@ describe("chunk gc on a FUSE mount", () => {
     rmSync(path);
     expect(await blobBytesReach(0)).toMatchObject({ blob_bytes: 0 });
   });
+
+  test("an idle daemon gives memory back: parked files commit, pools empty, dead buffers are collected and trimmed", async () => {
+    const before = await reclaimed();
+    expect(before).toMatchObject({ reclaim_gc: 1, reclaim_malloc_trim: 1 });
+    const baseline = before.rss as number;
+    const root = join(daemon.mountPoint, "tree");
+    const files = writeTree(root, 2_000);
+    const treeBytes = [...files.values()].reduce((sum, bytes) => sum + bytes.length, 0);
+    // A large rewrite fills the buffer pool; an open file with dirty bytes stays open through the reclaim.
+    rewrite(join(daemon.mountPoint, "big"), randomBytes(16 * MiB));
+    const openPath = join(daemon.mountPoint, "open");
+    const fd = openSync(openPath, "w+");
+    const head = randomBytes(MiB + 17);
+    writeSync(fd, head, 0, head.length, 0);
+    const busy = await stats();
+    expect(busy.mount_parked_bytes).toBeGreaterThanOrEqual(treeBytes);
+    expect(busy.mount_idle_buffers).toBeGreaterThan(0);
+    expect(busy.rss as number).toBeGreaterThan(baseline + 32 * MiB);
+
+    const idle = await reclaimed();
+    // Everything that was parked is in the store now, nothing is held in buffers, and every byte reads back.
+    expect(idle).toMatchObject({ mount_parked_bytes: 0, mount_parked_files: 0, mount_idle_buffers: 0 });
+    expect(idle.mount_dirty_buffers).toBe(0);
+    expect(idle.blob_bytes).toBeGreaterThanOrEqual(treeBytes + 16 * MiB + head.length);
+    const tail = randomBytes(1000);
+    writeSync(fd, tail, 0, tail.length, head.length);
+    closeSync(fd);
+    dropPageCache();
+    expect(readFileSync(openPath).equals(Buffer.concat([head, tail]))).toBe(true);
+    for (const [path, bytes] of [...files].filter((_, i) => i % 97 === 0)) {
+      expect(readFileSync(path).equals(bytes), path).toBe(true);
+    }
+
+    rmSync(root, { recursive: true });
+    rmSync(join(daemon.mountPoint, "big"));
+    rmSync(openPath);
+    await swept();
+    const empty = await reclaimed();
+    expect(empty).toMatchObject({ blob_bytes: 0, mount_open_files: 0, mount_parked_bytes: 0, mount_idle_buffers: 0 });
+    // Dead chunk buffers are gone, not waiting for a collection that an idle process never triggers.
+    expect(empty.array_buffers).toBeLessThan(4 * MiB);
+    // Generous: the tree and buffers added well over 60 MB; an idle daemon keeps a fraction of it.
+    expect(empty.rss as number, `baseline ${baseline}`).toBeLessThan(baseline + 24 * MiB);
+  }, 120_000);
+});
+
+/**
+ * The kernel driver (COMPUTERD_FUSE_DRIVER=kernel) reports what its handles
+ * hold as fuse-napi does: without it gc would fall back to the one-hour
+ * window and an overwritten file's old chunks would stay.
+ */
+describe("chunk gc with the kernel driver", () => {
+  let kernel: TestDaemon;
+  const kernelStats = (): Promise<Stats> =>
+    new Promise((resolve, reject) => {
+      get({ host: "127.0.0.1", port: kernel.port, path: "/__computerd/stats", agent: false }, (response) => {
+        let body = "";
+        response.on("data", (data) => (body += data));
+        response.on("end", () => resolve(JSON.parse(body) as Stats));
+      }).on("error", reject);
+    });
+  async function kernelSwept(): Promise<Stats> {
+    const target = (await kernelStats()).vfs_rev as number;
+    for (let i = 0; i < 400; i++) {
+      const current = await kernelStats();
+      if ((current.gc_swept_rev as number) >= target) return current;
+      await pause(50);
+    }
+    throw new Error(`no gc sweep reached rev ${target}`);
+  }
+
+  beforeAll(async () => {
+    kernel = await startDaemon({ FUSE_MOUNT: "fuse", COMPUTERD_FUSE_DRIVER: "kernel" });
+  });
+
+  test("overwritten chunks go at once, and a file unlinked while open keeps its chunks until its last close", async () => {
+    const path = join(kernel.mountPoint, "rewritten");
+    for (let round = 0; round < 3; round++) rewrite(path, randomBytes(2 * MiB));
+    const rewritten = await kernelSwept();
+    expect(rewritten).toMatchObject({ blob_bytes: 2 * MiB, orphan_bytes: 0 });
+    rmSync(path);
+
+    const unlinked = join(kernel.mountPoint, "unlinked");
+    const bytes = randomBytes(3 * MiB + 1234);
+    rewrite(unlinked, bytes);
+    const fd = openSync(unlinked, "r");
+    try {
+      unlinkSync(unlinked);
+      rewrite(join(kernel.mountPoint, "other"), randomBytes(1000));
+      rmSync(join(kernel.mountPoint, "other"));
+      const during = await kernelSwept();
+      expect(during).toMatchObject({ orphan_bytes: bytes.length, blob_bytes: bytes.length });
+      dropPageCache();
+      expect(readAll(fd, bytes.length + 10).equals(bytes)).toBe(true);
+    } finally {
+      closeSync(fd);
+    }
+    let after = await kernelStats();
+    for (let i = 0; i < 200 && after.blob_bytes !== 0; i++) {
+      await pause(50);
+      after = await kernelStats();
+    }
+    expect(after).toMatchObject({ blob_bytes: 0, vfs_blobs: 0 });
+  }, 60_000);
 });
