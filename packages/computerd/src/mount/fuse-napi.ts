@@ -27,7 +27,7 @@ import type { Logger } from "../cli/log.js";
 import type { MountDriver } from "./driver.js";
 import { EINVAL, ErrnoError } from "./errno.js";
 import { type Callback, type Op, opAdapter, sharedOps } from "./fuse-callbacks.js";
-import { MountFs } from "./mount-fs.js";
+import { MountFsDriver } from "./mount-fs-driver.js";
 import { clearStaleMount, commitAndUnmount, withTimeout } from "./mount-point.js";
 import { FuseTrace } from "./trace.js";
 
@@ -118,9 +118,8 @@ export function loadFuseNapi(): FuseClass {
   return Fuse;
 }
 
-export class FuseNapiDriver implements MountDriver {
+export class FuseNapiDriver extends MountFsDriver implements MountDriver {
   readonly mode = "fuse" as const;
-  readonly fs: MountFs;
   readonly #mountPoint: string;
   readonly #options: FuseOptions;
   readonly #log: Logger;
@@ -130,7 +129,7 @@ export class FuseNapiDriver implements MountDriver {
   #epoch = false;
 
   constructor(db: Database, mountPoint: string, options: FuseOptions, log: Logger) {
-    this.fs = new MountFs(db, mountPoint);
+    super(db, mountPoint);
     this.#mountPoint = mountPoint;
     this.#options = options;
     this.#log = log;
@@ -269,18 +268,6 @@ export class FuseNapiDriver implements MountDriver {
 
   stats(): Record<string, number> {
     return this.fs.stats();
-  }
-
-  heldChunks(into: Set<string>): void {
-    this.fs.heldChunks(into);
-  }
-
-  releaseIdle(): void {
-    this.fs.releaseIdle();
-  }
-
-  parkedBytes(): number {
-    return this.fs.parkedBytes;
   }
 
   /** fuse-napi's callback table over MountFs; every op answers an errno on failure. */

@@ -20,7 +20,7 @@ import { type FuseOptions, fuseMountOptions } from "../cli/env.js";
 import type { Logger } from "../cli/log.js";
 import type { MountDriver } from "./driver.js";
 import { opAdapter, sharedOps } from "./fuse-callbacks.js";
-import { MountFs } from "./mount-fs.js";
+import { MountFsDriver } from "./mount-fs-driver.js";
 import { clearStaleMount, commitAndUnmount, withTimeout } from "./mount-point.js";
 import { FuseTrace } from "./trace.js";
 import { resolveMtime } from "./utimens.js";
@@ -34,9 +34,8 @@ interface FuseInstance {
 }
 type FuseClass = new (mnt: string, ops: Record<string, unknown>, opts: Record<string, unknown>) => FuseInstance;
 
-export class FuseNativeDriver implements MountDriver {
+export class FuseNativeDriver extends MountFsDriver implements MountDriver {
   readonly mode = "fuse" as const;
-  readonly fs: MountFs;
   readonly #mountPoint: string;
   readonly #options: FuseOptions;
   readonly #log: Logger;
@@ -44,7 +43,7 @@ export class FuseNativeDriver implements MountDriver {
   #fuse: FuseInstance | undefined;
 
   constructor(db: Database, mountPoint: string, options: FuseOptions, log: Logger) {
-    this.fs = new MountFs(db, mountPoint);
+    super(db, mountPoint);
     this.#mountPoint = mountPoint;
     this.#options = options;
     this.#log = log;
@@ -91,18 +90,6 @@ export class FuseNativeDriver implements MountDriver {
 
   stats(): Record<string, number> {
     return this.fs.stats();
-  }
-
-  heldChunks(into: Set<string>): void {
-    this.fs.heldChunks(into);
-  }
-
-  releaseIdle(): void {
-    this.fs.releaseIdle();
-  }
-
-  parkedBytes(): number {
-    return this.fs.parkedBytes;
   }
 
   /** fuse-native's callback table over MountFs; every op answers an errno on failure. */

@@ -31,7 +31,7 @@ import { initHandler, type Negotiated } from "./kernel/init.js";
 import { NodeTable } from "./kernel/nodes.js";
 import { Notify, Op, ROOT_ID, timeout, writeU64 } from "./kernel/protocol.js";
 import { Session } from "./kernel/session.js";
-import { MountFs } from "./mount-fs.js";
+import { MountFsDriver } from "./mount-fs-driver.js";
 import { clearStaleMount, lazyUnmount, withTimeout } from "./mount-point.js";
 import { FuseTrace } from "./trace.js";
 
@@ -47,9 +47,8 @@ const MNT_DETACH = 2;
 export const KERNEL_CACHE_SECONDS = 3600;
 const NOTIFY_BATCH = 256;
 
-export class KernelDriver implements MountDriver {
+export class KernelDriver extends MountFsDriver implements MountDriver {
   readonly mode = "fuse" as const;
-  readonly fs: MountFs;
   readonly #db: Database;
   readonly #mountPoint: string;
   readonly #options: FuseOptions;
@@ -61,8 +60,8 @@ export class KernelDriver implements MountDriver {
   #watchdog: ChildProcess | undefined;
 
   constructor(db: Database, mountPoint: string, options: FuseOptions, log: Logger) {
+    super(db, mountPoint);
     this.#db = db;
-    this.fs = new MountFs(db, mountPoint);
     this.#mountPoint = mountPoint;
     this.#options = options;
     this.#log = log;
@@ -224,19 +223,6 @@ export class KernelDriver implements MountDriver {
       if (notes.length >= NOTIFY_BATCH) await Promise.all(notes.splice(0));
     }
     await Promise.all(notes);
-  }
-
-  /** What the kernel's open handles read (their files live in MountFs): chunk gc keeps it, as with fuse-napi. */
-  heldChunks(into: Set<string>): void {
-    this.fs.heldChunks(into);
-  }
-
-  releaseIdle(): void {
-    this.fs.releaseIdle();
-  }
-
-  parkedBytes(): number {
-    return this.fs.parkedBytes;
   }
 
   stats(): Record<string, number> {
