@@ -4,6 +4,7 @@
  * runtime core under `src/runtime/` is runtime-neutral.
  */
 
+export type { ApplyResult, SkippedEntry } from "@cloudflare/dofs/sync";
 export {
   TestBackend,
   type TestBackendFault,
@@ -11,7 +12,16 @@ export {
   type TestBackendOptions,
 } from "./backends/test/backend.js";
 export { R2Bucket, type R2BucketOptions, type R2MountBinding } from "./mounts/r2-bucket.js";
-export type { MaterializeContext, Mount, MountFactoryContext, MountOption, MountsOption } from "./mounts/types.js";
+export type {
+  EagerMount,
+  MaterializeContext,
+  Mount,
+  MountBase,
+  MountFactoryContext,
+  MountOption,
+  MountsOption,
+  MountWriteAPI,
+} from "./mounts/types.js";
 export {
   noopObserver,
   type WorkspaceAttributes,
@@ -43,7 +53,12 @@ export {
   WorkspaceTransportError,
 } from "./runtime/errors.js";
 export { executionKey, FENCE_CACHE_ENTRIES } from "./runtime/fence.js";
-export { ExecHandle, type ExecHandleOptions, emptySyncSummary } from "./runtime/handle.js";
+export {
+  ExecHandle,
+  type ExecHandleOptions,
+  emptySyncSummary,
+  type WorkspaceRuntimeExecHandle,
+} from "./runtime/handle.js";
 export {
   DEFAULT_SYNC_RETRY,
   type RetryPendingSyncResult,
@@ -58,6 +73,8 @@ export { type ExecTemplateArgs, WorkspaceRuntime } from "./runtime/runtime.js";
 export { MISSING_EXIT_CODE, statusForExitCode } from "./runtime/status.js";
 export { isTransportError, SAFE_MESSAGE_MAX_CHARS, safeErrorMessage } from "./runtime/transport.js";
 export type {
+  DisposeExecOptions,
+  ExecChunk,
   ExecEncoding,
   ExecEvent,
   ExecExitEvent,
@@ -68,7 +85,22 @@ export type {
   ExecSyncResult,
   ExecSyncSummary,
   GetExecOptions,
+  KillExecOptions,
   KillSignal,
+  RuntimeExecOptions,
+  RuntimeGetOptions,
+  RuntimeKillOptions,
+  WorkspaceRuntimeAccess,
+  WorkspaceRuntimeArray,
+  WorkspaceRuntimeDisposeOptions,
+  WorkspaceRuntimeEvent,
+  WorkspaceRuntimeExecOptions,
+  WorkspaceRuntimeGetOptions,
+  WorkspaceRuntimeKillOptions,
+  WorkspaceRuntimeObject,
+  WorkspaceRuntimeResult,
+  WorkspaceRuntimeStatus,
+  WorkspaceRuntimeValue,
 } from "./runtime/types.js";
 export { MAX_EXEC_ID_BYTES, validateCwd, validateExecId, validateInput } from "./runtime/validate.js";
 export type {
@@ -115,6 +147,7 @@ export {
 } from "./workspace/with-workspace.worker.js";
 export {
   type PullOptions,
+  type PushOptions,
   Workspace,
   type WorkspaceMount,
   type WorkspaceOptions,
