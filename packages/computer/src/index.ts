@@ -140,8 +140,11 @@ export {
 export { isThinkWorkspace, type ThinkFileInfo, type ThinkWorkspaceCompatibility } from "./workspace/think.js";
 export {
   type DurableObjectClass,
+  type WithWorkspaceCtor,
   type WorkspaceHost,
   type WorkspaceHostSelf,
+  type WorkspaceLocalHost,
+  type WorkspaceStubHost,
   withWorkspace,
   workspaceOf,
 } from "./workspace/with-workspace.worker.js";

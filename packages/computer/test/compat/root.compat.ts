@@ -67,7 +67,6 @@ type _TestBackendOptions = Fits<OptionsFits<O.TestBackendOptions, R.TestBackendO
 type _ThinkWorkspaceCompatibility = Fits<ResultFits<O.ThinkWorkspaceCompatibility, R.ThinkWorkspaceCompatibility>>;
 // @ts-expect-error incompatible, issue 19 row 4
 type _withWorkspace = Fits<ValueFits<typeof O.withWorkspace, typeof R.withWorkspace>>;
-// @ts-expect-error missing, issue 19 row 4
 type _WithWorkspaceCtor = Fits<ResultFits<O.WithWorkspaceCtor<any>, R.WithWorkspaceCtor<any>>>;
 // @ts-expect-error incompatible, issue 19 row 7
 type _Workspace = Fits<ClassFits<typeof O.Workspace, typeof R.Workspace>>;
@@ -89,7 +88,7 @@ type _WorkspaceGitFactory = Fits<ResultFits<O.WorkspaceGitFactory, R.WorkspaceGi
 type _WorkspaceGitStub = Fits<ClassFits<typeof O.WorkspaceGitStub, typeof R.WorkspaceGitStub>>;
 // @ts-expect-error incompatible, issue 19 row 15
 type _WorkspaceHandle = Fits<ResultFits<O.WorkspaceHandle, R.WorkspaceHandle>>;
-// @ts-expect-error missing, issue 19 row 3
+// @ts-expect-error incompatible, issue 19 row 3
 type _WorkspaceLocalHost = Fits<ResultFits<O.WorkspaceLocalHost, R.WorkspaceLocalHost>>;
 // @ts-expect-error missing, issue 19 row 3
 type _WorkspaceModuleBackend = Fits<OptionsFits<O.WorkspaceModuleBackend, R.WorkspaceModuleBackend>>;
@@ -134,7 +133,7 @@ type _WorkspaceServiceProxyProps = Fits<OptionsFits<O.WorkspaceServiceProxyProps
 type _WorkspaceSpan = Fits<OptionsFits<O.WorkspaceSpan, R.WorkspaceSpan>>;
 // @ts-expect-error incompatible, issue 19 row 15
 type _WorkspaceStub = Fits<ClassFits<typeof O.WorkspaceStub, typeof R.WorkspaceStub>>;
-// @ts-expect-error missing, issue 19 row 15
+// @ts-expect-error incompatible, issue 19 row 15
 type _WorkspaceStubHost = Fits<ResultFits<O.WorkspaceStubHost, R.WorkspaceStubHost>>;
 // @ts-expect-error missing, issue 19 row 3
 type _WorkspaceTrustedModule = Fits<OptionsFits<O.WorkspaceTrustedModule, R.WorkspaceTrustedModule>>;
