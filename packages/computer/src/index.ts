@@ -5,12 +5,16 @@
  */
 
 export type { ApplyResult, SkippedEntry } from "@cloudflare/dofs/sync";
+// Exported here too, as in the original: a container's way back in, re-exported from the Worker's main module.
+export { WorkspaceProxy, type WorkspaceProxyProps } from "./backends/container/platform.worker.js";
+export type { WorkspaceEgressPolicy } from "./backends/container/types.js";
 export {
   TestBackend,
   type TestBackendFault,
   type TestBackendOp,
   type TestBackendOptions,
 } from "./backends/test/backend.js";
+export type { WorkerLoaderLike as WorkspaceRuntimeLoader } from "./backends/worker-javascript/host/options.js";
 export { R2Bucket, type R2BucketOptions, type R2MountBinding } from "./mounts/r2-bucket.js";
 export type {
   EagerMount,

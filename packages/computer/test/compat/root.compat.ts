@@ -78,7 +78,6 @@ type _WorkspaceAttributeValue = Fits<OptionsFits<O.WorkspaceAttributeValue, R.Wo
 type _WorkspaceBackend = Fits<OptionsFits<O.WorkspaceBackend, R.WorkspaceBackend>>;
 // @ts-expect-error incompatible, issue 19 row 15
 type _WorkspaceClient = Fits<ResultFits<O.WorkspaceClient, R.WorkspaceClient>>;
-// @ts-expect-error missing, issue 19 row 3
 type _WorkspaceEgressPolicy = Fits<OptionsFits<O.WorkspaceEgressPolicy, R.WorkspaceEgressPolicy>>;
 // @ts-expect-error incompatible, issue 19 row 15
 type _WorkspaceFilesystemStub = Fits<ClassFits<typeof O.WorkspaceFilesystemStub, typeof R.WorkspaceFilesystemStub>>;
@@ -99,9 +98,8 @@ type _WorkspaceModuleBackendHost = Fits<ResultFits<O.WorkspaceModuleBackendHost,
 type _WorkspaceObserver = Fits<OptionsFits<O.WorkspaceObserver, R.WorkspaceObserver>>;
 // @ts-expect-error incompatible, issue 19 row 7
 type _WorkspaceOptions = Fits<OptionsFits<O.WorkspaceOptions, R.WorkspaceOptions>>;
-// @ts-expect-error missing, issue 19 row 2
+// @ts-expect-error incompatible, issue 19 row 2
 type _WorkspaceProxy = Fits<ClassFits<typeof O.WorkspaceProxy, typeof R.WorkspaceProxy>>;
-// @ts-expect-error missing, issue 19 row 2
 type _WorkspaceProxyProps = Fits<OptionsFits<O.WorkspaceProxyProps, R.WorkspaceProxyProps>>;
 // @ts-expect-error missing, issue 19 row 3
 type _WorkspaceRegisteredBackend = Fits<ResultFits<O.WorkspaceRegisteredBackend, R.WorkspaceRegisteredBackend>>;
@@ -119,7 +117,6 @@ type _WorkspaceRuntimeExecHandleStub = Fits<ClassFits<typeof O.WorkspaceRuntimeE
 type _WorkspaceRuntimeExecOptions = Fits<OptionsFits<O.WorkspaceRuntimeExecOptions, R.WorkspaceRuntimeExecOptions>>;
 type _WorkspaceRuntimeGetOptions = Fits<OptionsFits<O.WorkspaceRuntimeGetOptions, R.WorkspaceRuntimeGetOptions>>;
 type _WorkspaceRuntimeKillOptions = Fits<OptionsFits<O.WorkspaceRuntimeKillOptions, R.WorkspaceRuntimeKillOptions>>;
-// @ts-expect-error missing, issue 19 row 3
 type _WorkspaceRuntimeLoader = Fits<OptionsFits<O.WorkspaceRuntimeLoader, R.WorkspaceRuntimeLoader>>;
 // @ts-expect-error incompatible, issue 19 row 3
 type _WorkspaceRuntimeResult = Fits<ResultFits<O.WorkspaceRuntimeResult, R.WorkspaceRuntimeResult>>;
