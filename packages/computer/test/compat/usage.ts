@@ -9,10 +9,10 @@ import { getWorkspace, type Workspace, withWorkspace } from "../../src/index.js"
 
 type Env = { X: 1; NS: DurableObjectNamespace<Agent> };
 
-// withWorkspace over an anonymous subclass or a named base: `self.ctx` is readable, statics and methods stay.
-export class Agent extends withWorkspace(class extends DurableObject<Env> {}, (self) => ({
-  storage: self.ctx.storage,
-})) {
+// withWorkspace over DurableObject or a subclass: `self.ctx` is readable, statics and methods stay.
+// (An exported class over an anonymous base fails declaration emit, ours and the original's alike.)
+class Plain extends DurableObject<Env> {}
+export class Agent extends withWorkspace(Plain, (self) => ({ storage: self.ctx.storage })) {
   m(): 1 {
     return this.env.X;
   }
