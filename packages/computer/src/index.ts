@@ -36,7 +36,7 @@ export {
 export type {
   BackendContext,
   BackendExec,
-  BackendHandle,
+  BackendHandle as CommandBackendHandle,
   CommandBackend,
   DirectBackend,
   DirectExec,
@@ -44,7 +44,6 @@ export type {
   ShellExecRequest,
   ShellRPCLike,
   WireExecEvent,
-  WorkspaceBackend,
 } from "./runtime/backend.js";
 export { decodeUtf8Events, Utf8EventDecoder } from "./runtime/decode.js";
 export {
@@ -63,6 +62,15 @@ export {
   emptySyncSummary,
   type WorkspaceRuntimeExecHandle,
 } from "./runtime/handle.js";
+// `BackendHandle` and `WorkspaceBackend` are the original's (a command backend without `kind` among them).
+export type {
+  HostedBackend,
+  HostedBackendHandle as BackendHandle,
+  HostedBackendHandle,
+  WorkspaceBackend,
+  WorkspaceBackendHost,
+  WorkspaceRegisteredBackend,
+} from "./runtime/hosted-backend.js";
 export {
   DEFAULT_SYNC_RETRY,
   type RetryPendingSyncResult,

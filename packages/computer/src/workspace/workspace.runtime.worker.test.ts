@@ -74,6 +74,40 @@ describe("routing and validation", () => {
     });
   });
 
+  it("adopts a command backend in the original's shape: no kind, connect(host), a handle without runtimeId/sync/closed", async () => {
+    await inWorkspace(async ({ storage }) => {
+      const inner = new TestBackend();
+      const hosts: unknown[] = [];
+      const plain = {
+        id: "plain",
+        type: "test",
+        async connect(host: { db: unknown; fs: unknown }) {
+          hosts.push(host);
+          const { rpc, close } = await inner.connect();
+          return { rpc, close };
+        },
+      };
+      const workspace = new Workspace({ storage, backends: [plain] });
+      // The wrapped TestBackend serves the same storage-backed peer; it needs the workspace's context too.
+      inner.attach({
+        db: workspace.db,
+        fs: workspace.fs,
+        now: Date.now,
+        git: () => workspace.git,
+        artifacts: () => workspace.artifacts,
+      });
+      const handle = await workspace.runtime.exec("echo adopted > /o.txt; cat /o.txt", utf8);
+      expect(handle.backend).toBe("plain");
+      expect(await handle.result()).toMatchObject({ status: "completed", stdout: "adopted\n" });
+      expect(hosts).toHaveLength(1);
+      expect(hosts[0]).toMatchObject({ db: workspace.db, fs: workspace.fs });
+      // The default sync is "remote": the bracket pulled the file the command wrote on the peer.
+      expect(await workspace.fs.readFile("/o.txt", "utf8")).toBe("adopted\n");
+      expect(() => (hosts[0] as { git: unknown }).git).toThrow(/git is not configured/);
+      await expect(workspace.runtime.exec("x", { input: 1 })).rejects.toThrow(/not callable/);
+    });
+  });
+
   it("takes a backend id as push(id) / pull(id), as the original does", async () => {
     await inWorkspace(async ({ workspace, backend }) => {
       await workspace.pull("test-shell");

@@ -16,6 +16,7 @@ import { CommandRuntime, type RuntimeServices, type SyncPullResult } from "../ru
 import { DirectRuntime } from "../runtime/direct-runtime.js";
 import { closedError, WorkspaceError } from "../runtime/errors.js";
 import { RuntimeFence } from "../runtime/fence.js";
+import { adoptHostedBackend, type HostedBackend, isHostedBackend } from "../runtime/hosted-backend.js";
 import {
   type RetryPendingSyncResult,
   resolveSyncRetryOptions,
@@ -46,8 +47,11 @@ export type WorkspaceMount = Mount;
  */
 export interface WorkspaceOptions<Git extends WorkspaceGit = WorkspaceGit> {
   storage: WorkspaceStorage;
-  /** Execution backends; the first is the default. None makes a filesystem-only Workspace. */
-  backends?: readonly WorkspaceBackend[];
+  /**
+   * Execution backends; the first is the default. None makes a filesystem-only Workspace.
+   * A backend in the original's shape (`{ id, type, connect(host) }`, no `kind`) is a command backend.
+   */
+  backends?: readonly (WorkspaceBackend | HostedBackend)[];
   /** Names this agent session for capabilities that scope by it (published asset prefixes, artifacts). */
   sessionId?: string;
   /** Keyed by absolute root; factories are called once, here. Indexed by `ready()` or before the first exec. */
@@ -131,8 +135,13 @@ export class Workspace<Git extends WorkspaceGit = WorkspaceGit> {
       retry: resolveSyncRetryOptions(options.retry ?? options.syncRetry),
       afterSync: () => this.#collectChunks(),
     };
-    const backends = options.backends ?? [];
-    if (!Array.isArray(backends)) throw new TypeError("backends must be an array");
+    const given = options.backends ?? [];
+    if (!Array.isArray(given)) throw new TypeError("backends must be an array");
+    const backends = given.map((backend: WorkspaceBackend | HostedBackend) =>
+      typeof backend === "object" && backend !== null && isHostedBackend(backend)
+        ? adoptHostedBackend(backend)
+        : backend,
+    ) as WorkspaceBackend[];
     // The router rejects duplicate ids before any backend is attached to this storage.
     this.runtime = new WorkspaceRuntime(
       backends.map((backend): BackendRuntime => {

@@ -101,7 +101,7 @@ type _WorkspaceOptions = Fits<OptionsFits<O.WorkspaceOptions, R.WorkspaceOptions
 // @ts-expect-error incompatible, issue 19 row 2
 type _WorkspaceProxy = Fits<ClassFits<typeof O.WorkspaceProxy, typeof R.WorkspaceProxy>>;
 type _WorkspaceProxyProps = Fits<OptionsFits<O.WorkspaceProxyProps, R.WorkspaceProxyProps>>;
-// @ts-expect-error missing, issue 19 row 3
+// @ts-expect-error incompatible, issue 19 row 3
 type _WorkspaceRegisteredBackend = Fits<ResultFits<O.WorkspaceRegisteredBackend, R.WorkspaceRegisteredBackend>>;
 // @ts-expect-error missing, issue 19 row 7
 type _WorkspaceRetryPendingSyncResult = Fits<ResultFits<O.WorkspaceRetryPendingSyncResult, R.WorkspaceRetryPendingSyncResult>>;
