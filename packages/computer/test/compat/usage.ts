@@ -6,6 +6,7 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import { getWorkspace, type Workspace, withWorkspace } from "../../src/index.js";
+import { createAITools } from "../../src/tools/index.js";
 
 type Env = { X: 1; NS: DurableObjectNamespace<Agent> };
 
@@ -42,4 +43,14 @@ export async function exec(workspace: Workspace): Promise<[string, Uint8Array, s
   const pushed: number = await workspace.push();
   const { applied } = await workspace.pull("default");
   return [text.stdout.trim(), bytes.stdout, template.stderr, pushed, applied];
+}
+
+// The tools over a getWorkspace() client (fs over RPC), with the backends named for exec.
+export async function tools(env: Env): Promise<string[]> {
+  using ws = await getWorkspace(env.NS.get(env.NS.idFromName("x")));
+  const set = createAITools({
+    workspace: ws,
+    shell: { backends: { "worker-shell": { description: "bash" } } },
+  });
+  return Object.keys(set);
 }
