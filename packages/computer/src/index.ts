@@ -74,6 +74,7 @@ export type {
 export {
   DEFAULT_SYNC_RETRY,
   type RetryPendingSyncResult,
+  type RetryPendingSyncResult as WorkspaceRetryPendingSyncResult,
   retryNotBefore,
   type SqlSyncRetrySchedulerOptions,
   type SyncRetryIntent,

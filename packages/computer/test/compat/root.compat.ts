@@ -103,7 +103,7 @@ type _WorkspaceProxy = Fits<ClassFits<typeof O.WorkspaceProxy, typeof R.Workspac
 type _WorkspaceProxyProps = Fits<OptionsFits<O.WorkspaceProxyProps, R.WorkspaceProxyProps>>;
 // @ts-expect-error incompatible, issue 19 row 3
 type _WorkspaceRegisteredBackend = Fits<ResultFits<O.WorkspaceRegisteredBackend, R.WorkspaceRegisteredBackend>>;
-// @ts-expect-error missing, issue 19 row 7
+// @ts-expect-error incompatible, issue 19 row 7
 type _WorkspaceRetryPendingSyncResult = Fits<ResultFits<O.WorkspaceRetryPendingSyncResult, R.WorkspaceRetryPendingSyncResult>>;
 type _WorkspaceRuntimeAccess = Fits<ResultFits<O.WorkspaceRuntimeAccess, R.WorkspaceRuntimeAccess>>;
 // @ts-expect-error missing, issue 19 row 15
