@@ -4,14 +4,28 @@
  * runtime core under `src/runtime/` is runtime-neutral.
  */
 
+export type { ApplyResult, SkippedEntry } from "@cloudflare/dofs/sync";
+// Exported here too, as in the original: a container's way back in, re-exported from the Worker's main module.
+export { WorkspaceProxy, type WorkspaceProxyProps } from "./backends/container/platform.worker.js";
+export type { WorkspaceEgressPolicy } from "./backends/container/types.js";
 export {
   TestBackend,
   type TestBackendFault,
   type TestBackendOp,
   type TestBackendOptions,
 } from "./backends/test/backend.js";
+export type { WorkerLoaderLike as WorkspaceRuntimeLoader } from "./backends/worker-javascript/host/options.js";
 export { R2Bucket, type R2BucketOptions, type R2MountBinding } from "./mounts/r2-bucket.js";
-export type { MaterializeContext, Mount, MountFactoryContext, MountOption, MountsOption } from "./mounts/types.js";
+export type {
+  EagerMount,
+  MaterializeContext,
+  Mount,
+  MountBase,
+  MountFactoryContext,
+  MountOption,
+  MountsOption,
+  MountWriteAPI,
+} from "./mounts/types.js";
 export {
   noopObserver,
   type WorkspaceAttributes,
@@ -22,7 +36,7 @@ export {
 export type {
   BackendContext,
   BackendExec,
-  BackendHandle,
+  BackendHandle as CommandBackendHandle,
   CommandBackend,
   DirectBackend,
   DirectExec,
@@ -30,7 +44,6 @@ export type {
   ShellExecRequest,
   ShellRPCLike,
   WireExecEvent,
-  WorkspaceBackend,
 } from "./runtime/backend.js";
 export { decodeUtf8Events, Utf8EventDecoder } from "./runtime/decode.js";
 export {
@@ -43,10 +56,25 @@ export {
   WorkspaceTransportError,
 } from "./runtime/errors.js";
 export { executionKey, FENCE_CACHE_ENTRIES } from "./runtime/fence.js";
-export { ExecHandle, type ExecHandleOptions, emptySyncSummary } from "./runtime/handle.js";
+export {
+  ExecHandle,
+  type ExecHandleOptions,
+  emptySyncSummary,
+  type WorkspaceRuntimeExecHandle,
+} from "./runtime/handle.js";
+// `BackendHandle` and `WorkspaceBackend` are the original's (a command backend without `kind` among them).
+export type {
+  HostedBackend,
+  HostedBackendHandle as BackendHandle,
+  HostedBackendHandle,
+  WorkspaceBackend,
+  WorkspaceBackendHost,
+  WorkspaceRegisteredBackend,
+} from "./runtime/hosted-backend.js";
 export {
   DEFAULT_SYNC_RETRY,
   type RetryPendingSyncResult,
+  type RetryPendingSyncResult as WorkspaceRetryPendingSyncResult,
   retryNotBefore,
   type SqlSyncRetrySchedulerOptions,
   type SyncRetryIntent,
@@ -58,6 +86,8 @@ export { type ExecTemplateArgs, WorkspaceRuntime } from "./runtime/runtime.js";
 export { MISSING_EXIT_CODE, statusForExitCode } from "./runtime/status.js";
 export { isTransportError, SAFE_MESSAGE_MAX_CHARS, safeErrorMessage } from "./runtime/transport.js";
 export type {
+  DisposeExecOptions,
+  ExecChunk,
   ExecEncoding,
   ExecEvent,
   ExecExitEvent,
@@ -68,7 +98,22 @@ export type {
   ExecSyncResult,
   ExecSyncSummary,
   GetExecOptions,
+  KillExecOptions,
   KillSignal,
+  RuntimeExecOptions,
+  RuntimeGetOptions,
+  RuntimeKillOptions,
+  WorkspaceRuntimeAccess,
+  WorkspaceRuntimeArray,
+  WorkspaceRuntimeDisposeOptions,
+  WorkspaceRuntimeEvent,
+  WorkspaceRuntimeExecOptions,
+  WorkspaceRuntimeGetOptions,
+  WorkspaceRuntimeKillOptions,
+  WorkspaceRuntimeObject,
+  WorkspaceRuntimeResult,
+  WorkspaceRuntimeStatus,
+  WorkspaceRuntimeValue,
 } from "./runtime/types.js";
 export { MAX_EXEC_ID_BYTES, validateCwd, validateExecId, validateInput } from "./runtime/validate.js";
 export type {
@@ -108,13 +153,17 @@ export {
 export { isThinkWorkspace, type ThinkFileInfo, type ThinkWorkspaceCompatibility } from "./workspace/think.js";
 export {
   type DurableObjectClass,
+  type WithWorkspaceCtor,
   type WorkspaceHost,
   type WorkspaceHostSelf,
+  type WorkspaceLocalHost,
+  type WorkspaceStubHost,
   withWorkspace,
   workspaceOf,
 } from "./workspace/with-workspace.worker.js";
 export {
   type PullOptions,
+  type PushOptions,
   Workspace,
   type WorkspaceMount,
   type WorkspaceOptions,

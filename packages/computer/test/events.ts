@@ -1,5 +1,5 @@
 /** Builders shared by the runtime tests. */
-import type { ExecEvent } from "../src/runtime/types.js";
+import type { ExecEvent, WorkspaceRuntimeValue } from "../src/runtime/types.js";
 
 export const bytes = (text: string): Uint8Array => new TextEncoder().encode(text);
 
@@ -11,7 +11,7 @@ export function err(seq: number, value: Uint8Array | string, id = "x"): ExecEven
   return { id, seq, name: "stderr", value };
 }
 
-export function exit(seq: number, code: number, result?: unknown, id = "x"): ExecEvent {
+export function exit(seq: number, code: number, result?: WorkspaceRuntimeValue, id = "x"): ExecEvent {
   return result === undefined ? { id, seq, name: "exit", code } : { id, seq, name: "exit", code, result };
 }
 

@@ -7,11 +7,11 @@
  * lead byte) that no real shell command pins down.
  */
 import type { DirectBackend, DirectExec } from "../src/runtime/backend.js";
-import type { ExecEvent } from "../src/runtime/types.js";
+import type { ExecEvent, WorkspaceRuntimeValue } from "../src/runtime/types.js";
 
 type Step =
   | { name: "stdout" | "stderr"; text?: string; bytes?: number[] }
-  | { name: "exit"; code: number; result?: unknown };
+  | { name: "exit"; code: number; result?: WorkspaceRuntimeValue };
 
 export class ScriptedBackend implements DirectBackend {
   readonly kind = "direct";

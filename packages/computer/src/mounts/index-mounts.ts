@@ -32,7 +32,7 @@ function isAtOrUnder(path: string, root: string): boolean {
 /** Validates roots and calls factories. Throws on a relative, non-normal (trailing `/`, `//`, `..`) or nested root. */
 export function resolveMounts(
   mounts: MountsOption | undefined,
-  context: { sessionId: string | undefined; vfs: WorkspaceFilesystem },
+  context: { sessionId: string; vfs: WorkspaceFilesystem },
 ): ResolvedMount[] {
   if (mounts === undefined) return [];
   if (typeof mounts !== "object" || mounts === null || Array.isArray(mounts)) {

@@ -24,8 +24,16 @@ export interface Mount {
   materialize(context: MaterializeContext): Promise<void>;
 }
 
+/** What every mount declares besides how it is filled. */
+export type MountBase = Omit<Mount, "strategy" | "materialize">;
+/** The only strategy there is: `Mount`. */
+export type EagerMount = Mount;
+/** The original's name for what `materialize` is given. */
+export type MountWriteAPI = MaterializeContext;
+
 export interface MountFactoryContext {
-  sessionId: string | undefined;
+  /** The Workspace's `sessionId`; `""` when it has none. */
+  sessionId: string;
   root: string;
   vfs: WorkspaceFilesystem;
 }

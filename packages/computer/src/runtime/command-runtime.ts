@@ -27,7 +27,7 @@ import {
   type SyncRetryScheduler,
 } from "./retry.js";
 import { isDisposedStubError, safeErrorMessage } from "./transport.js";
-import type { ExecEncoding, ExecEvent, ExecSyncSummary, KillSignal } from "./types.js";
+import type { ExecEncoding, ExecEvent, ExecSyncSummary, KillSignal, WorkspaceRuntimeValue } from "./types.js";
 
 export interface RuntimeServices {
   db: Database;
@@ -267,6 +267,7 @@ export class CommandRuntime {
           status: "pending",
           applied: 0,
           skipped: [],
+          error: DEFERRED_PULL_MESSAGE,
           backend: this.id,
           runtimeId,
           targetCursor: intent?.targetCursor ?? targetCursor,
@@ -410,7 +411,8 @@ function toEvent(event: WireExecEvent): ExecEvent | undefined {
       seq: event.seq,
       name: "exit",
       code: event.code ?? -1,
-      ...(event.result === undefined ? {} : { result: event.result }),
+      // A callable backend's result crossed the wire as JSON.
+      ...(event.result === undefined ? {} : { result: event.result as WorkspaceRuntimeValue }),
     };
   }
   if (event.name === "stdout" || event.name === "stderr") {
@@ -419,3 +421,6 @@ function toEvent(event: WireExecEvent): ExecEvent | undefined {
   // Heartbeats and anything newer than this runtime are not the caller's business.
   return undefined;
 }
+
+/** `sync.error` of a deferred pull: nothing failed, the pull is left to `retryPendingSync`. */
+const DEFERRED_PULL_MESSAGE = 'the pull was deferred (sync: "defer"); retryPendingSync() applies it';

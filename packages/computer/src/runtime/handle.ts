@@ -11,7 +11,15 @@ import { concatBytes } from "@cloudflare/dofs";
 import { type ConsumerMode, claimResult, claimStream } from "./consumer.js";
 import { decodeUtf8Events } from "./decode.js";
 import { MISSING_EXIT_CODE, statusForExitCode } from "./status.js";
-import type { ExecEncoding, ExecEvent, ExecExitEvent, ExecResult, ExecSyncSummary, KillSignal } from "./types.js";
+import type {
+  ExecChunk,
+  ExecEncoding,
+  ExecEvent,
+  ExecExitEvent,
+  ExecResult,
+  ExecSyncSummary,
+  KillSignal,
+} from "./types.js";
 
 export interface ExecHandleOptions {
   id: string;
@@ -132,19 +140,28 @@ class HandleSource {
   }
 }
 
-export class ExecHandle extends ReadableStream<ExecEvent> {
+/**
+ * `E` is the encoding the handle was asked for: `"utf8"` makes output
+ * strings, `undefined` bytes; the default (either) is what a caller that did
+ * not say gets.
+ */
+export class ExecHandle<E extends ExecEncoding = ExecEncoding> extends ReadableStream<ExecEvent<E>> {
   readonly id: string;
   readonly backend: string;
   readonly #source: HandleSource;
   readonly #encoding: ExecEncoding | undefined;
   readonly #options: ExecHandleOptions;
-  #result: Promise<ExecResult> | undefined;
+  #result: Promise<ExecResult<E>> | undefined;
 
   constructor(source: ReadableStream<ExecEvent>, options: ExecHandleOptions) {
     const events = options.encoding === "utf8" ? decodeUtf8Events(source) : source;
     const state = new HandleSource(options.id, events, options);
+    // The decoder above makes the events match `E`; the source types cannot say so.
     super(
-      { pull: (controller) => state.pull(controller), cancel: (reason) => state.cancel(reason) },
+      {
+        pull: (controller) => state.pull(controller as ReadableStreamDefaultController<ExecEvent>),
+        cancel: (reason) => state.cancel(reason),
+      },
       { highWaterMark: 0 },
     );
     this.id = options.id;
@@ -159,7 +176,7 @@ export class ExecHandle extends ReadableStream<ExecEvent> {
    * rejected promise) when the stream is already being read, since that is a
    * programming error rather than an outcome of the execution.
    */
-  result(): Promise<ExecResult> {
+  result(): Promise<ExecResult<E>> {
     if (this.#result) return this.#result;
     claimResult(this.#source);
     this.#result = this.#collect();
@@ -190,7 +207,7 @@ export class ExecHandle extends ReadableStream<ExecEvent> {
     canceled.catch(() => {});
   }
 
-  async #collect(): Promise<ExecResult> {
+  async #collect(): Promise<ExecResult<E>> {
     let source = this.#source;
     if (this.#options.replay) {
       await source.reader.cancel().catch(() => {});
@@ -208,11 +225,11 @@ export class ExecHandle extends ReadableStream<ExecEvent> {
     const exit = source.exit;
     const exitCode = exit?.code ?? MISSING_EXIT_CODE;
     const summary = await source.settle();
-    const result: ExecResult = {
+    const result: ExecResult<E> = {
       status: statusForExitCode(exitCode),
       exitCode,
-      stdout: this.#join(stdout),
-      stderr: this.#join(stderr),
+      stdout: this.#join(stdout) as ExecChunk<E>,
+      stderr: this.#join(stderr) as ExecChunk<E>,
       ...summary,
     };
     if (exit?.result !== undefined) result.value = exit.result;
@@ -224,3 +241,6 @@ export class ExecHandle extends ReadableStream<ExecEvent> {
     return concatBytes(parts.map((part) => (typeof part === "string" ? new TextEncoder().encode(part) : part)));
   }
 }
+
+/** The original's name for a handle; its default is raw bytes. */
+export type WorkspaceRuntimeExecHandle<E extends ExecEncoding = undefined> = ExecHandle<E>;

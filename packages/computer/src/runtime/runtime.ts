@@ -10,7 +10,7 @@ import type { DirectRuntime } from "./direct-runtime.js";
 import { closedError, noBackendsError, unknownBackendError, WorkspaceError } from "./errors.js";
 import type { ExecHandle } from "./handle.js";
 import type { RetryPendingSyncResult } from "./retry.js";
-import type { ExecOptions, GetExecOptions, KillSignal } from "./types.js";
+import type { DisposeExecOptions, ExecOptions, GetExecOptions, KillExecOptions } from "./types.js";
 import {
   validateCwd,
   validateExecId,
@@ -28,10 +28,19 @@ export type ExecTemplateArgs = [strings: TemplateStringsArray, ...values: ShellV
 export class WorkspaceRuntime {
   readonly #backends: ReadonlyMap<string, BackendRuntime>;
   readonly #deferReady: () => boolean;
+  readonly #beforeExec: () => Promise<void>;
   #closed = false;
 
-  /** `deferReady` says whether `sync: "defer"` can be honored (a retry scheduler is configured). */
-  constructor(backends: readonly BackendRuntime[], deferReady: () => boolean) {
+  /**
+   * `deferReady` says whether `sync: "defer"` can be honored (a retry
+   * scheduler is configured); `beforeExec` runs before an execution is
+   * dispatched (the Workspace indexes its mounts there).
+   */
+  constructor(
+    backends: readonly BackendRuntime[],
+    deferReady: () => boolean,
+    beforeExec: () => Promise<void> = async () => {},
+  ) {
     const byId = new Map<string, BackendRuntime>();
     for (const backend of backends) {
       if (byId.has(backend.id))
@@ -40,6 +49,7 @@ export class WorkspaceRuntime {
     }
     this.#backends = byId;
     this.#deferReady = deferReady;
+    this.#beforeExec = beforeExec;
   }
 
   /** Configured backend ids, the default first. */
@@ -47,8 +57,12 @@ export class WorkspaceRuntime {
     return [...this.#backends.keys()];
   }
 
+  // `encoding: "utf8"` (and a template, which implies it) types output as strings; no encoding as bytes.
+  exec(...template: ExecTemplateArgs): Promise<ExecHandle<"utf8">>;
+  exec(source: string): Promise<ExecHandle<undefined>>;
+  exec(source: string, options: ExecOptions<"utf8"> & { encoding: "utf8" }): Promise<ExecHandle<"utf8">>;
+  exec(source: string, options: ExecOptions<undefined>): Promise<ExecHandle<undefined>>;
   exec(source: string, options?: ExecOptions): Promise<ExecHandle>;
-  exec(...template: ExecTemplateArgs): Promise<ExecHandle>;
   async exec(first: string | TemplateStringsArray, ...rest: unknown[]): Promise<ExecHandle> {
     const isTemplate = typeof first !== "string";
     const source = isTemplate ? sh(first, ...(rest as ShellValue[])) : first;
@@ -67,6 +81,7 @@ export class WorkspaceRuntime {
         { backend: backend.id },
       );
     }
+    await this.#beforeExec();
     const { backend: _backend, id: _id, sync, input, ...common } = options;
     if (backend.kind === "command") {
       return backend.exec(source, { ...common, id, ...(sync === undefined ? {} : { sync }) });
@@ -74,6 +89,10 @@ export class WorkspaceRuntime {
     return backend.exec(source, { ...common, id, ...(input === undefined ? {} : { input }) });
   }
 
+  getExec(id: string): Promise<ExecHandle<undefined>>;
+  getExec(id: string, options: GetExecOptions<"utf8"> & { encoding: "utf8" }): Promise<ExecHandle<"utf8">>;
+  getExec(id: string, options: GetExecOptions<undefined>): Promise<ExecHandle<undefined>>;
+  getExec(id: string, options?: GetExecOptions): Promise<ExecHandle>;
   async getExec(id: string, options: GetExecOptions = {}): Promise<ExecHandle> {
     const backend = this.#route(options.backend, "getExec");
     validateExecId(id);
@@ -83,14 +102,14 @@ export class WorkspaceRuntime {
     return backend.getExec(id, rest);
   }
 
-  async killExec(id: string, options: { backend?: string; signal?: KillSignal } = {}): Promise<void> {
+  async killExec(id: string, options: KillExecOptions = {}): Promise<void> {
     const backend = this.#route(options.backend, "killExec");
     validateExecId(id);
     validateSignal(options.signal);
     await backend.killExec(id, options.signal);
   }
 
-  async disposeExec(id: string, options: { backend?: string } = {}): Promise<void> {
+  async disposeExec(id: string, options: DisposeExecOptions = {}): Promise<void> {
     const backend = this.#route(options.backend, "disposeExec");
     validateExecId(id);
     await backend.disposeExec(id);

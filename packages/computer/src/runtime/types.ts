@@ -4,13 +4,27 @@
  */
 import type { Cursor, SkippedEntry } from "@cloudflare/dofs/sync";
 
+/** `"utf8"` decodes output to strings; unset keeps raw bytes. */
+export type ExecEncoding = "utf8" | undefined;
+
+/** One piece of output as an encoding delivers it. `ExecChunk<ExecEncoding>` is either. */
+export type ExecChunk<E extends ExecEncoding> = E extends "utf8" ? string : Uint8Array;
+
+/** A JSON value: a callable backend's `input` and the value it returns. */
+export type WorkspaceRuntimeValue = null | boolean | number | string | WorkspaceRuntimeArray | WorkspaceRuntimeObject;
+// Interfaces, not inline types: the Workers RPC stub types walk a value's type, and stop at a named interface.
+export interface WorkspaceRuntimeArray extends Array<WorkspaceRuntimeValue> {}
+export interface WorkspaceRuntimeObject {
+  [key: string]: WorkspaceRuntimeValue;
+}
+
 /** Output on stdout or stderr. `value` is a string when the handle decodes utf8, otherwise raw bytes. */
-export interface ExecOutputEvent {
+export interface ExecOutputEvent<E extends ExecEncoding = ExecEncoding> {
   id: string;
   /** Position in the execution's log. Decoder tails flushed before `exit` carry fractional values (see decode.ts). */
   seq: number;
   name: "stdout" | "stderr";
-  value: string | Uint8Array;
+  value: ExecChunk<E>;
 }
 
 /** The last event of an execution. `result` is the return value of a callable backend; command backends leave it unset. */
@@ -19,10 +33,10 @@ export interface ExecExitEvent {
   seq: number;
   name: "exit";
   code: number;
-  result?: unknown;
+  result?: WorkspaceRuntimeValue;
 }
 
-export type ExecEvent = ExecOutputEvent | ExecExitEvent;
+export type ExecEvent<E extends ExecEncoding = ExecEncoding> = ExecOutputEvent<E> | ExecExitEvent;
 
 export type ExecStatus = "completed" | "failed" | "cancelled";
 
@@ -34,7 +48,7 @@ export type ExecSyncResult =
       applied: number;
       skipped: SkippedEntry[];
       /** Already passed through a safe-message filter; never a raw transport error. */
-      error?: string;
+      error: string;
       backend?: string;
       runtimeId?: string;
       targetCursor?: Cursor;
@@ -50,29 +64,27 @@ export interface ExecSyncSummary {
   sync: ExecSyncResult;
 }
 
-export interface ExecResult extends ExecSyncSummary {
+export interface ExecResult<E extends ExecEncoding = ExecEncoding> extends ExecSyncSummary {
   status: ExecStatus;
   /** −1 when the stream ended without an exit event. */
   exitCode: number;
   /** A string when the handle decodes utf8, otherwise the concatenated bytes. */
-  stdout: string | Uint8Array;
-  stderr: string | Uint8Array;
+  stdout: ExecChunk<E>;
+  stderr: ExecChunk<E>;
   /** The exit event's `result`; only callable backends set it. */
-  value?: unknown;
+  value?: WorkspaceRuntimeValue;
 }
-
-export type ExecEncoding = "utf8";
 
 export type KillSignal = "SIGTERM" | "SIGKILL" | "SIGINT" | "SIGHUP";
 
-export interface ExecOptions {
+export interface ExecOptions<E extends ExecEncoding = ExecEncoding> {
   /** Execution id; at most 256 UTF-8 bytes. A UUID is assigned when omitted. */
   id?: string;
   /** Backend id; the first registered backend when omitted. */
   backend?: string;
   /** Absolute working directory. */
   cwd?: string;
-  encoding?: ExecEncoding;
+  encoding?: E;
   /** JSON input; only callable backends accept it. */
   input?: unknown;
   env?: Record<string, string>;
@@ -82,9 +94,33 @@ export interface ExecOptions {
   sync?: "wait" | "defer";
 }
 
-export interface GetExecOptions {
+export interface GetExecOptions<E extends ExecEncoding = ExecEncoding> {
   backend?: string;
-  encoding?: ExecEncoding;
+  encoding?: E;
   /** `"full"` replays from the start; `"tail"` or a seq resumes from there. */
   resume?: "tail" | "full" | number;
 }
+
+export interface KillExecOptions {
+  backend?: string;
+  signal?: KillSignal;
+}
+
+export interface DisposeExecOptions {
+  backend?: string;
+}
+
+// The original's names for the same shapes. Its generics default to raw bytes (`undefined`).
+export type WorkspaceRuntimeStatus = ExecStatus;
+export type WorkspaceRuntimeEvent<E extends ExecEncoding = undefined> = ExecEvent<E>;
+export type WorkspaceRuntimeResult<E extends ExecEncoding = undefined> = ExecResult<E>;
+export type WorkspaceRuntimeExecOptions<E extends ExecEncoding = undefined> = ExecOptions<E>;
+export type WorkspaceRuntimeGetOptions<E extends ExecEncoding = undefined> = GetExecOptions<E>;
+export type WorkspaceRuntimeKillOptions = KillExecOptions;
+export type WorkspaceRuntimeDisposeOptions = DisposeExecOptions;
+/** Options of the client's `exec` (`getWorkspace(...).runtime`). */
+export type RuntimeExecOptions = ExecOptions;
+export type RuntimeGetOptions = GetExecOptions;
+export type RuntimeKillOptions = KillExecOptions;
+/** What a worker-javascript module may do to the workspace filesystem. */
+export type WorkspaceRuntimeAccess = "read" | "read-write";

@@ -4,7 +4,7 @@
  * (running commands is a decision, not a default); `publish` when the
  * workspace has an assets client and `assets` is not false.
  */
-import type { Tool } from "ai";
+import type { ToolSet } from "ai";
 import { createDeleteTool } from "./delete.js";
 import { createEditTool, type EditToolOptions } from "./edit.js";
 import { createExecTool, type ExecToolOptions } from "./exec.js";
@@ -30,7 +30,8 @@ export interface AIToolsOptions {
   shell?: ExecToolOptions | true;
 }
 
-export type AITools = Record<string, Tool>;
+/** The AI SDK's `ToolSet`, as the original returns. */
+export type AITools = ToolSet;
 
 export function createAITools(options: AIToolsOptions): AITools {
   const { workspace } = options;

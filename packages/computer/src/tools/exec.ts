@@ -100,9 +100,16 @@ class Collected {
 export function createExecTool(options: { workspace: ToolWorkspace } & ExecToolOptions): Tool<ExecInput, ExecOutput> {
   const runtime: ToolRuntime | undefined = options.workspace.runtime;
   if (!runtime) throw new TypeError("createExecTool needs a workspace with a runtime");
+  const listed = runtime.backends;
+  if (options.backends === undefined && listed === undefined) {
+    throw new TypeError(
+      "createExecTool needs backends: { <id>: { description } } for a runtime that does not list its own (a getWorkspace() client)",
+    );
+  }
   const backends =
     options.backends ??
-    Object.fromEntries(runtime.backends.map((id) => [id, { description: `Runs commands on the "${id}" backend.` }]));
+    Object.fromEntries((listed ?? []).map((id) => [id, { description: `Runs commands on the "${id}" backend.` }]));
+  const isCallable = (id: string): boolean => runtime.isCallable?.(id) ?? false;
   const ids = Object.keys(backends);
   if (ids.length === 0) throw new TypeError("createExecTool needs at least one backend");
   const defaultBackend = options.defaultBackend ?? (ids[0] as string);
@@ -115,7 +122,7 @@ export function createExecTool(options: { workspace: ToolWorkspace } & ExecToolO
   const streamMaxBytes = Math.max(options.streamMaxBytes ?? EXEC_STREAM_MAX_BYTES, maxBytes);
   const now = options.now ?? Date.now;
   const lines = ids.map((id) => {
-    const tags = [id === defaultBackend ? "default" : "", runtime.isCallable(id) ? "callable: takes input" : ""]
+    const tags = [id === defaultBackend ? "default" : "", isCallable(id) ? "callable: takes input" : ""]
       .filter(Boolean)
       .join(", ");
     return `- ${id}${tags ? ` (${tags})` : ""}: ${(backends[id] as ExecBackendInfo).description}`;
@@ -136,9 +143,9 @@ export function createExecTool(options: { workspace: ToolWorkspace } & ExecToolO
     inputSchema,
     execute: async function* (input, { abortSignal }): AsyncGenerator<ExecOutput> {
       const backend = input.backend ?? defaultBackend;
-      if (input.input !== undefined && !runtime.isCallable(backend)) {
+      if (input.input !== undefined && !isCallable(backend)) {
         yield {
-          error: `Backend "${backend}" is not callable: it does not take input. Callable backends: ${ids.filter((id) => runtime.isCallable(id)).join(", ") || "none"}`,
+          error: `Backend "${backend}" is not callable: it does not take input. Callable backends: ${ids.filter((id) => isCallable(id)).join(", ") || "none"}`,
         };
         return;
       }

@@ -4,7 +4,8 @@
  * can slow a store down to observe the locks). `WorkspaceFileStore` is the
  * one over `workspace.fs`.
  */
-import { isFsError, normalizePath, type WorkspaceFilesystem } from "@cloudflare/dofs";
+import { isFsError, normalizePath } from "@cloudflare/dofs";
+import type { ToolFilesystem } from "./types.js";
 
 export interface FileInfo {
   size: number;
@@ -47,9 +48,9 @@ export function resolveToolPath(path: string, syscall = "open"): string {
 }
 
 export class WorkspaceFileStore implements MutableFileStore {
-  readonly #fs: WorkspaceFilesystem;
+  readonly #fs: ToolFilesystem;
 
-  constructor(workspace: { readonly fs: WorkspaceFilesystem }) {
+  constructor(workspace: { readonly fs: ToolFilesystem }) {
     this.#fs = workspace.fs;
   }
 

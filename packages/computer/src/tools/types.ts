@@ -7,10 +7,13 @@ import type { WorkspaceFilesystem } from "@cloudflare/dofs";
 import type { ExecHandle } from "../runtime/handle.js";
 import type { ExecOptions } from "../runtime/types.js";
 
-/** The runtime surface `exec` uses. */
+/**
+ * The runtime surface `exec` uses. A `getWorkspace()` client's runtime lists
+ * no backends (pass `shell: { backends }`) and says nothing is callable.
+ */
 export interface ToolRuntime {
-  readonly backends: readonly string[];
-  isCallable(id: string): boolean;
+  readonly backends?: readonly string[];
+  isCallable?(id: string): boolean;
   exec(source: string, options?: ExecOptions): Promise<ToolExecHandle>;
 }
 
@@ -27,8 +30,14 @@ export interface ToolAssets {
   publish(path: string, options: ToolPublishOptions): Promise<{ url: string }>;
 }
 
+/** The filesystem calls the tools make: a Workspace's `fs` and a `getWorkspace()` client's both fit. */
+export type ToolFilesystem = Pick<
+  WorkspaceFilesystem,
+  "stat" | "readFile" | "writeFile" | "mkdir" | "rm" | "find" | "grep" | "readdir"
+>;
+
 export interface ToolWorkspace {
-  readonly fs: WorkspaceFilesystem;
+  readonly fs: ToolFilesystem;
   readonly sessionId?: string | undefined;
   readonly assets?: ToolAssets | undefined;
   readonly runtime?: ToolRuntime;

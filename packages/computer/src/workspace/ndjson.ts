@@ -10,7 +10,7 @@
  * seqs of flushed decoder tails (see runtime/decode.ts) survive as they are.
  * Runtime-neutral: only TextEncoder/TextDecoder, btoa/atob and web streams.
  */
-import type { ExecEvent } from "../runtime/types.js";
+import type { ExecEvent, WorkspaceRuntimeValue } from "../runtime/types.js";
 
 export type NdjsonEncoding = "utf8" | "b64";
 
@@ -74,7 +74,7 @@ export function decodeExecEventLine(text: string, lineNumber = 1): ExecEvent {
       throw malformed(lineNumber, "exit code must be an integer", text);
     }
     return "result" in line
-      ? { id, seq, name, code: line.code, result: line.result }
+      ? { id, seq, name, code: line.code, result: line.result as WorkspaceRuntimeValue }
       : { id, seq, name, code: line.code };
   }
   if (name !== "stdout" && name !== "stderr") {

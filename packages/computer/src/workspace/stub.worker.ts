@@ -383,7 +383,7 @@ export class WorkspaceStub extends DisposableStub implements ThinkWorkspaceCompa
 
   /** Null when unset, for the same reason as `assets`. */
   get sessionId(): string | null {
-    return this.#workspace.sessionId ?? null;
+    return this.#workspace.sessionId === "" ? null : this.#workspace.sessionId;
   }
 
   async readFile(path: string): Promise<string | null> {

@@ -12,36 +12,59 @@ import { WORKSPACE_INSTANCE } from "./client.js";
 import type { WorkspaceStub } from "./stub.worker.js";
 import { Workspace, type WorkspaceOptions } from "./workspace.worker.js";
 
-/** What `withWorkspace` adds to the class. */
+/** What `withWorkspace` adds to the class, reachable from other isolates. */
 export interface WorkspaceHost {
   /** Awaits `workspace.ready()` and returns a fresh `WorkspaceStub`; the caller disposes it. */
   __getWorkspaceStub(): Promise<WorkspaceStub>;
 }
+/** The original's name for `WorkspaceHost`. */
+export type WorkspaceStubHost = WorkspaceHost;
 
-/** `self` in the options callback: the instance, with the protected `ctx` and `env` made readable. */
-export type WorkspaceHostSelf<T, Env> = Omit<T, "ctx" | "env"> & {
-  readonly ctx: DurableObjectState;
-  readonly env: Env;
+/** Where `getWorkspace` finds the Workspace of an object in its own isolate. */
+export interface WorkspaceLocalHost {
+  readonly [WORKSPACE_INSTANCE]: Workspace;
+}
+
+/** A Durable Object class: `DurableObject` from `cloudflare:workers`, a subclass of it, or any class. */
+export type DurableObjectClass<T = object, Env = unknown> = abstract new (ctx: DurableObjectState, env: Env) => T;
+
+/** Any class: the constraint `withWorkspace` puts on its base (`never[]` takes every constructor). */
+type AnyClass = abstract new (...args: never[]) => object;
+
+/**
+ * `self` in the options callback: the instance, with the `ctx` and `env` its
+ * constructor was given made readable (they are `protected` on `DurableObject`).
+ */
+export type WorkspaceHostSelf<TBase extends AnyClass> = InstanceType<TBase> & {
+  readonly ctx: ConstructorParameters<TBase>[0];
+  readonly env: ConstructorParameters<TBase>[1];
 };
 
-/** A Durable Object class: `DurableObject` from `cloudflare:workers`, or a subclass of it. */
-export type DurableObjectClass<T, Env> = abstract new (ctx: DurableObjectState, env: Env) => T;
+/**
+ * The class `withWorkspace(Base, …)` returns: `Base`'s statics, and instances
+ * that are `Base`'s and also host a Workspace. (Not `TBase & …`: a class can
+ * only extend an intersection whose construct signatures agree.)
+ */
+export type WithWorkspaceCtor<TBase extends AnyClass> = Omit<TBase, "prototype"> &
+  (new (
+    ...args: ConstructorParameters<TBase>
+  ) => InstanceType<TBase> & WorkspaceHost & WorkspaceLocalHost);
 
-export function withWorkspace<T extends object, Env>(
-  Base: DurableObjectClass<T, Env>,
-  options: (self: WorkspaceHostSelf<T, Env>) => WorkspaceOptions,
-): DurableObjectClass<T & WorkspaceHost, Env> {
+export function withWorkspace<TBase extends AnyClass>(
+  Base: TBase,
+  options: (self: WorkspaceHostSelf<TBase>) => WorkspaceOptions,
+): WithWorkspaceCtor<TBase> {
   if (typeof Base !== "function") throw new TypeError("withWorkspace(Base, options) needs a Durable Object class");
   if (typeof options !== "function") throw new TypeError("withWorkspace(Base, options) needs an options callback");
   // TypeScript's mixin rule wants a constructor of `...args: any[]`; the cast keeps that out of the public type.
-  const Mixin = Base as unknown as abstract new (ctx: DurableObjectState, env: Env) => object;
+  const Mixin = Base as unknown as abstract new (ctx: DurableObjectState, env: unknown) => object;
 
   abstract class WithWorkspace extends Mixin implements WorkspaceHost {
     readonly [WORKSPACE_INSTANCE]: Workspace;
 
-    constructor(ctx: DurableObjectState, env: Env) {
+    constructor(ctx: DurableObjectState, env: unknown) {
       super(ctx, env);
-      this[WORKSPACE_INSTANCE] = new Workspace(options(this as unknown as WorkspaceHostSelf<T, Env>));
+      this[WORKSPACE_INSTANCE] = new Workspace(options(this as unknown as WorkspaceHostSelf<TBase>));
     }
 
     async __getWorkspaceStub(): Promise<WorkspaceStub> {
@@ -50,7 +73,7 @@ export function withWorkspace<T extends object, Env>(
       return workspace.stub();
     }
   }
-  return WithWorkspace as unknown as DurableObjectClass<T & WorkspaceHost, Env>;
+  return WithWorkspace as unknown as WithWorkspaceCtor<TBase>;
 }
 
 /**

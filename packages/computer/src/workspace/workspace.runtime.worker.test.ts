@@ -67,6 +67,81 @@ describe("routing and validation", () => {
       expect(filesOnly.runtime.isCallable("test-shell")).toBe(false);
       await filesOnly.fs.writeFile("/still-works.txt", "yes");
       expect(await filesOnly.fs.readFile("/still-works.txt", "utf8")).toBe("yes");
+      // Syncing has nothing to do without backends, as in the original; naming one still fails.
+      expect(await filesOnly.push()).toBe(0);
+      expect(await filesOnly.pull()).toEqual({ status: "complete", applied: 0, skipped: [] });
+      await expect(filesOnly.push("test-shell")).rejects.toMatchObject({ code: "ENOBACKEND" });
+    });
+  });
+
+  it("adopts a command backend in the original's shape: no kind, connect(host), a handle without runtimeId/sync/closed", async () => {
+    await inWorkspace(async ({ storage }) => {
+      const inner = new TestBackend();
+      const hosts: unknown[] = [];
+      const plain = {
+        id: "plain",
+        type: "test",
+        async connect(host: { db: unknown; fs: unknown }) {
+          hosts.push(host);
+          const { rpc, close } = await inner.connect();
+          return { rpc, close };
+        },
+      };
+      const workspace = new Workspace({ storage, backends: [plain] });
+      // The wrapped TestBackend serves the same storage-backed peer; it needs the workspace's context too.
+      inner.attach({
+        db: workspace.db,
+        fs: workspace.fs,
+        now: Date.now,
+        git: () => workspace.git,
+        artifacts: () => workspace.artifacts,
+      });
+      const handle = await workspace.runtime.exec("echo adopted > /o.txt; cat /o.txt", utf8);
+      expect(handle.backend).toBe("plain");
+      expect(await handle.result()).toMatchObject({ status: "completed", stdout: "adopted\n" });
+      expect(hosts).toHaveLength(1);
+      expect(hosts[0]).toMatchObject({ db: workspace.db, fs: workspace.fs });
+      // The default sync is "remote": the bracket pulled the file the command wrote on the peer.
+      expect(await workspace.fs.readFile("/o.txt", "utf8")).toBe("adopted\n");
+      expect(() => (hosts[0] as { git: unknown }).git).toThrow(/git is not configured/);
+      await expect(workspace.runtime.exec("x", { input: 1 })).rejects.toThrow(/not callable/);
+    });
+  });
+
+  it("takes a backend id as push(id) / pull(id), as the original does", async () => {
+    await inWorkspace(async ({ workspace, backend }) => {
+      await workspace.pull("test-shell");
+      await workspace.fs.writeFile("/by-id.txt", "x");
+      expect(await workspace.push("test-shell")).toBe(1);
+      expect(await backend.peer.readFile("/by-id.txt", "utf8")).toBe("x");
+      await backend.peer.writeFile("/back.txt", "y");
+      expect(await workspace.pull("test-shell")).toMatchObject({ applied: 1, skipped: [] });
+      await expect(workspace.push("nope")).rejects.toMatchObject({ code: "ENOBACKEND" });
+    });
+  });
+
+  it("indexes the mounts before the first execution, without ready()", async () => {
+    await inWorkspace(async ({ storage }) => {
+      let filled = 0;
+      const mount = {
+        strategy: "eager" as const,
+        kind: "counting",
+        async materialize(api: { writeFile(path: string, data: string): Promise<void> }) {
+          filled += 1;
+          await api.writeFile("/seed/a.txt", "seeded");
+        },
+      };
+      const workspace = new Workspace({ storage, backends: [new TestBackend()], mounts: { "/seed": mount } });
+      expect([...workspace.mounts().keys()]).toEqual(["/seed"]);
+      expect(workspace.mounts().get("/seed")).toBe(mount);
+      expect(filled).toBe(0);
+      const result = await (await workspace.runtime.exec("echo hi", utf8)).result();
+      expect(result.exitCode).toBe(0);
+      expect(filled).toBe(1);
+      expect(await workspace.fs.readFile("/seed/a.txt", "utf8")).toBe("seeded");
+      await workspace.ensureMountsIndexed();
+      await workspace.ready();
+      expect(filled).toBe(1);
     });
   });
 
@@ -273,7 +348,7 @@ describe("the sync bracket", () => {
       await workspace.pull(); // the mount point computerd-like backends create at boot
       await workspace.fs.writeFile("/p.txt", "p");
       backend.failNext("sync.push", "transport");
-      expect(await workspace.push()).toEqual({ pushed: 1 });
+      expect(await workspace.push()).toBe(1);
       expect(backend.calls.connect).toBe(2);
       expect(await backend.peer.readFile("/p.txt", "utf8")).toBe("p");
 

@@ -16,6 +16,7 @@ import { CommandRuntime, type RuntimeServices, type SyncPullResult } from "../ru
 import { DirectRuntime } from "../runtime/direct-runtime.js";
 import { closedError, WorkspaceError } from "../runtime/errors.js";
 import { RuntimeFence } from "../runtime/fence.js";
+import { adoptHostedBackend, type HostedBackend, isHostedBackend } from "../runtime/hosted-backend.js";
 import {
   type RetryPendingSyncResult,
   resolveSyncRetryOptions,
@@ -46,11 +47,14 @@ export type WorkspaceMount = Mount;
  */
 export interface WorkspaceOptions<Git extends WorkspaceGit = WorkspaceGit> {
   storage: WorkspaceStorage;
-  /** Execution backends; the first is the default. None makes a filesystem-only Workspace. */
-  backends?: readonly WorkspaceBackend[];
+  /**
+   * Execution backends; the first is the default. None makes a filesystem-only Workspace.
+   * A backend in the original's shape (`{ id, type, connect(host) }`, no `kind`) is a command backend.
+   */
+  backends?: readonly (WorkspaceBackend | HostedBackend)[];
   /** Names this agent session for capabilities that scope by it (published asset prefixes, artifacts). */
   sessionId?: string;
-  /** Keyed by absolute root; factories are called once, here. Indexed only by `ready()`. */
+  /** Keyed by absolute root; factories are called once, here. Indexed by `ready()` or before the first exec. */
   mounts?: MountsOption;
   git?: WorkspaceGitProvider<Git>;
   defaultGitIdentity?: GitIdentity;
@@ -64,6 +68,9 @@ export interface WorkspaceOptions<Git extends WorkspaceGit = WorkspaceGit> {
   useThink?: boolean;
   /** Where pending-sync intents are kept; needed for `sync: "defer"` and `retryPendingSync`. */
   retryScheduler?: SyncRetryScheduler;
+  /** Backoff of pending-sync retries. */
+  retry?: SyncRetryOptions;
+  /** @deprecated The earlier name of `retry`; used when `retry` is unset. */
   syncRetry?: SyncRetryOptions;
   /** Clock for revs and retry times; injectable for tests. */
   now?: () => number;
@@ -72,6 +79,10 @@ export interface WorkspaceOptions<Git extends WorkspaceGit = WorkspaceGit> {
    * `@cloudflare/computer/observe/cloudflare`, or your own); default `noopObserver`.
    */
   observer?: WorkspaceObserver;
+}
+
+export interface PushOptions {
+  backend?: string;
 }
 
 export interface PullOptions {
@@ -84,7 +95,8 @@ export interface PullOptions {
 export class Workspace<Git extends WorkspaceGit = WorkspaceGit> {
   readonly fs: WorkspaceFilesystem;
   readonly runtime: WorkspaceRuntime;
-  readonly sessionId: string | undefined;
+  /** `""` when none was given. */
+  readonly sessionId: string;
   readonly useThink: boolean;
   readonly #db: Database;
   readonly #options: WorkspaceOptions<Git>;
@@ -109,9 +121,9 @@ export class Workspace<Git extends WorkspaceGit = WorkspaceGit> {
     this.#options = options;
     this.#db = toDatabase(options.storage);
     this.fs = new WorkspaceFilesystem(this.#db, { now });
-    this.sessionId = options.sessionId;
+    this.sessionId = options.sessionId ?? "";
     this.useThink = options.useThink === true;
-    this.#mounts = resolveMounts(options.mounts, { sessionId: options.sessionId, vfs: this.fs });
+    this.#mounts = resolveMounts(options.mounts, { sessionId: this.sessionId, vfs: this.fs });
     // Own properties, not prototype methods: a Workspace without useThink must not look like a Think workspace.
     if (this.useThink) Object.assign(this, thinkMethods(this.fs));
     this.#scheduler = options.retryScheduler;
@@ -120,11 +132,16 @@ export class Workspace<Git extends WorkspaceGit = WorkspaceGit> {
       fence: new RuntimeFence(this.#db),
       now,
       scheduler: options.retryScheduler,
-      retry: resolveSyncRetryOptions(options.syncRetry),
+      retry: resolveSyncRetryOptions(options.retry ?? options.syncRetry),
       afterSync: () => this.#collectChunks(),
     };
-    const backends = options.backends ?? [];
-    if (!Array.isArray(backends)) throw new TypeError("backends must be an array");
+    const given = options.backends ?? [];
+    if (!Array.isArray(given)) throw new TypeError("backends must be an array");
+    const backends = given.map((backend: WorkspaceBackend | HostedBackend) =>
+      typeof backend === "object" && backend !== null && isHostedBackend(backend)
+        ? adoptHostedBackend(backend)
+        : backend,
+    ) as WorkspaceBackend[];
     // The router rejects duplicate ids before any backend is attached to this storage.
     this.runtime = new WorkspaceRuntime(
       backends.map((backend): BackendRuntime => {
@@ -133,6 +150,8 @@ export class Workspace<Git extends WorkspaceGit = WorkspaceGit> {
         throw new TypeError(`Backend ${JSON.stringify((backend as { id?: unknown }).id)} has an unknown kind`);
       }),
       () => this.#scheduler !== undefined,
+      // Mounts are indexed before the first execution, so a command sees them without an explicit ready().
+      () => this.ensureMountsIndexed(),
     );
     const context = {
       db: this.#db,
@@ -186,7 +205,7 @@ export class Workspace<Git extends WorkspaceGit = WorkspaceGit> {
     }
     this.#artifacts ??= createArtifact(
       option.binding,
-      option.sessionId === undefined ? this.sessionId : option.sessionId,
+      option.sessionId === undefined ? this.#options.sessionId : option.sessionId,
     );
     return this.#artifacts;
   }
@@ -195,29 +214,52 @@ export class Workspace<Git extends WorkspaceGit = WorkspaceGit> {
    * Indexes the mounts (once). With a backend id, or `{ all: true }`, also
    * connects those backends now instead of on their first call.
    */
-  async ready(target?: string | { all: true }): Promise<void> {
+  async ready(target?: string | { all?: boolean }): Promise<void> {
     this.#assertOpen("ready");
-    // One pass shared by concurrent callers; a failed pass (rolled back) is retried by the next call.
-    this.#mounted ??= indexMounts(this.fs, this.#mounts).catch((error: unknown) => {
-      this.#mounted = undefined;
-      throw error;
-    });
-    await this.#mounted;
+    await this.ensureMountsIndexed();
     if (target === undefined) return;
     const ids = typeof target === "string" ? [target] : target.all === true ? this.runtime.backends : [];
     await Promise.all(ids.map((id) => this.runtime.backend(id, "ready").ready()));
   }
 
-  /** Pushes local changes to a backend (default: the first). Returns the entries sent. */
-  async push(options: { backend?: string } = {}): Promise<{ pushed: number }> {
-    this.#assertOpen("push");
-    const backend = this.runtime.commandBackend(options.backend, "push");
-    return { pushed: backend ? await backend.push() : 0 };
+  /** Indexes the mounts, once; concurrent callers share the pass, and a failed (rolled back) pass is retried by the next call. */
+  ensureMountsIndexed(): Promise<void> {
+    this.#mounted ??= indexMounts(this.fs, this.#mounts).catch((error: unknown) => {
+      this.#mounted = undefined;
+      throw error;
+    });
+    return this.#mounted;
   }
 
-  /** Pulls a backend's changes into the filesystem. */
-  async pull(options: PullOptions = {}): Promise<SyncPullResult> {
+  /** The configured mounts by root (a copy; factories already called). */
+  mounts(): Map<string, Mount> {
+    return new Map(this.#mounts.map((mount) => [mount.root, mount.mount]));
+  }
+
+  /**
+   * Pushes local changes to a backend (`id` or `{ backend }`; default: the
+   * first). Returns the entries sent: 0 for a backend that works on this
+   * storage directly, and for a Workspace without backends.
+   */
+  async push(target?: string | PushOptions): Promise<number> {
+    this.#assertOpen("push");
+    const id = typeof target === "string" ? target : target?.backend;
+    if (id === undefined && this.runtime.backends.length === 0) return 0;
+    const backend = this.runtime.commandBackend(id, "push");
+    return backend ? await backend.push() : 0;
+  }
+
+  /**
+   * Pulls a backend's changes into the filesystem (`id` or `{ backend,
+   * batch }`). `{ applied, skipped }`, plus `status` (`"pending"` when a
+   * bounded batch left more). Nothing to pull without backends.
+   */
+  async pull(target?: string | PullOptions): Promise<SyncPullResult> {
     this.#assertOpen("pull");
+    const options = typeof target === "string" ? { backend: target } : (target ?? {});
+    if (options.backend === undefined && this.runtime.backends.length === 0) {
+      return { status: "complete", applied: 0, skipped: [] };
+    }
     const backend = this.runtime.commandBackend(options.backend, "pull");
     if (!backend) return { status: "complete", applied: 0, skipped: [] };
     const batch = options.batch === true ? DEFAULT_BATCH_BUDGET : options.batch;

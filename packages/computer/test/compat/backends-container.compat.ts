@@ -15,5 +15,4 @@ type _withWorkspaceContainer = Fits<ValueFits<typeof O.withWorkspaceContainer, t
 // @ts-expect-error missing, issue 19 row 1
 type _WorkspaceContainerAPI = Fits<ClassFits<typeof O.WorkspaceContainerAPI, typeof R.WorkspaceContainerAPI>>;
 type _WorkspaceEgressPolicy = Fits<OptionsFits<O.WorkspaceEgressPolicy, R.WorkspaceEgressPolicy>>;
-// @ts-expect-error missing, issue 19 row 1
 type _WorkspaceRef = Fits<ResultFits<O.WorkspaceRef, R.WorkspaceRef>>;

@@ -4,7 +4,7 @@ import type * as R from "computer-reference";
 import type * as O from "../../src/index.js";
 import type { ClassFits, Fits, MutualFits, OptionsFits, ResultFits, ValueFits } from "./check.js";
 
-// @ts-expect-error missing, issue 19 row 7
+// @ts-expect-error incompatible, issue 19 row 7
 type _ApplyResult = Fits<ResultFits<O.ApplyResult, R.ApplyResult>>;
 // @ts-expect-error missing, issue 19 row 14
 type _ArtifactsCLITarget = Fits<ClassFits<typeof O.ArtifactsCLITarget, typeof R.ArtifactsCLITarget>>;
@@ -16,13 +16,11 @@ type _decodeExecEvents = Fits<ValueFits<typeof O.decodeExecEvents, typeof R.deco
 type _decodeRuntimeEvents = Fits<ValueFits<typeof O.decodeRuntimeEvents, typeof R.decodeRuntimeEvents>>;
 // @ts-expect-error missing, issue 19 row 3
 type _DurableObjectStorageLike = Fits<OptionsFits<O.DurableObjectStorageLike, R.DurableObjectStorageLike>>;
-// @ts-expect-error missing, issue 19 row 3
 type _EagerMount = Fits<OptionsFits<O.EagerMount, R.EagerMount>>;
 // @ts-expect-error incompatible, issue 19 row 16
 type _encodeExecEvents = Fits<ValueFits<typeof O.encodeExecEvents, typeof R.encodeExecEvents>>;
 // @ts-expect-error missing, issue 19 row 16
 type _encodeRuntimeEvent = Fits<ValueFits<typeof O.encodeRuntimeEvent, typeof R.encodeRuntimeEvent>>;
-// @ts-expect-error incompatible, issue 19 row 5
 type _ExecEncoding = Fits<MutualFits<O.ExecEncoding, R.ExecEncoding>>;
 // @ts-expect-error incompatible, issue 19 row 5
 type _ExecSyncResult = Fits<ResultFits<O.ExecSyncResult, R.ExecSyncResult>>;
@@ -34,13 +32,11 @@ type _ModuleExecutionEnvelope = Fits<ResultFits<O.ModuleExecutionEnvelope, R.Mod
 // @ts-expect-error missing, issue 19 row 3
 type _ModuleExecutionInput = Fits<OptionsFits<O.ModuleExecutionInput, R.ModuleExecutionInput>>;
 type _Mount = Fits<OptionsFits<O.Mount, R.Mount>>;
-// @ts-expect-error missing, issue 19 row 3
 type _MountBase = Fits<OptionsFits<O.MountBase, R.MountBase>>;
 // @ts-expect-error missing, issue 19 row 3
 type _MountContext = Fits<ResultFits<O.MountContext, R.MountContext>>;
 // @ts-expect-error missing, issue 19 row 3
 type _MountFactory = Fits<OptionsFits<O.MountFactory, R.MountFactory>>;
-// @ts-expect-error missing, issue 19 row 3
 type _MountWriteAPI = Fits<ResultFits<O.MountWriteAPI, R.MountWriteAPI>>;
 type _noopObserver = Fits<ValueFits<typeof O.noopObserver, typeof R.noopObserver>>;
 // @ts-expect-error incompatible, issue 19 row 3
@@ -49,16 +45,13 @@ type _R2Bucket = Fits<ValueFits<typeof O.R2Bucket, typeof R.R2Bucket>>;
 type _R2BucketBinding = Fits<ResultFits<O.R2BucketBinding, R.R2BucketBinding>>;
 type _R2BucketOptions = Fits<OptionsFits<O.R2BucketOptions, R.R2BucketOptions>>;
 type _RawShellValue = Fits<OptionsFits<O.RawShellValue, R.RawShellValue>>;
-// @ts-expect-error missing, issue 19 row 3
 type _RuntimeExecOptions = Fits<OptionsFits<O.RuntimeExecOptions, R.RuntimeExecOptions>>;
-// @ts-expect-error missing, issue 19 row 3
 type _RuntimeGetOptions = Fits<OptionsFits<O.RuntimeGetOptions, R.RuntimeGetOptions>>;
-// @ts-expect-error missing, issue 19 row 3
 type _RuntimeKillOptions = Fits<OptionsFits<O.RuntimeKillOptions, R.RuntimeKillOptions>>;
 type _sh = Fits<ValueFits<typeof O.sh, typeof R.sh>>;
 type _shellQuote = Fits<ValueFits<typeof O.shellQuote, typeof R.shellQuote>>;
 type _ShellValue = Fits<OptionsFits<O.ShellValue, R.ShellValue>>;
-// @ts-expect-error missing, issue 19 row 7
+// @ts-expect-error incompatible, issue 19 row 7
 type _SkippedEntry = Fits<ResultFits<O.SkippedEntry, R.SkippedEntry>>;
 // @ts-expect-error missing, issue 19 row 18
 type _SQLiteWorkspaceProvider = Fits<ClassFits<typeof O.SQLiteWorkspaceProvider, typeof R.SQLiteWorkspaceProvider>>;
@@ -74,7 +67,6 @@ type _TestBackendOptions = Fits<OptionsFits<O.TestBackendOptions, R.TestBackendO
 type _ThinkWorkspaceCompatibility = Fits<ResultFits<O.ThinkWorkspaceCompatibility, R.ThinkWorkspaceCompatibility>>;
 // @ts-expect-error incompatible, issue 19 row 4
 type _withWorkspace = Fits<ValueFits<typeof O.withWorkspace, typeof R.withWorkspace>>;
-// @ts-expect-error missing, issue 19 row 4
 type _WithWorkspaceCtor = Fits<ResultFits<O.WithWorkspaceCtor<any>, R.WithWorkspaceCtor<any>>>;
 // @ts-expect-error incompatible, issue 19 row 7
 type _Workspace = Fits<ClassFits<typeof O.Workspace, typeof R.Workspace>>;
@@ -86,7 +78,6 @@ type _WorkspaceAttributeValue = Fits<OptionsFits<O.WorkspaceAttributeValue, R.Wo
 type _WorkspaceBackend = Fits<OptionsFits<O.WorkspaceBackend, R.WorkspaceBackend>>;
 // @ts-expect-error incompatible, issue 19 row 15
 type _WorkspaceClient = Fits<ResultFits<O.WorkspaceClient, R.WorkspaceClient>>;
-// @ts-expect-error missing, issue 19 row 3
 type _WorkspaceEgressPolicy = Fits<OptionsFits<O.WorkspaceEgressPolicy, R.WorkspaceEgressPolicy>>;
 // @ts-expect-error incompatible, issue 19 row 15
 type _WorkspaceFilesystemStub = Fits<ClassFits<typeof O.WorkspaceFilesystemStub, typeof R.WorkspaceFilesystemStub>>;
@@ -96,7 +87,7 @@ type _WorkspaceGitFactory = Fits<ResultFits<O.WorkspaceGitFactory, R.WorkspaceGi
 type _WorkspaceGitStub = Fits<ClassFits<typeof O.WorkspaceGitStub, typeof R.WorkspaceGitStub>>;
 // @ts-expect-error incompatible, issue 19 row 15
 type _WorkspaceHandle = Fits<ResultFits<O.WorkspaceHandle, R.WorkspaceHandle>>;
-// @ts-expect-error missing, issue 19 row 3
+// @ts-expect-error incompatible, issue 19 row 3
 type _WorkspaceLocalHost = Fits<ResultFits<O.WorkspaceLocalHost, R.WorkspaceLocalHost>>;
 // @ts-expect-error missing, issue 19 row 3
 type _WorkspaceModuleBackend = Fits<OptionsFits<O.WorkspaceModuleBackend, R.WorkspaceModuleBackend>>;
@@ -107,41 +98,31 @@ type _WorkspaceModuleBackendHost = Fits<ResultFits<O.WorkspaceModuleBackendHost,
 type _WorkspaceObserver = Fits<OptionsFits<O.WorkspaceObserver, R.WorkspaceObserver>>;
 // @ts-expect-error incompatible, issue 19 row 7
 type _WorkspaceOptions = Fits<OptionsFits<O.WorkspaceOptions, R.WorkspaceOptions>>;
-// @ts-expect-error missing, issue 19 row 2
+// @ts-expect-error incompatible, issue 19 row 2
 type _WorkspaceProxy = Fits<ClassFits<typeof O.WorkspaceProxy, typeof R.WorkspaceProxy>>;
-// @ts-expect-error missing, issue 19 row 2
 type _WorkspaceProxyProps = Fits<OptionsFits<O.WorkspaceProxyProps, R.WorkspaceProxyProps>>;
-// @ts-expect-error missing, issue 19 row 3
+// @ts-expect-error incompatible, issue 19 row 3
 type _WorkspaceRegisteredBackend = Fits<ResultFits<O.WorkspaceRegisteredBackend, R.WorkspaceRegisteredBackend>>;
-// @ts-expect-error missing, issue 19 row 7
+// @ts-expect-error incompatible, issue 19 row 7
 type _WorkspaceRetryPendingSyncResult = Fits<ResultFits<O.WorkspaceRetryPendingSyncResult, R.WorkspaceRetryPendingSyncResult>>;
-// @ts-expect-error missing, issue 19 row 3
 type _WorkspaceRuntimeAccess = Fits<ResultFits<O.WorkspaceRuntimeAccess, R.WorkspaceRuntimeAccess>>;
 // @ts-expect-error missing, issue 19 row 15
 type _WorkspaceRuntimeClient = Fits<ResultFits<O.WorkspaceRuntimeClient, R.WorkspaceRuntimeClient>>;
-// @ts-expect-error missing, issue 19 row 3
 type _WorkspaceRuntimeDisposeOptions = Fits<OptionsFits<O.WorkspaceRuntimeDisposeOptions, R.WorkspaceRuntimeDisposeOptions>>;
-// @ts-expect-error missing, issue 19 row 3
 type _WorkspaceRuntimeEvent = Fits<ResultFits<O.WorkspaceRuntimeEvent, R.WorkspaceRuntimeEvent>>;
-// @ts-expect-error missing, issue 19 row 15
+// @ts-expect-error incompatible, issue 19 row 15
 type _WorkspaceRuntimeExecHandle = Fits<ResultFits<O.WorkspaceRuntimeExecHandle, R.WorkspaceRuntimeExecHandle>>;
 // @ts-expect-error incompatible, issue 19 row 15
 type _WorkspaceRuntimeExecHandleStub = Fits<ClassFits<typeof O.WorkspaceRuntimeExecHandleStub, typeof R.WorkspaceRuntimeExecHandleStub>>;
-// @ts-expect-error missing, issue 19 row 3
 type _WorkspaceRuntimeExecOptions = Fits<OptionsFits<O.WorkspaceRuntimeExecOptions, R.WorkspaceRuntimeExecOptions>>;
-// @ts-expect-error missing, issue 19 row 3
 type _WorkspaceRuntimeGetOptions = Fits<OptionsFits<O.WorkspaceRuntimeGetOptions, R.WorkspaceRuntimeGetOptions>>;
-// @ts-expect-error missing, issue 19 row 3
 type _WorkspaceRuntimeKillOptions = Fits<OptionsFits<O.WorkspaceRuntimeKillOptions, R.WorkspaceRuntimeKillOptions>>;
-// @ts-expect-error missing, issue 19 row 3
 type _WorkspaceRuntimeLoader = Fits<OptionsFits<O.WorkspaceRuntimeLoader, R.WorkspaceRuntimeLoader>>;
-// @ts-expect-error missing, issue 19 row 3
+// @ts-expect-error incompatible, issue 19 row 3
 type _WorkspaceRuntimeResult = Fits<ResultFits<O.WorkspaceRuntimeResult, R.WorkspaceRuntimeResult>>;
-// @ts-expect-error missing, issue 19 row 3
 type _WorkspaceRuntimeStatus = Fits<ResultFits<O.WorkspaceRuntimeStatus, R.WorkspaceRuntimeStatus>>;
 // @ts-expect-error incompatible, issue 19 row 15
 type _WorkspaceRuntimeStub = Fits<ClassFits<typeof O.WorkspaceRuntimeStub, typeof R.WorkspaceRuntimeStub>>;
-// @ts-expect-error missing, issue 19 row 3
 type _WorkspaceRuntimeValue = Fits<ResultFits<O.WorkspaceRuntimeValue, R.WorkspaceRuntimeValue>>;
 // @ts-expect-error incompatible, issue 19 row 3
 type _WorkspaceServiceProxy = Fits<ClassFits<typeof O.WorkspaceServiceProxy, typeof R.WorkspaceServiceProxy>>;
@@ -149,7 +130,7 @@ type _WorkspaceServiceProxyProps = Fits<OptionsFits<O.WorkspaceServiceProxyProps
 type _WorkspaceSpan = Fits<OptionsFits<O.WorkspaceSpan, R.WorkspaceSpan>>;
 // @ts-expect-error incompatible, issue 19 row 15
 type _WorkspaceStub = Fits<ClassFits<typeof O.WorkspaceStub, typeof R.WorkspaceStub>>;
-// @ts-expect-error missing, issue 19 row 15
+// @ts-expect-error incompatible, issue 19 row 15
 type _WorkspaceStubHost = Fits<ResultFits<O.WorkspaceStubHost, R.WorkspaceStubHost>>;
 // @ts-expect-error missing, issue 19 row 3
 type _WorkspaceTrustedModule = Fits<OptionsFits<O.WorkspaceTrustedModule, R.WorkspaceTrustedModule>>;

@@ -13,10 +13,10 @@
 import { createWorkspaceClient } from "@cloudflare/computer-rpc/client";
 import type { BackendContext, BackendHandle, CommandBackend, ShellRPCLike } from "../../runtime/backend.js";
 import { isTransportError } from "../../runtime/transport.js";
-import { connectContainer } from "./connect.js";
+import { connectContainer, PROBE_BACKOFF_MS, PROBE_TIMEOUT_MS } from "./connect.js";
 import { EGRESS_TOKEN_HEADER, EGRESS_URL_HEADER, forwardToGateway } from "./egress.js";
 import { SECRET_ENV } from "./launch.js";
-import type { WorkspaceContainerAPI, WorkspaceEgressPolicy } from "./types.js";
+import type { WorkspaceContainerAPI, WorkspaceEgressPolicy, WorkspaceRef } from "./types.js";
 
 export const CONTAINER_BACKEND_DEFAULTS = {
   id: "container-shell",
@@ -27,13 +27,34 @@ export const CONTAINER_BACKEND_DEFAULTS = {
   restartAttempts: 1,
 } as const;
 
+/** What the original's `container` option returns: the object with `getWorkspaceContainer()` (a `withWorkspaceContainer` DO). */
+export interface ContainerHostHolder {
+  getWorkspaceContainer(): WorkspaceContainerAPI | Promise<WorkspaceContainerAPI>;
+}
+
 export interface CloudflareContainerBackendOptions {
-  /** The container seam: `() => this.getWorkspaceContainer()` in a `withWorkspaceContainer` DO, or `localContainer(...)`. */
-  container: () => WorkspaceContainerAPI | Promise<WorkspaceContainerAPI>;
+  /**
+   * The container seam: `() => this` (or `() => this.getWorkspaceContainer()`) in a
+   * `withWorkspaceContainer` DO, or `() => localContainer(...)`.
+   */
+  container: () => WorkspaceContainerAPI | ContainerHostHolder | Promise<WorkspaceContainerAPI | ContainerHostHolder>;
+  /**
+   * This object's Durable Object binding and id (`{ binding: "AGENT", id: ctx.id.toString() }`), for
+   * `WorkspaceProxy` to find it; needed unless `withWorkspaceContainer(Base, { binding })` named it.
+   */
+  workspace?: WorkspaceRef;
   id?: string;
   /** The hostname computerd dials back to; outbound interception routes it into the DO. */
   egressHost?: string;
+  /** The port computerd listens on in the container; default the container's (8080). */
+  containerPort?: number;
+  /** The earlier name of `containerPort`. */
   port?: number;
+  /** One `/health` probe's timeout (default 2000 ms). */
+  healthProbeTimeoutMs?: number;
+  /** The backoff between `/health` probes: first delay (250 ms), doubling up to the max (2000 ms). */
+  healthRetryInitialDelayMs?: number;
+  healthRetryMaxDelayMs?: number;
   connectTimeoutMs?: number;
   /** `sync.watermarks()` every this many ms; 0 turns the heartbeat off. */
   heartbeatIntervalMs?: number;
@@ -56,7 +77,8 @@ export class CloudflareContainerBackend implements CommandBackend {
   readonly #options: CloudflareContainerBackendOptions;
   readonly #settings: {
     egressHost: string;
-    port: number;
+    port: number | undefined;
+    probe: { timeoutMs: number; initialDelayMs: number; maxDelayMs: number };
     connectTimeoutMs: number;
     heartbeatIntervalMs: number;
     restartAttempts: number;
@@ -75,7 +97,17 @@ export class CloudflareContainerBackend implements CommandBackend {
     this.egress = options.egress ?? { mode: "none" };
     this.#settings = {
       egressHost: options.egressHost ?? CONTAINER_BACKEND_DEFAULTS.egressHost,
-      port: checkPort(options.port ?? CONTAINER_BACKEND_DEFAULTS.port),
+      port: optionalPort(options.containerPort ?? options.port),
+      probe: {
+        timeoutMs: checkMs("healthProbeTimeoutMs", options.healthProbeTimeoutMs, PROBE_TIMEOUT_MS),
+        initialDelayMs: checkMs(
+          "healthRetryInitialDelayMs",
+          options.healthRetryInitialDelayMs,
+          PROBE_BACKOFF_MS.initial,
+          true,
+        ),
+        maxDelayMs: checkMs("healthRetryMaxDelayMs", options.healthRetryMaxDelayMs, PROBE_BACKOFF_MS.max, true),
+      },
       connectTimeoutMs: checkMs(
         "connectTimeoutMs",
         options.connectTimeoutMs,
@@ -103,14 +135,15 @@ export class CloudflareContainerBackend implements CommandBackend {
   }
 
   async connect(): Promise<BackendHandle> {
-    const container = await this.#options.container();
+    const container = await this.#container();
     container.serve?.((request) => this.handleFetch(request));
+    const port = this.#settings.port ?? container.port;
     const secret = await container.secret();
     this.#secret = secret;
     const dial = container.dial?.();
     const launch = {
       env: {
-        PORT: String(container.port),
+        PORT: String(port),
         MOUNT_POINT: "/workspace",
         ...this.#options.containerEnv,
         [SECRET_ENV]: secret,
@@ -122,7 +155,8 @@ export class CloudflareContainerBackend implements CommandBackend {
       backendId: this.id,
       container,
       launch,
-      port: container.port,
+      port,
+      probe: this.#settings.probe,
       connectTimeoutMs: this.#settings.connectTimeoutMs,
       restartAttempts: this.#settings.restartAttempts,
       egress: async (target) => {
@@ -135,6 +169,14 @@ export class CloudflareContainerBackend implements CommandBackend {
       secret,
     });
     return this.#open(connected.socket, connected.runtimeId);
+  }
+
+  /** The container API, from whichever form `container` returned; tells it this object's binding when given. */
+  async #container(): Promise<WorkspaceContainerAPI> {
+    const given = await this.#options.container();
+    const container = isHolder(given) ? await given.getWorkspaceContainer() : given;
+    if (this.#options.workspace !== undefined) container.useWorkspace?.(this.#options.workspace);
+    return container;
   }
 
   /**
@@ -261,6 +303,14 @@ export function timingSafeEqual(a: string, b: string): boolean {
   let diff = left.length ^ right.length;
   for (let i = 0; i < Math.max(left.length, right.length); i++) diff |= (left[i] ?? 0) ^ (right[i] ?? 0);
   return diff === 0;
+}
+
+function isHolder(value: WorkspaceContainerAPI | ContainerHostHolder): value is ContainerHostHolder {
+  return typeof (value as Partial<ContainerHostHolder>).getWorkspaceContainer === "function";
+}
+
+function optionalPort(port: number | undefined): number | undefined {
+  return port === undefined ? undefined : checkPort(port);
 }
 
 function checkPort(port: number): number {

@@ -30,6 +30,8 @@ export interface ConnectPlan {
   /** The `base` computerd dials back to, e.g. `http://computer.internal`. */
   dialBase: string;
   secret: string;
+  /** The `/health` probe: per-probe timeout and the doubling backoff between probes (defaults above). */
+  probe?: { timeoutMs: number; initialDelayMs: number; maxDelayMs: number };
   sleep?(ms: number): Promise<void>;
   now?(): number;
 }
@@ -150,13 +152,18 @@ async function probeHealth(
   sleep: (ms: number) => Promise<void>,
   now: () => number,
 ): Promise<boolean> {
-  let backoff: number = PROBE_BACKOFF_MS.initial;
+  const probe = plan.probe ?? {
+    timeoutMs: PROBE_TIMEOUT_MS,
+    initialDelayMs: PROBE_BACKOFF_MS.initial,
+    maxDelayMs: PROBE_BACKOFF_MS.max,
+  };
+  let backoff: number = probe.initialDelayMs;
   let last: unknown;
   while (now() < until) {
     try {
       const response = await withTimeout(
         plan.container.fetchPort(plan.port, new Request("http://container/health", { method: "HEAD" })),
-        Math.min(PROBE_TIMEOUT_MS, Math.max(1, until - now())),
+        Math.min(probe.timeoutMs, Math.max(1, until - now())),
         "health probe timed out",
       );
       await response.body?.cancel();
@@ -167,7 +174,7 @@ async function probeHealth(
       if (/container exited/i.test(String((error as Error)?.message))) break;
     }
     await sleep(Math.min(backoff, Math.max(0, until - now())));
-    backoff = Math.min(PROBE_BACKOFF_MS.max, backoff * 2);
+    backoff = Math.min(probe.maxDelayMs, backoff * 2);
   }
   throw last ?? new Error("health probe timed out");
 }

@@ -6,6 +6,7 @@ export {
   CloudflareContainerBackend,
   type CloudflareContainerBackendOptions,
   CONTAINER_BACKEND_DEFAULTS,
+  type ContainerHostHolder,
 } from "./backend.worker.js";
 export { type ConnectStage, PROBE_BACKOFF_MS, PROBE_TIMEOUT_MS } from "./connect.js";
 export { EGRESS_TOKEN_HEADER, EGRESS_URL_HEADER } from "./egress.js";
@@ -26,4 +27,5 @@ export type {
   ContainerStartStatus,
   WorkspaceContainerAPI,
   WorkspaceEgressPolicy,
+  WorkspaceRef,
 } from "./types.js";

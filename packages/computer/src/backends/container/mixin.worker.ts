@@ -1,5 +1,5 @@
 /**
- * `withWorkspaceContainer(Base, { binding })`: gives a Durable Object class
+ * `withWorkspaceContainer(Base, { binding }?)`: gives a Durable Object class
  * its container — `getWorkspaceContainer()` for `CloudflareContainerBackend`
  * and `__handleContainerFetch()` for `WorkspaceProxy` — and picks which one
  * by configuration: with `COMPUTER_CONTAINER_HOST` in the environment (set in
@@ -23,8 +23,11 @@ import type { WorkspaceContainerAPI } from "./types.js";
 export const CONTAINER_HOST_ENV = "COMPUTER_CONTAINER_HOST";
 
 export interface WorkspaceContainerOptions {
-  /** The Durable Object namespace binding of this class, so `WorkspaceProxy` can find the object. */
-  binding: string;
+  /**
+   * The Durable Object namespace binding of this class, so `WorkspaceProxy` can find the object.
+   * Optional when the backend names it (`new CloudflareContainerBackend({ workspace: { binding, id } })`).
+   */
+  binding?: string;
   /** The port computerd listens on inside the container. Default 8080. */
   port?: number;
 }
@@ -43,10 +46,13 @@ type Constructor<T, Env> = abstract new (ctx: DurableObjectState, env: Env) => T
 
 export function withWorkspaceContainer<T extends object, Env>(
   Base: Constructor<T, Env>,
-  options: WorkspaceContainerOptions,
+  options: WorkspaceContainerOptions = {},
 ): Constructor<T & WorkspaceContainerHost, Env> {
-  if (typeof options?.binding !== "string" || options.binding === "") {
-    throw new TypeError("withWorkspaceContainer needs { binding }: this class's Durable Object binding name");
+  if (typeof options !== "object" || options === null) {
+    throw new TypeError("withWorkspaceContainer(Base, options): options must be an object");
+  }
+  if (options.binding !== undefined && (typeof options.binding !== "string" || options.binding === "")) {
+    throw new TypeError("withWorkspaceContainer: binding must be this class's Durable Object binding name");
   }
   abstract class WithWorkspaceContainer
     extends (Base as unknown as Constructor<object, unknown>)
@@ -93,13 +99,20 @@ function containerFor(self: ObjectState, options: WorkspaceContainerOptions): Wo
     container,
     storage: ctx.storage,
     ...(options.port === undefined ? {} : { port: options.port }),
-    proxy: (props) => {
+    proxy: (props, workspace) => {
       const make = exports?.WorkspaceProxy;
       if (!make)
         throw new Error(
           "re-export WorkspaceProxy from your Worker's main module so the container can reach this object",
         );
-      return make({ props: { binding: options.binding, id: ctx.id.toString(), ...props } });
+      const binding = workspace?.binding ?? options.binding;
+      if (binding === undefined) {
+        throw new TypeError(
+          "WorkspaceProxy needs this object's binding: pass workspace: { binding, id } to CloudflareContainerBackend " +
+            "(or withWorkspaceContainer(Base, { binding }))",
+        );
+      }
+      return make({ props: { binding, id: workspace?.id ?? ctx.id.toString(), ...props } });
     },
   });
 }

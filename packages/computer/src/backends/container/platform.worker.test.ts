@@ -93,19 +93,24 @@ describe("CloudflarePlatformContainer", () => {
 
   it("routes outbound interception to the proxy with the gateway token in its props", async () => {
     const platform = new FakePlatform();
-    const seen: { token?: string }[] = [];
+    const seen: unknown[] = [];
     const container = new CloudflarePlatformContainer({
       container: platform,
       storage: new MemoryStorage(),
-      proxy: (props) => {
-        seen.push(props);
+      proxy: (props, workspace) => {
+        seen.push(workspace === undefined ? props : { ...props, workspace });
         return fetcher;
       },
     });
     await container.interceptOutboundHttp("computer.internal");
     await container.interceptAllOutboundHttp("t0k3n");
     expect(platform.intercepted).toEqual(["computer.internal", "*"]);
-    expect(seen).toEqual([{}, { token: "t0k3n" }]);
+    // The original's prop name, egressToken.
+    expect(seen).toEqual([{}, { egressToken: "t0k3n" }]);
+    // The backend's `workspace` option reaches the proxy (binding and id for WorkspaceProxy).
+    container.useWorkspace({ binding: "AGENT", id: "abc" });
+    await container.interceptOutboundHttp("computer.internal");
+    expect(seen.at(-1)).toEqual({ workspace: { binding: "AGENT", id: "abc" } });
     expect((await container.dispatch(new Request("http://computer.internal/api"))).status).toBe(404);
     container.serve(async () => new Response("handled"));
     expect(await (await container.dispatch(new Request("http://computer.internal/api"))).text()).toBe("handled");
@@ -154,5 +159,27 @@ describe("withWorkspaceContainer", () => {
     );
     expect(() => bare.getWorkspaceContainer()).toThrow(/containers.*COMPUTER_CONTAINER_HOST/);
     expect(() => withWorkspaceContainer(Plain, { binding: "" })).toThrow(/binding/);
+  });
+
+  it("takes no options, as the original does: the binding then comes from the backend's workspace option", async () => {
+    const Agent = withWorkspaceContainer(Plain);
+    const made: unknown[] = [];
+    const exports = {
+      WorkspaceProxy: (init: { props: unknown }) => {
+        made.push(init.props);
+        return fetcher;
+      },
+    };
+    const object = new (Agent as unknown as new (ctx: DurableObjectState, env: unknown) => InstanceType<typeof Agent>)(
+      state({ container: new FakePlatform(), exports }),
+      {},
+    );
+    const container = object.getWorkspaceContainer();
+    await expect(container.interceptOutboundHttp("computer.internal")).rejects.toThrow(
+      /pass workspace: \{ binding, id \} to CloudflareContainerBackend/,
+    );
+    container.useWorkspace?.({ binding: "AGENT", id: "a1b2" });
+    await container.interceptAllOutboundHttp("t0k3n");
+    expect(made).toEqual([{ binding: "AGENT", id: "a1b2", egressToken: "t0k3n" }]);
   });
 });

@@ -13,7 +13,7 @@
 import { WorkerEntrypoint } from "cloudflare:workers";
 import { EGRESS_TOKEN_HEADER, EGRESS_URL_HEADER } from "./egress.js";
 import { clientSecret, decideLaunch, type LaunchStorage, recordExit, recordLaunch } from "./launch.js";
-import type { ContainerExit, ContainerLaunch, ContainerStart, WorkspaceContainerAPI } from "./types.js";
+import type { ContainerExit, ContainerLaunch, ContainerStart, WorkspaceContainerAPI, WorkspaceRef } from "./types.js";
 
 /** The slice of `ctx.container` used here (what tests fake). */
 export interface PlatformContainer {
@@ -33,9 +33,10 @@ export interface PlatformContainerOptions {
   port?: number;
   /**
    * Builds the Fetcher outbound interception sends to: normally
-   * `ctx.exports.WorkspaceProxy({ props: { binding, id, token? } })`.
+   * `ctx.exports.WorkspaceProxy({ props: { binding, id, egressToken? } })`.
+   * `workspace` is the backend's `workspace` option, when it gave one.
    */
-  proxy(props: { token?: string }): Fetcher;
+  proxy(props: { egressToken?: string }, workspace: WorkspaceRef | undefined): Fetcher;
 }
 
 const EXIT_KEY = "computer:container-exit";
@@ -46,10 +47,15 @@ export class CloudflarePlatformContainer implements WorkspaceContainerAPI {
   /** Bumped per launch: a monitor only records the exit of its own generation. */
   #generation = 0;
   #handler: ((request: Request) => Promise<Response>) | undefined;
+  #workspace: WorkspaceRef | undefined;
 
   constructor(options: PlatformContainerOptions) {
     this.#options = options;
     this.port = options.port ?? 8080;
+  }
+
+  useWorkspace(ref: WorkspaceRef): void {
+    this.#workspace = ref;
   }
 
   async start(launch: ContainerLaunch): Promise<ContainerStart> {
@@ -89,13 +95,15 @@ export class CloudflarePlatformContainer implements WorkspaceContainerAPI {
     return this.#options.container.setInactivityTimeout(ms);
   }
 
-  interceptOutboundHttp(host: string): Promise<void> {
-    return this.#options.container.interceptOutboundHttp(host, this.#options.proxy({}));
+  async interceptOutboundHttp(host: string): Promise<void> {
+    return this.#options.container.interceptOutboundHttp(host, this.#options.proxy({}, this.#workspace));
   }
 
-  interceptAllOutboundHttp(token: string): Promise<void> {
+  async interceptAllOutboundHttp(token: string): Promise<void> {
     // The token travels in the proxy's props; the backend checks it in handleFetch.
-    return this.#options.container.interceptAllOutboundHttp(this.#options.proxy({ token }));
+    return this.#options.container.interceptAllOutboundHttp(
+      this.#options.proxy({ egressToken: token }, this.#workspace),
+    );
   }
 
   serve(handler: (request: Request) => Promise<Response>): void {
@@ -151,7 +159,7 @@ export interface WorkspaceProxyProps {
   /** `ctx.id.toString()` of the workspace object. */
   id: string;
   /** Set for the egress gateway interception: each request is wrapped with the egress headers. */
-  token?: string;
+  egressToken?: string;
 }
 
 /**
@@ -162,7 +170,7 @@ export interface WorkspaceProxyProps {
  */
 export class WorkspaceProxy extends WorkerEntrypoint<Record<string, unknown>, WorkspaceProxyProps> {
   override async fetch(request: Request): Promise<Response> {
-    const { binding, id, token } = this.ctx.props;
+    const { binding, id, egressToken: token } = this.ctx.props;
     const namespace = this.env[binding] as DurableObjectNamespace | undefined;
     if (!namespace) return new Response(`WorkspaceProxy: no binding ${binding}\n`, { status: 500 });
     const target = namespace.get(namespace.idFromString(id)) as unknown as ContainerFetchTarget;

@@ -65,9 +65,17 @@ export interface ContainerDial {
   accept(timeoutMs: number): Promise<WebSocket>;
 }
 
+/** A workspace Durable Object by binding name and id (`ctx.id.toString()`). */
+export interface WorkspaceRef {
+  binding: string;
+  id: string;
+}
+
 export interface WorkspaceContainerAPI {
   /** The port computerd listens on inside the container. */
   readonly port: number;
+  /** The backend's `workspace` option: which object `WorkspaceProxy` routes the container's requests to. */
+  useWorkspace?(ref: WorkspaceRef): void;
   /** Starts computerd unless the running one matches the launch record (then it is adopted). */
   start(launch: ContainerLaunch): Promise<ContainerStart>;
   /** Replaces the running container: always a new runtime id. */

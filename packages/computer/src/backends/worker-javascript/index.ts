@@ -6,6 +6,11 @@
 export { WorkerJavaScriptBackend } from "./host/backend.js";
 export { CANCELLED_MESSAGE, TIMED_OUT_MESSAGE } from "./host/execution.js";
 export { INTERRUPTED_MESSAGE } from "./host/journal.js";
+// The original's names for the same types.
+export type {
+  WorkerJavaScriptEgress as WorkspaceEgressPolicy,
+  WorkerJavaScriptOptions as WorkerJavaScriptBackendOptions,
+} from "./host/options.js";
 export {
   type FetcherLike,
   type LoaderModule,

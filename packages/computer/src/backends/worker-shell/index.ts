@@ -7,6 +7,11 @@
 
 export { enabledCommands, SHELL_CORE_MODULES, WorkerShellBackend } from "./host/backend.js";
 export { assembleShellModules, type ShellModuleGroup } from "./host/modules.js";
+export type {
+  ShellWorkerLoaderLike as WorkerShellLoader,
+  WorkerShellEgress as WorkspaceEgressPolicy,
+  WorkerShellOptions as WorkerShellBackendOptions,
+} from "./host/options.js";
 export {
   type FetcherLike,
   type ShellHostContext,
@@ -34,6 +39,9 @@ export {
   TIMED_OUT_MESSAGE,
   type WorkerShellRuntime,
 } from "./protocol/messages.js";
+// The original's names for the same types.
+export type { ShellArtifactsHost as ArtifactsCommandHost } from "./sandbox/commands/artifacts.js";
+export type { GitCommandHost } from "./sandbox/commands/git.js";
 export {
   DEFAULT_PUBLISH_EXPIRY_MS,
   defineArtifactsCommand,
@@ -47,6 +55,7 @@ export {
   type ShellAssetsLike,
   type ShellGitLike,
 } from "./sandbox/commands/index.js";
+export type { WorkspaceFsLike as WorkspaceFs } from "./sandbox/fs-adapter.js";
 export {
   DEV_NULL,
   type WorkspaceDirEntryLike,

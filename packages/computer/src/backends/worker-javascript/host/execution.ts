@@ -14,7 +14,7 @@
 import { rpcError } from "@cloudflare/computer-rpc";
 import type { Database, WorkspaceFilesystem } from "@cloudflare/dofs";
 import { RUNNER_MODULES } from "#sandbox/worker-javascript";
-import type { ExecEvent, ExecStatus } from "../../../runtime/types.js";
+import type { ExecEvent, ExecStatus, WorkspaceRuntimeValue } from "../../../runtime/types.js";
 import type { WorkspaceArtifacts, WorkspaceGit } from "../../../workspace/capabilities.js";
 import {
   type HostCall,
@@ -196,9 +196,9 @@ export class LiveExecution {
         `The module's result is larger than maxResultBytes (${options.maxResultBytes} bytes)\n`,
       );
     }
-    let value: unknown;
+    let value: WorkspaceRuntimeValue;
     try {
-      value = JSON.parse(outcome.json);
+      value = JSON.parse(outcome.json) as WorkspaceRuntimeValue;
     } catch {
       return this.#finish("failed", 1, "The module's result is not valid JSON\n");
     }
@@ -284,7 +284,7 @@ export class LiveExecution {
     return true;
   }
 
-  #finish(status: ExecStatus, code: number, stderr?: string, result?: unknown): void {
+  #finish(status: ExecStatus, code: number, stderr?: string, result?: WorkspaceRuntimeValue): void {
     if (this.#seq < 0) return;
     const { db, backend, now } = this.#deps;
     const events: ExecEvent[] = [];

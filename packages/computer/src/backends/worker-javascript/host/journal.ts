@@ -6,7 +6,7 @@
  * and closed as failed. Plain functions over `(db, backend, …)`.
  */
 import type { Database } from "@cloudflare/dofs";
-import type { ExecEvent, ExecStatus } from "../../../runtime/types.js";
+import type { ExecEvent, ExecStatus, WorkspaceRuntimeValue } from "../../../runtime/types.js";
 
 export type JournalStatus = "running" | ExecStatus;
 
@@ -99,7 +99,7 @@ export function readEvents(db: Database, backend: string, id: string, after: num
   );
   return rows.map((row): ExecEvent => {
     if (row.name === "exit") {
-      const exit = JSON.parse(row.payload) as { code: number; result?: unknown };
+      const exit = JSON.parse(row.payload) as { code: number; result?: WorkspaceRuntimeValue };
       return {
         id,
         seq: row.seq,

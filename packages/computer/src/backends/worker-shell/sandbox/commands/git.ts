@@ -13,7 +13,12 @@ export interface ShellGitLike {
   cli(request: GitCliRequest): Promise<GitCliResult>;
 }
 
-export function defineGitCommand(ws: { readonly git: ShellGitLike }): Command {
+/** What `defineGitCommand` needs of the host: its git CLI. */
+export interface GitCommandHost {
+  readonly git: ShellGitLike;
+}
+
+export function defineGitCommand(ws: GitCommandHost): Command {
   return hostCommand("git", async (argv, ctx) => {
     try {
       const request: GitCliRequest = { argv, cwd: ctx.cwd, env: flattenEnv(ctx.env) };
