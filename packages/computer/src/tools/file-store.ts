@@ -4,7 +4,7 @@
  * can slow a store down to observe the locks). `WorkspaceFileStore` is the
  * one over `workspace.fs`.
  */
-import { isFsError, normalizePath } from "@cloudflare/dofs";
+import { isFsError, normalizePath, readAllBytes } from "@cloudflare/dofs";
 import type { ToolFilesystem } from "./types.js";
 
 export interface FileInfo {
@@ -69,7 +69,8 @@ export class WorkspaceFileStore implements MutableFileStore {
   }
 
   async readAll(path: string): Promise<Uint8Array> {
-    return this.#fs.readFileBytes(path);
+    // readFile's stream, not readFileBytes: a getWorkspace() client's fs has only the calls in ToolFilesystem.
+    return readAllBytes(await this.#fs.readFile(path));
   }
 
   async *readChunks(path: string, byteOffset?: number, byteLength?: number): AsyncIterable<Uint8Array> {
