@@ -5,19 +5,14 @@ import type * as O from "../../src/backends/worker-shell/index.js";
 import type { ClassFits, Fits, OptionsFits, ResultFits, ValueFits } from "./check.js";
 
 type _ArtifactsCommandHost = Fits<ResultFits<O.ArtifactsCommandHost, R.ArtifactsCommandHost>>;
-// @ts-expect-error incompatible, issue 19 row 6
 type _assembleShellModules = Fits<ValueFits<typeof O.assembleShellModules, typeof R.assembleShellModules>>;
-// @ts-expect-error missing, issue 19 row 6
 type _AssetsCommandHost = Fits<ResultFits<O.AssetsCommandHost, R.AssetsCommandHost>>;
 type _defineArtifactsCommand = Fits<ValueFits<typeof O.defineArtifactsCommand, typeof R.defineArtifactsCommand>>;
-// @ts-expect-error incompatible, issue 19 row 6
 type _defineAssetsCommand = Fits<ValueFits<typeof O.defineAssetsCommand, typeof R.defineAssetsCommand>>;
 type _defineGitCommand = Fits<ValueFits<typeof O.defineGitCommand, typeof R.defineGitCommand>>;
-// @ts-expect-error missing, issue 19 row 6
 type _ExecInput = Fits<OptionsFits<O.ExecInput, R.ExecInput>>;
 type _GitCommandHost = Fits<ResultFits<O.GitCommandHost, R.GitCommandHost>>;
 type _SHELL_CORE_MODULES = Fits<ValueFits<typeof O.SHELL_CORE_MODULES, typeof R.SHELL_CORE_MODULES>>;
-// @ts-expect-error missing, issue 19 row 6
 type _SHELL_RUNTIME_MODULES = Fits<ValueFits<typeof O.SHELL_RUNTIME_MODULES, typeof R.SHELL_RUNTIME_MODULES>>;
 type _ShellModuleGroup = Fits<ResultFits<O.ShellModuleGroup, R.ShellModuleGroup>>;
 // @ts-expect-error missing, issue 19 row 6
@@ -26,12 +21,9 @@ type _ShellWorker = Fits<ClassFits<typeof O.ShellWorker, typeof R.ShellWorker>>;
 type _ShellWorkerOptions = Fits<OptionsFits<O.ShellWorkerOptions, R.ShellWorkerOptions>>;
 // @ts-expect-error incompatible, issue 19 row 6
 type _WorkerShellBackend = Fits<ClassFits<typeof O.WorkerShellBackend, typeof R.WorkerShellBackend>>;
-// @ts-expect-error incompatible, issue 19 row 6
 type _WorkerShellBackendOptions = Fits<OptionsFits<O.WorkerShellBackendOptions, R.WorkerShellBackendOptions>>;
-// @ts-expect-error incompatible, issue 19 row 6
 type _WorkerShellLoader = Fits<OptionsFits<O.WorkerShellLoader, R.WorkerShellLoader>>;
 type _WorkerShellRuntime = Fits<ResultFits<O.WorkerShellRuntime, R.WorkerShellRuntime>>;
-// @ts-expect-error incompatible, issue 19 row 6
 type _WorkerShellSource = Fits<ResultFits<O.WorkerShellSource, R.WorkerShellSource>>;
 type _WorkspaceEgressPolicy = Fits<OptionsFits<O.WorkspaceEgressPolicy, R.WorkspaceEgressPolicy>>;
 // @ts-expect-error incompatible, issue 19 row 6

@@ -5,8 +5,14 @@
  * `import curl from "@cloudflare/computer/shell/curl"`.
  */
 
-export { enabledCommands, SHELL_CORE_MODULES, WorkerShellBackend } from "./host/backend.js";
-export { assembleShellModules, type ShellModuleGroup } from "./host/modules.js";
+export {
+  assembleShellModules,
+  enabledCommands,
+  SHELL_CORE_MODULES,
+  SHELL_RUNTIME_MODULES,
+  WorkerShellBackend,
+} from "./host/backend.js";
+export type { ShellModuleGroup } from "./host/modules.js";
 export type {
   ShellWorkerLoaderLike as WorkerShellLoader,
   WorkerShellEgress as WorkspaceEgressPolicy,
@@ -27,6 +33,8 @@ export {
   type WorkerShellSource,
   type WorkspaceRef,
 } from "./host/options.js";
+export type { WorkspaceFs } from "./host/workspace-fs.js";
+export type { ShellExecArgs as ExecInput } from "./protocol/messages.js";
 export {
   KILLED_EXIT_CODE,
   SHELL_DEFAULT_CWD,
@@ -42,6 +50,7 @@ export {
 // The original's names for the same types.
 export type { ShellArtifactsHost as ArtifactsCommandHost } from "./sandbox/commands/artifacts.js";
 export type { GitCommandHost } from "./sandbox/commands/git.js";
+export type { AssetsCommandHost } from "./sandbox/commands/index.js";
 export {
   DEFAULT_PUBLISH_EXPIRY_MS,
   defineArtifactsCommand,
@@ -55,7 +64,6 @@ export {
   type ShellAssetsLike,
   type ShellGitLike,
 } from "./sandbox/commands/index.js";
-export type { WorkspaceFsLike as WorkspaceFs } from "./sandbox/fs-adapter.js";
 export {
   DEV_NULL,
   type WorkspaceDirEntryLike,

@@ -30,7 +30,7 @@ import {
   type WorkerShellRuntime,
 } from "../protocol/messages.js";
 import { decodeFrames } from "./frames.js";
-import { assembleShellModules, type ShellModuleGroup } from "./modules.js";
+import { mergeShellModules, type ShellModuleGroup } from "./modules.js";
 import {
   egressKey,
   outboundFor,
@@ -46,6 +46,30 @@ import {
 /** The optional commands a module map carries, found by the marker module each group ships. */
 /** The core group (the shell, its built-in commands), bundled from ../sandbox/ at build time. */
 export const SHELL_CORE_MODULES: ShellModuleGroup = core;
+
+/**
+ * Modules a shell Worker carries besides the groups (the original's name).
+ * Ours bundles everything the shell needs into the core group, so this is
+ * empty; spreading it into a module map is harmless.
+ */
+export const SHELL_RUNTIME_MODULES: Readonly<ShellModuleGroup> = Object.freeze({});
+
+/**
+ * The module map of a shell Worker: the core group plus the given groups.
+ * `assembleShellModules([curl])` is the original's form; the two-argument
+ * form names the core group explicitly (a custom or test build).
+ */
+export function assembleShellModules(groups?: readonly ShellModuleGroup[]): ShellModuleGroup;
+export function assembleShellModules(core: ShellModuleGroup, groups?: readonly ShellModuleGroup[]): ShellModuleGroup;
+export function assembleShellModules(
+  first?: ShellModuleGroup | readonly ShellModuleGroup[],
+  groups: readonly ShellModuleGroup[] = [],
+): ShellModuleGroup {
+  if (first === undefined || Array.isArray(first)) {
+    return mergeShellModules(SHELL_CORE_MODULES, (first as readonly ShellModuleGroup[] | undefined) ?? []);
+  }
+  return mergeShellModules(first as ShellModuleGroup, groups);
+}
 
 export function enabledCommands(modules: ShellModuleGroup): string[] {
   return Object.entries(SHELL_GROUP_COMMANDS).flatMap(([group, commands]) =>
@@ -106,7 +130,7 @@ export class WorkerShellBackend implements CommandBackend {
   workerCode(): ShellWorkerCode {
     const { source } = this.#options;
     if (source.type !== "loader") throw new TypeError("WorkerShellBackend: an external-runtime source loads no Worker");
-    const modules = assembleShellModules(SHELL_CORE_MODULES, this.#options.commands);
+    const modules = mergeShellModules(SHELL_CORE_MODULES, this.#options.commands);
     const { binding, id } = source.workspace;
     return {
       compatibilityDate: this.#options.compatibilityDate,
@@ -197,7 +221,8 @@ export class WorkerShellBackend implements CommandBackend {
         );
       },
       async disposeExec(request): Promise<void> {
-        await runtime.disposeExec({ id: request.id });
+        // The original's runtime has no disposeExec: its executions end on their own.
+        await runtime.disposeExec?.({ id: request.id });
       },
     };
   }

@@ -15,10 +15,7 @@ export type ShellModuleGroup = Record<string, { js: string }>;
  * Core plus the given groups as one module map. A module two groups share
  * is the same bundle output, so the later copy simply replaces the earlier.
  */
-export function assembleShellModules(
-  core: ShellModuleGroup,
-  groups: readonly ShellModuleGroup[] = [],
-): ShellModuleGroup {
+export function mergeShellModules(core: ShellModuleGroup, groups: readonly ShellModuleGroup[] = []): ShellModuleGroup {
   const modules: ShellModuleGroup = { ...core };
   for (const group of groups) Object.assign(modules, group);
   return modules;

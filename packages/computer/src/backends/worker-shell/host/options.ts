@@ -32,19 +32,26 @@ export interface ShellWorkerCode {
   globalOutbound?: FetcherLike | null;
 }
 
-/** The Worker code a loader callback may return; looser than `ShellWorkerCode` so the loader's own type fits. */
+/**
+ * The Worker code a loader callback may return: the shape of workers-types'
+ * `WorkerLoaderWorkerCode`, loose enough that `env.LOADER` and the original's
+ * `WorkerShellLoader` both fit.
+ */
 export interface LoaderCodeLike {
   compatibilityDate: string;
   compatibilityFlags?: string[];
   mainModule: string;
-  modules: Record<string, { js?: string } | string>;
-  env?: unknown;
-  globalOutbound?: FetcherLike | null;
+  modules: Record<string, string | { js?: string; cjs?: string; text?: string }>;
+  env?: Record<string, unknown>;
+  globalOutbound?: unknown;
 }
 
 /** `env.LOADER` (a `worker_loaders` binding). */
 export interface ShellWorkerLoaderLike {
-  get(id: string, code: () => LoaderCodeLike | Promise<LoaderCodeLike>): { getEntrypoint(name?: string): unknown };
+  get(
+    id: string,
+    code: () => LoaderCodeLike | Promise<LoaderCodeLike>,
+  ): { getEntrypoint(name?: string): unknown; [Symbol.dispose]?: () => void };
 }
 
 /** The Durable Object whose Workspace the shell works on: its namespace binding's name and its id (`id.toString()`). */
@@ -70,7 +77,8 @@ export interface WorkerShellLoaderSource {
   type: "loader";
   loader: ShellWorkerLoaderLike;
   workspace: WorkspaceRef;
-  ctx: ShellHostContextInput;
+  /** Anything, as in the original; its `exports.WorkspaceServiceProxy` is checked when the backend is built. */
+  ctx: unknown;
 }
 
 /** A shell runtime the host provides itself (tests, another process); the backend never disposes it. */
@@ -94,14 +102,20 @@ interface CommonOptions {
   compatibilityFlags?: readonly string[];
 }
 
-export type WorkerShellOptions =
-  | (CommonOptions & {
-      loader: ShellWorkerLoaderLike;
-      workspace: WorkspaceRef;
-      ctx: ShellHostContextInput;
-      source?: undefined;
-    })
-  | (CommonOptions & { source: WorkerShellSource; loader?: undefined; workspace?: undefined; ctx?: undefined });
+/**
+ * Either `source`, or all of `loader`, `workspace` and `ctx` (checked when
+ * the backend is built, with a message naming what is missing). One flat
+ * type, all optional, as the original declares it, so its option objects fit.
+ */
+export interface WorkerShellOptions extends CommonOptions {
+  source?: WorkerShellSource;
+  /** `env.LOADER`, a `worker_loaders` binding. */
+  loader?: ShellWorkerLoaderLike;
+  /** The Durable Object whose Workspace the shell works on. */
+  workspace?: WorkspaceRef;
+  /** The host's `ctx` (a `DurableObjectState`); its `exports.WorkspaceServiceProxy` is used. */
+  ctx?: unknown;
+}
 
 export interface ResolvedShellOptions {
   id: string;
@@ -151,7 +165,7 @@ function checkEgress(egress: unknown): WorkerShellEgress {
 }
 
 export function resolveShellOptions(options: WorkerShellOptions): ResolvedShellOptions {
-  if (!isObject(options)) fail("options are required");
+  if (!isObject(options as unknown)) fail("options are required");
   const raw = options as Record<string, unknown>;
   let source: WorkerShellSource;
   if (raw.source !== undefined) {

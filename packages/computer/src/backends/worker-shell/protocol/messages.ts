@@ -50,7 +50,8 @@ export interface WorkerShellRuntime {
   exec(args: ShellExecArgs): Promise<ShellExecReply>;
   getExec(args: { id: string }): Promise<ShellExecReply>;
   killExec(args: { id: string; signal?: string }): Promise<void>;
-  disposeExec(args: { id: string }): Promise<void>;
+  /** Frees a finished execution's buffered events; optional, as the original's runtime has none. */
+  disposeExec?(args: { id: string }): Promise<void>;
 }
 
 /**

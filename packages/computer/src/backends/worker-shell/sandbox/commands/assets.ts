@@ -11,7 +11,17 @@ import { resolvePath } from "../fs-adapter.js";
 import { hostCommand, messageOf, result } from "./context.js";
 
 export interface ShellAssetsLike {
-  publish(path: string, options: PublishOptions): Promise<PublishedAsset>;
+  /** Ours resolves to a `PublishedAsset`; the original's host stub to the URL string. Both are accepted. */
+  publish(path: string, options: PublishOptions): Promise<PublishedAsset | string>;
+}
+
+/**
+ * The original's host for the `assets` command: a stub whose optional
+ * `assets.publish` resolves to the URL string. `defineAssetsCommand` also
+ * takes ours (`ShellAssetsLike`, possibly null).
+ */
+export interface AssetsCommandHost {
+  assets?: { publish(path: string, options: { expiresAfter: number }): Promise<string> };
 }
 
 export const DEFAULT_PUBLISH_EXPIRY_MS = 60 * 60 * 1000;
@@ -27,7 +37,9 @@ export function parseExpiry(text: string): number | undefined {
   return Number.isFinite(ms) && ms > 0 ? ms : undefined;
 }
 
-export function defineAssetsCommand(ws: { readonly assets: ShellAssetsLike | null | undefined }): Command {
+export function defineAssetsCommand(
+  ws: AssetsCommandHost | { readonly assets: ShellAssetsLike | null | undefined },
+): Command {
   return hostCommand("assets", async (argv, ctx) => {
     const [verb, path, expiry, ...rest] = argv;
     if (verb !== "publish" || path === undefined || path === "" || rest.length > 0) return result("", USAGE, 2);
@@ -36,7 +48,8 @@ export function defineAssetsCommand(ws: { readonly assets: ShellAssetsLike | nul
     try {
       const assets = await ws.assets;
       if (!assets) return result("", "assets: this workspace has no assets configured\n", 1);
-      const { url } = await assets.publish(resolvePath(ctx.cwd, path), { expiresAfter });
+      const published = await assets.publish(resolvePath(ctx.cwd, path), { expiresAfter });
+      const url = typeof published === "string" ? published : published.url;
       return result(`${url}\n`, "", 0);
     } catch (error) {
       return result("", `assets: ${messageOf(error)}\n`, 1);

@@ -8,5 +8,11 @@ export {
   type ShellArtifactsHost,
   type ShellArtifactsLike,
 } from "./artifacts.js";
-export { DEFAULT_PUBLISH_EXPIRY_MS, defineAssetsCommand, parseExpiry, type ShellAssetsLike } from "./assets.js";
+export {
+  type AssetsCommandHost,
+  DEFAULT_PUBLISH_EXPIRY_MS,
+  defineAssetsCommand,
+  parseExpiry,
+  type ShellAssetsLike,
+} from "./assets.js";
 export { defineGitCommand, type ShellGitLike } from "./git.js";
