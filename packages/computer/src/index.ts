@@ -14,7 +14,11 @@ export {
   type TestBackendOp,
   type TestBackendOptions,
 } from "./backends/test/backend.js";
-export type { WorkerLoaderLike as WorkspaceRuntimeLoader } from "./backends/worker-javascript/host/options.js";
+/** The original's host-module form for worker-javascript (`trustedModules: { "ws:x": { call } }`). */
+export type {
+  WorkerLoaderLike as WorkspaceRuntimeLoader,
+  WorkspaceTrustedModule,
+} from "./backends/worker-javascript/host/options.js";
 export { R2Bucket, type R2BucketOptions, type R2MountBinding } from "./mounts/r2-bucket.js";
 export type {
   EagerMount,

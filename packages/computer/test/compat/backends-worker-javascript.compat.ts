@@ -6,6 +6,5 @@ import type { ClassFits, Fits, OptionsFits } from "./check.js";
 
 // @ts-expect-error incompatible, issue 19 row 10
 type _WorkerJavaScriptBackend = Fits<ClassFits<typeof O.WorkerJavaScriptBackend, typeof R.WorkerJavaScriptBackend>>;
-// @ts-expect-error incompatible, issue 19 row 10
 type _WorkerJavaScriptBackendOptions = Fits<OptionsFits<O.WorkerJavaScriptBackendOptions, R.WorkerJavaScriptBackendOptions>>;
 type _WorkspaceEgressPolicy = Fits<OptionsFits<O.WorkspaceEgressPolicy, R.WorkspaceEgressPolicy>>;

@@ -132,5 +132,4 @@ type _WorkspaceSpan = Fits<OptionsFits<O.WorkspaceSpan, R.WorkspaceSpan>>;
 type _WorkspaceStub = Fits<ClassFits<typeof O.WorkspaceStub, typeof R.WorkspaceStub>>;
 // @ts-expect-error incompatible, issue 19 row 15
 type _WorkspaceStubHost = Fits<ResultFits<O.WorkspaceStubHost, R.WorkspaceStubHost>>;
-// @ts-expect-error missing, issue 19 row 3
 type _WorkspaceTrustedModule = Fits<OptionsFits<O.WorkspaceTrustedModule, R.WorkspaceTrustedModule>>;

@@ -4,5 +4,6 @@ declare namespace Cloudflare {
     COMPAT_SCRATCH: DurableObjectNamespace<import("./main.worker.js").ScratchObject>;
     REFERENCE_WORKSPACE: DurableObjectNamespace<import("./main.worker.js").ReferenceWorkspaceObject>;
     OURS_WORKSPACE: DurableObjectNamespace<import("./main.worker.js").OursWorkspaceObject>;
+    LOADER: WorkerLoader;
   }
 }

@@ -19,6 +19,7 @@ export {
   MAX_LOADER_MODULES,
   MAX_MODULES,
   type ResolvedOptions,
+  type ResolvedTrustedModule,
   type TrustedCallContext,
   type TrustedFunction,
   type TrustedModule,
@@ -26,6 +27,7 @@ export {
   type WorkerJavaScriptEgress,
   type WorkerJavaScriptOptions,
   type WorkerLoaderLike,
+  type WorkspaceTrustedModule,
 } from "./host/options.js";
 export type { JsonValue } from "./protocol/json.js";
 export { STDIO_TRUNCATED_MARKER } from "./protocol/stdio.js";

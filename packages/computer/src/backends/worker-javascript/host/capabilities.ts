@@ -7,6 +7,7 @@
  */
 import type { WorkspaceFilesystem } from "@cloudflare/dofs";
 import { WorkspaceFsError } from "@cloudflare/dofs";
+import type { WorkspaceRuntimeValue } from "../../../runtime/types.js";
 import type { GitCliResult, WorkspaceArtifacts, WorkspaceGit } from "../../../workspace/capabilities.js";
 import type { CapabilityReply } from "../protocol/messages.js";
 import { FsCapability } from "./fs-capability.js";
@@ -98,9 +99,16 @@ export class ExecutionCapabilities {
     if (module === "git") return this.#git(method, args);
     if (module === "artifacts") return this.#artifacts(method, args);
     const trusted = this.#context.options.trustedModules[module];
-    const fn = trusted && Object.hasOwn(trusted, method) ? trusted[method] : undefined;
+    const context = { signal: ticket.signal, deadline: ticket.deadline };
+    if (trusted?.form === "call") {
+      const [name, ...rest] = Array.isArray(args[0]) ? args[0] : [];
+      if (typeof name !== "string") throw new TypeError(`ws:${module} call needs a method name`);
+      return trusted.module.call(name, rest as WorkspaceRuntimeValue[], context);
+    }
+    const functions = trusted?.functions;
+    const fn = functions && Object.hasOwn(functions, method) ? functions[method] : undefined;
     if (!fn) throw new TypeError(`ws:${module} has no function ${method}`);
-    return Promise.resolve(fn(args[0] ?? null, { signal: ticket.signal, deadline: ticket.deadline }));
+    return Promise.resolve(fn(args[0] ?? null, context));
   }
 
   #dir(raw: unknown, syscall: string): string {

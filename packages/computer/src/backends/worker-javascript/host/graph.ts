@@ -222,10 +222,19 @@ export class GraphBuilder {
   #trusted(name: string): string {
     const moduleName = `${INTERNAL_PREFIX}/trusted/${name}.js`;
     if (!Object.hasOwn(this.#modules, moduleName)) {
-      const methods = Object.keys(this.#options.trustedModules[name] ?? {});
+      const module = this.#options.trustedModules[name];
       const lines = [`import { trusted } from "/${INTERNAL_PREFIX}/bridge.js";`];
-      for (const method of methods) lines.push(`export const ${method} = trusted("${name}", "${method}");`);
-      lines.push(`export default { ${methods.join(", ")} };`);
+      if (module?.form === "call") {
+        // The original's form: `call(method, ...args)`, all of it one argument to the host's dispatcher.
+        lines.push(`const dispatch = trusted(${JSON.stringify(name)}, "call");`);
+        lines.push("export const call = (method, ...args) => dispatch([method, ...args]);");
+        lines.push("export default { call };");
+      } else {
+        const methods = Object.keys(module?.functions ?? {});
+        for (const method of methods)
+          lines.push(`export const ${method} = trusted(${JSON.stringify(name)}, "${method}");`);
+        lines.push(`export default { ${methods.join(", ")} };`);
+      }
       this.#modules[moduleName] = lines.join("\n");
     }
     return `/${moduleName}`;

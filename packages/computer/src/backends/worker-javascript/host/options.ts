@@ -5,6 +5,8 @@
  * binding satisfy them in workerd.
  */
 
+import type { WorkspaceRuntimeValue } from "../../../runtime/types.js";
+
 /** What a module in the Dynamic Worker is made of; the loader's own type is wider. */
 export interface LoaderModule {
   js: string;
@@ -50,6 +52,21 @@ export type TrustedFunction = (input: unknown, context: TrustedCallContext) => u
 /** The functions of one `ws:<name>` module; names must be JavaScript identifiers. */
 export type TrustedModule = Readonly<Record<string, TrustedFunction>>;
 
+/**
+ * The original's form of a host module, given under its full specifier
+ * (`trustedModules: { "ws:kv": { call(method, args, context) } }`). The
+ * sandbox imports `{ call }` from it and calls `call("get", a, b)`; every
+ * argument and the result are JSON-plain values.
+ */
+export interface WorkspaceTrustedModule {
+  call(method: string, args: WorkspaceRuntimeValue[], context?: TrustedCallContext): Promise<WorkspaceRuntimeValue>;
+}
+
+/** A trusted module after validation: ours (named functions) or the original's (one `call` dispatcher). */
+export type ResolvedTrustedModule =
+  | { form: "functions"; functions: TrustedModule }
+  | { form: "call"; module: WorkspaceTrustedModule };
+
 export interface WorkerJavaScriptOptions {
   /** The Worker Loader binding (`worker_loaders` in wrangler config). */
   loader: WorkerLoaderLike;
@@ -61,8 +78,11 @@ export interface WorkerJavaScriptOptions {
   access?: "read-write" | "read";
   /** Libraries the module may import by bare name: name → ES module source. */
   modules?: Readonly<Record<string, string>>;
-  /** Host modules importable as `ws:<name>`. */
-  trustedModules?: Readonly<Record<string, TrustedModule>>;
+  /**
+   * Host modules importable as `ws:<name>`: `{ name: { fn(input, context) } }`
+   * (one export per function), or the original's `{ "ws:name": { call } }`.
+   */
+  trustedModules?: Readonly<Record<string, TrustedModule | WorkspaceTrustedModule>>;
   egress?: WorkerJavaScriptEgress;
   /** Legacy spelling of `egress`: `null` is `none`, a Fetcher is `http-gateway`. Not together with `egress`. */
   globalOutbound?: FetcherLike | null;
@@ -91,9 +111,13 @@ export interface WorkerJavaScriptOptions {
   maxCapabilityRequestBytes?: number;
   maxCapabilityResponseBytes?: number;
   maxDirEntries?: number;
+  /** The original's name of `maxDirEntries`. */
+  maxDirectoryEntries?: number;
   maxConcurrentExecutions?: number;
   /** Readers of one execution's events at a time. */
   maxSubscribers?: number;
+  /** The original's name of `maxSubscribers`. */
+  maxExecutionSubscribers?: number;
   /** Finished executions are kept this long… */
   retentionMs?: number;
   /** …and at most this many. */
@@ -141,7 +165,8 @@ export interface ResolvedOptions {
   root: string;
   access: "read-write" | "read";
   modules: Readonly<Record<string, string>>;
-  trustedModules: Readonly<Record<string, TrustedModule>>;
+  /** By the name after `ws:`. */
+  trustedModules: Readonly<Record<string, ResolvedTrustedModule>>;
   egress: WorkerJavaScriptEgress;
   allowGitNetwork: boolean;
   allowArtifactNetwork: boolean;
@@ -192,6 +217,59 @@ const COUNT_OPTIONS = [
 
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 const TRUSTED_NAME = /^[a-z][a-z0-9-]*$/;
+/** The name after `ws:` in the original's form, as its own check has it. */
+const TRUSTED_SPECIFIER_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+const BUILT_IN_TRUSTED = new Set(["git", "artifacts"]);
+
+/** The original's names of two limits, taken when ours is not given. */
+const RENAMED_OPTIONS = [
+  ["maxDirEntries", "maxDirectoryEntries"],
+  ["maxSubscribers", "maxExecutionSubscribers"],
+] as const;
+
+function resolveTrustedModules(
+  given: Readonly<Record<string, TrustedModule | WorkspaceTrustedModule>>,
+): Record<string, ResolvedTrustedModule> {
+  if (typeof given !== "object" || given === null) {
+    throw new TypeError("WorkerJavaScriptBackend: trustedModules must be an object");
+  }
+  const resolved: Record<string, ResolvedTrustedModule> = {};
+  for (const [key, module] of Object.entries(given)) {
+    if (key.startsWith("ws:")) {
+      const name = key.slice(3);
+      if (!TRUSTED_SPECIFIER_NAME.test(name) || BUILT_IN_TRUSTED.has(name)) {
+        throw new TypeError(
+          `WorkerJavaScriptBackend: trusted module ${JSON.stringify(key)} must be ws:<name> with <name> matching ${TRUSTED_SPECIFIER_NAME} and not git or artifacts`,
+        );
+      }
+      if (typeof (module as Partial<WorkspaceTrustedModule> | null)?.call !== "function") {
+        throw new TypeError(
+          `WorkerJavaScriptBackend: trusted module ${JSON.stringify(key)} needs call(method, args, context)`,
+        );
+      }
+      if (Object.hasOwn(resolved, name)) {
+        throw new TypeError(`WorkerJavaScriptBackend: trusted module ws:${name} is given twice`);
+      }
+      resolved[name] = { form: "call", module: module as WorkspaceTrustedModule };
+      continue;
+    }
+    if (!TRUSTED_NAME.test(key) || BUILT_IN_TRUSTED.has(key)) {
+      throw new TypeError(
+        `WorkerJavaScriptBackend: trusted module name ${JSON.stringify(key)} must match ${TRUSTED_NAME} and not be git or artifacts (or be the original's "ws:<name>" with call())`,
+      );
+    }
+    for (const [method, fn] of Object.entries(module)) {
+      if (!IDENTIFIER.test(method) || method === "default" || typeof fn !== "function") {
+        throw new TypeError(`WorkerJavaScriptBackend: ws:${key}.${method} must be a function with an identifier name`);
+      }
+    }
+    if (Object.hasOwn(resolved, key)) {
+      throw new TypeError(`WorkerJavaScriptBackend: trusted module ws:${key} is given twice`);
+    }
+    resolved[key] = { form: "functions", functions: module as TrustedModule };
+  }
+  return resolved;
+}
 
 function positive(name: string, value: unknown): number {
   if (typeof value !== "number" || !Number.isSafeInteger(value) || value <= 0) {
@@ -250,6 +328,14 @@ export function resolveOptions(options: WorkerJavaScriptOptions): ResolvedOption
           : WORKER_JAVASCRIPT_DEFAULTS[name];
     counts[name] = positive(name, options[name] ?? fallback);
   }
+  for (const [ours, theirs] of RENAMED_OPTIONS) {
+    const value = options[theirs];
+    if (value === undefined) continue;
+    if (options[ours] !== undefined) {
+      throw new TypeError(`WorkerJavaScriptBackend: pass ${ours} or ${theirs} (its other name), not both`);
+    }
+    counts[ours] = positive(theirs, value);
+  }
   if (counts.defaultTimeoutMs > counts.maxTimeoutMs) {
     throw new TypeError(
       `WorkerJavaScriptBackend: defaultTimeoutMs (${counts.defaultTimeoutMs}) is larger than maxTimeoutMs (${counts.maxTimeoutMs})`,
@@ -278,19 +364,7 @@ export function resolveOptions(options: WorkerJavaScriptOptions): ResolvedOption
     if (typeof source !== "string")
       throw new TypeError(`WorkerJavaScriptBackend: module "${name}" must be a source string`);
   }
-  const trustedModules = options.trustedModules ?? {};
-  for (const [name, module] of Object.entries(trustedModules)) {
-    if (!TRUSTED_NAME.test(name) || name === "git" || name === "artifacts") {
-      throw new TypeError(
-        `WorkerJavaScriptBackend: trusted module name ${JSON.stringify(name)} must match ${TRUSTED_NAME} and not be git or artifacts`,
-      );
-    }
-    for (const [method, fn] of Object.entries(module)) {
-      if (!IDENTIFIER.test(method) || method === "default" || typeof fn !== "function") {
-        throw new TypeError(`WorkerJavaScriptBackend: ws:${name}.${method} must be a function with an identifier name`);
-      }
-    }
-  }
+  const trustedModules = resolveTrustedModules(options.trustedModules ?? {});
   const id = options.id ?? WORKER_JAVASCRIPT_DEFAULTS.id;
   if (typeof id !== "string" || id === "")
     throw new TypeError("WorkerJavaScriptBackend: id must be a non-empty string");
