@@ -131,6 +131,7 @@ export type {
   WorkspaceArtifacts,
   WorkspaceAssets,
   WorkspaceGit,
+  WorkspaceGitFactoryFunction,
   WorkspaceGitProvider,
 } from "./workspace/capabilities.js";
 // The Workers RPC surface of a Workspace: stubs, the client, the Durable Object mixin, the service proxy, and Think.

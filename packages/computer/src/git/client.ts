@@ -10,6 +10,7 @@ import type {
   GitCliResult,
   GitIdentity,
   WorkspaceGit,
+  WorkspaceGitFactoryFunction,
   WorkspaceGitProvider,
 } from "../workspace/capabilities.js";
 import * as commit from "./api/commit.js";
@@ -99,10 +100,22 @@ export class GitClient implements WorkspaceGit {
   }
 }
 
-/** The provider `new Workspace({ git: createGitClient() })` takes. */
-export function createGitClient(options: GitClientOptions = {}): WorkspaceGitProvider<GitClient> {
-  return {
-    open: ({ fs, defaultIdentity }) =>
-      new GitClient(fs, { ...options, ...(defaultIdentity ? { defaultIdentity } : {}) }),
+/**
+ * What `createGitClient()` returns: the provider `new Workspace({ git })`
+ * opens over its filesystem, and, as in the original, a function of a
+ * workspace: `createGitClient()({ ws: workspace })` is a client on it.
+ */
+export type GitClientFactory = WorkspaceGitFactoryFunction<GitClient> & WorkspaceGitProvider<GitClient>;
+
+/** The provider `new Workspace({ git: createGitClient() })` takes; also callable with `{ ws }`. */
+export function createGitClient(options: GitClientOptions = {}): GitClientFactory {
+  const open: GitClientFactory["open"] = ({ fs, defaultIdentity }) =>
+    new GitClient(fs, { ...options, ...(defaultIdentity ? { defaultIdentity } : {}) });
+  const factory: WorkspaceGitFactoryFunction<GitClient> = ({ ws, defaultIdentity }) => {
+    if (typeof ws?.fs?.readFile !== "function") {
+      throw new TypeError("createGitClient()({ ws }): ws must be a Workspace (with fs)");
+    }
+    return open({ fs: ws.fs, ...(defaultIdentity ? { defaultIdentity } : {}) });
   };
+  return Object.assign(factory, { open });
 }

@@ -17,7 +17,7 @@ export type { InitOptions } from "./api/repo.js";
 export type { CleanOptions, ResetOptions } from "./api/reset.js";
 export type { GitSide, GitStatus, GitStatusEntry, StatusOptions } from "./api/status.js";
 export { GIT_VERSION_TEXT, SUBCOMMANDS } from "./cli/index.js";
-export { createGitClient, GitClient, type GitClientOptions } from "./client.js";
+export { createGitClient, GitClient, type GitClientFactory, type GitClientOptions } from "./client.js";
 export type { GitRemoteAuth } from "./context.js";
 export {
   AlreadyInitializedError,
@@ -37,21 +37,49 @@ export { formatStatusLong, formatStatusPorcelainV2, formatStatusShort, type Stat
 export { createGitFs, type GitFs, type GitFsPromises, type GitFsStat } from "./fs-adapter.js";
 export { type GitEnv, parseIdentity } from "./identity.js";
 export type {
+  CommitView,
+  CreateGitClientOptions,
+  FetchResult,
   GitAddOptions,
+  GitBranchDeleteOptions,
+  GitBranchListOptions,
   GitBranchOptions,
+  GitCatFileOptions,
   GitCheckoutOptions,
+  GitCliInput,
+  GitCliResult,
   GitCloneOptions,
   GitCommitOptions,
+  GitConfigGetOptions,
+  GitConfigSetOptions,
+  GitCurrentBranchOptions,
   GitDiffOptions,
   GitFetchOptions,
   GitHashObjectOptions,
   GitInitOptions,
   GitLogOptions,
+  GitLsFilesOptions,
+  GitLsTreeOptions,
   GitMergeOptions,
   GitPullOptions,
   GitPushOptions,
+  GitRemoteAddOptions,
+  GitRemoteListOptions,
+  GitRemoteRemoveOptions,
+  GitRepoRootOptions,
+  GitRevParseOptions,
   GitRmOptions,
+  GitShowOptions,
   GitStatusOptions,
+  GitTagDeleteOptions,
+  GitTagListOptions,
+  GitTagOptions,
   GitUpdateRefOptions,
+  PushResult,
+  RemoteView,
+  StashPopOptions,
+  StashPushOptions,
+  StatusEntry,
+  TreeEntryView,
 } from "./option-names.js";
 export { fetchHttpClient, parseRemoteUrl, type RemoteUrl } from "./transport.js";

@@ -46,6 +46,32 @@ describe("workspace.git in workerd", () => {
     );
   });
 
+  it("createGitClient() is also the original's factory: a function of { ws }, and the git option takes one", async () => {
+    await inWorkspace(async ({ workspace, storage }) => {
+      await workspace.fs.mkdir("/workspace");
+      await workspace.fs.writeFile("/workspace/a.txt", "hello\n");
+      const direct = createGitClient()({ ws: workspace, defaultIdentity: { name: "F", email: "f@example.com" } });
+      await direct.init({ dir: "/workspace" });
+      await direct.add({ dir: "/workspace", paths: ["a.txt"] });
+      await direct.commit({ dir: "/workspace", message: "m" });
+      expect((await direct.log({ dir: "/workspace" }))[0]?.commit.author.name).toBe("F");
+
+      // A hand-written factory of the original's shape (only a function), as the git option.
+      const calls: unknown[] = [];
+      const factoryWorkspace = new Workspace({
+        storage,
+        git: (options) => {
+          calls.push(options.ws);
+          return createGitClient()(options);
+        },
+      });
+      const log = await factoryWorkspace.git.cli({ argv: ["log", "--format=%an"], cwd: "/workspace" });
+      expect(log).toMatchObject({ exitCode: 0, stdout: "F\n" });
+      expect(calls).toEqual([factoryWorkspace]);
+      expect(() => createGitClient()({ ws: {} as never })).toThrow(/ws must be a Workspace/);
+    });
+  });
+
   it("exits 128 without any identity", async () => {
     await inWorkspace(
       async ({ workspace }) => {

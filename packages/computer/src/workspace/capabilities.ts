@@ -35,6 +35,16 @@ export interface WorkspaceGitProvider<Git extends WorkspaceGit = WorkspaceGit> {
   open(context: { fs: WorkspaceFilesystem; defaultIdentity?: GitIdentity }): Git;
 }
 
+/**
+ * The original's form of the `git` option: a function from the workspace to
+ * its client (`createGitClient()` is one too). The Workspace calls it once,
+ * with itself as `ws`.
+ */
+export type WorkspaceGitFactoryFunction<Git extends WorkspaceGit = WorkspaceGit> = (options: {
+  ws: { readonly fs: WorkspaceFilesystem };
+  defaultIdentity?: GitIdentity;
+}) => Git;
+
 export interface PublishOptions {
   /** Lifetime of the URL, ms (rounded up to seconds, at most 7 days). */
   expiresAfter: number;

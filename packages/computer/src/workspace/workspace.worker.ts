@@ -31,6 +31,7 @@ import type {
   WorkspaceArtifacts,
   WorkspaceAssets,
   WorkspaceGit,
+  WorkspaceGitFactoryFunction,
   WorkspaceGitProvider,
 } from "./capabilities.js";
 import { WorkspaceStub } from "./stub.worker.js";
@@ -56,7 +57,8 @@ export interface WorkspaceOptions<Git extends WorkspaceGit = WorkspaceGit> {
   sessionId?: string;
   /** Keyed by absolute root; factories are called once, here. Indexed by `ready()` or before the first exec. */
   mounts?: MountsOption;
-  git?: WorkspaceGitProvider<Git>;
+  /** `createGitClient()`: a provider (`open`), or a function of the workspace (the original's form). */
+  git?: WorkspaceGitProvider<Git> | WorkspaceGitFactoryFunction<Git>;
   defaultGitIdentity?: GitIdentity;
   assets?: CapabilityOption<WorkspaceAssets, Workspace>;
   /**
@@ -175,10 +177,10 @@ export class Workspace<Git extends WorkspaceGit = WorkspaceGit> {
         "Workspace git is not configured: pass git: createGitClient() to new Workspace(...)",
       );
     }
-    this.#git ??= this.#options.git.open({
-      fs: this.fs,
-      ...(this.#options.defaultGitIdentity ? { defaultIdentity: this.#options.defaultGitIdentity } : {}),
-    });
+    const identity = this.#options.defaultGitIdentity ? { defaultIdentity: this.#options.defaultGitIdentity } : {};
+    const git = this.#options.git;
+    // createGitClient() has both; a hand-written factory of the original's shape is only a function.
+    this.#git ??= "open" in git ? git.open({ fs: this.fs, ...identity }) : git({ ws: this, ...identity });
     return this.#git;
   }
 
