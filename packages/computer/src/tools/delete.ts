@@ -2,7 +2,7 @@
 import { type Tool, tool } from "ai";
 import { z } from "zod";
 import { guarded } from "./errors.js";
-import { type MutableFileStore, resolveToolPath, WorkspaceFileStore } from "./file-store.js";
+import { type FileToolTarget, type MutableFileStore, resolveToolPath, toolStore } from "./file-store.js";
 import { withPathLock } from "./locks.js";
 import type { ToolError, ToolWorkspace } from "./types.js";
 
@@ -20,11 +20,11 @@ export interface DeleteResult {
 
 export type DeleteOutput = DeleteResult | ToolError;
 
-export function createDeleteTool(options: {
-  workspace: ToolWorkspace;
-  store?: MutableFileStore;
-}): Tool<DeleteInput, DeleteOutput> {
-  const store = options.store ?? new WorkspaceFileStore(options.workspace);
+/** The workspace, or (the original's form) only a `store` it can remove from. */
+export type DeleteToolOptions = FileToolTarget<MutableFileStore>;
+
+export function createDeleteTool(options: DeleteToolOptions): Tool<DeleteInput, DeleteOutput> {
+  const store = toolStore(options, "createDeleteTool");
   return tool({
     description: "Delete a file, or a directory with recursive: true. Deleting a missing path succeeds.",
     inputSchema: deleteInput,
@@ -33,7 +33,7 @@ export function createDeleteTool(options: {
         const path = resolveToolPath(input.path, "rm");
         const recursive = input.recursive === true;
         // A recursive delete holds the whole subtree: an edit below it must not recreate a file mid-delete.
-        return withPathLock(store.lockIdentity, path, { subtree: recursive }, async () => {
+        return withPathLock(store.lockIdentity ?? store, path, { subtree: recursive }, async () => {
           await store.remove(path, { recursive, force: true });
           return { deleted: path };
         });

@@ -11,7 +11,14 @@ import { z } from "zod";
 import { editDiff } from "./diff.js";
 import { applyEdits, type Edit, EditError, locateEdits } from "./edit-match.js";
 import { guarded } from "./errors.js";
-import { type FileStore, resolveToolPath, WorkspaceFileStore } from "./file-store.js";
+import {
+  capOption,
+  type FileStore,
+  type FileToolTarget,
+  readAllOrThrow,
+  resolveToolPath,
+  toolStore,
+} from "./file-store.js";
 import { withPathLock } from "./locks.js";
 import type { ToolError, ToolWorkspace } from "./types.js";
 
@@ -49,6 +56,8 @@ export type EditOutput = EditResult | ToolError;
 
 export interface EditToolOptions {
   store?: FileStore;
+  /** Largest file in UTF-8 bytes. Default 2 MiB. */
+  maxBytes?: number;
 }
 
 function editsOf(input: EditInput): Edit[] {
@@ -70,8 +79,9 @@ function editsOf(input: EditInput): Edit[] {
 
 const LF = (text: string): string => text.replace(/\r\n/g, "\n");
 
-export function createEditTool(options: { workspace: ToolWorkspace } & EditToolOptions): Tool<EditInput, EditOutput> {
-  const store = options.store ?? new WorkspaceFileStore(options.workspace);
+export function createEditTool(options: FileToolTarget & EditToolOptions): Tool<EditInput, EditOutput> {
+  const store = toolStore(options, "createEditTool");
+  const maxBytes = capOption(options.maxBytes, "edit maxBytes", EDIT_MAX_BYTES);
   return tool({
     description:
       "Replace text in a file. Each oldText must match exactly one place in the current file (include a few " +
@@ -82,18 +92,17 @@ export function createEditTool(options: { workspace: ToolWorkspace } & EditToolO
       guarded(async (): Promise<EditResult> => {
         const path = resolveToolPath(input.path);
         const edits = editsOf(input);
-        return withPathLock(store.lockIdentity, path, {}, async () => {
+        return withPathLock(store.lockIdentity ?? store, path, {}, async () => {
           const info = await store.stat(path);
           if (!info) throw fsError("ENOENT", "open", path);
           if (info.isDirectory) throw fsError("EISDIR", "open", path);
-          if (info.size > EDIT_MAX_BYTES) {
-            throw new Error(
-              `EFBIG: ${path} is ${info.size} bytes; edit works on files of at most ${EDIT_MAX_BYTES} bytes`,
-            );
+          if (info.size > maxBytes) {
+            throw new Error(`EFBIG: ${path} is ${info.size} bytes; edit works on files of at most ${maxBytes} bytes`);
           }
+          const bytes = await readAllOrThrow(store, path);
           let raw: string;
           try {
-            raw = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(await store.readAll(path));
+            raw = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
           } catch {
             throw new Error(`${path} is not UTF-8 text; edit only changes text files`);
           }

@@ -4,8 +4,8 @@
  * can slow a store down to observe the locks). `WorkspaceFileStore` is the
  * one over `workspace.fs`.
  */
-import { isFsError, normalizePath, readAllBytes } from "@cloudflare/dofs";
-import type { ToolFilesystem } from "./types.js";
+import { fsError, isFsError, normalizePath, readAllBytes } from "@cloudflare/dofs";
+import type { ToolFilesystem, ToolWorkspace } from "./types.js";
 
 export interface FileInfo {
   size: number;
@@ -20,11 +20,13 @@ export interface FileStore {
   /**
    * Identifies the storage for the per-path locks: stores that write the same
    * files must return the same object, whatever tool set they belong to.
+   * Optional, as in the original: without one, the store itself is the key.
    */
-  readonly lockIdentity: object;
+  readonly lockIdentity?: object;
   /** Follows symlinks; null when nothing is there. */
   stat(path: string): Promise<FileInfo | null>;
-  readAll(path: string): Promise<Uint8Array>;
+  /** The whole file; a store may answer null when nothing is there (the original's contract). */
+  readAll(path: string): Promise<Uint8Array | null>;
   /**
    * The bytes from `byteOffset` (default 0), exactly `byteLength` of them when
    * given and available; nothing past the end. Throws if the file is missing.
@@ -108,4 +110,38 @@ export class WorkspaceFileStore implements MutableFileStore {
   async remove(path: string, options: { recursive: boolean; force: boolean }): Promise<void> {
     await this.#fs.rm(path, options);
   }
+}
+
+/** A file tool's target: the workspace, or (the original's form) only a `store`. */
+export type FileToolTarget<Store extends FileStore = FileStore> =
+  | { workspace: ToolWorkspace; store?: Store }
+  | { workspace?: ToolWorkspace; store: Store };
+
+/**
+ * The store a file tool works on: `store` when given (the original's
+ * `create*Tool({ store })`), else the workspace's files.
+ */
+export function toolStore<Store extends FileStore>(
+  options: { workspace?: ToolWorkspace | undefined; store?: Store | undefined },
+  name: string,
+): Store | WorkspaceFileStore {
+  if (options.store !== undefined) return options.store;
+  if (options.workspace?.fs === undefined) throw new TypeError(`${name} needs { store } or { workspace }`);
+  return new WorkspaceFileStore(options.workspace);
+}
+
+/** A byte or line cap from the options: a positive integer, or the default. */
+export function capOption(value: unknown, name: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value <= 0) {
+    throw new TypeError(`${name} must be a positive integer; got ${String(value)}`);
+  }
+  return value;
+}
+
+/** `store.readAll`, with a missing file as ENOENT whichever way the store says so. */
+export async function readAllOrThrow(store: FileStore, path: string): Promise<Uint8Array> {
+  const bytes = await store.readAll(path);
+  if (bytes === null) throw fsError("ENOENT", "open", path);
+  return bytes;
 }

@@ -4,7 +4,7 @@ import { z } from "zod";
 import { guarded } from "./errors.js";
 import { resolveToolPath, TOOL_CWD } from "./file-store.js";
 import { page, pageFields } from "./page.js";
-import type { ToolError, ToolWorkspace } from "./types.js";
+import type { ToolError, ToolFilesystem } from "./types.js";
 
 const findInput = z.object({
   path: z.string().default(TOOL_CWD).describe("Directory to search (default /workspace)."),
@@ -26,7 +26,9 @@ export interface FindResult {
 
 export type FindOutput = FindResult | ToolError;
 
-export function createFindTool(options: { workspace: ToolWorkspace }): Tool<FindInput, FindOutput> {
+export function createFindTool(options: {
+  workspace: { readonly fs: Pick<ToolFilesystem, "find"> };
+}): Tool<FindInput, FindOutput> {
   const { fs } = options.workspace;
   return tool({
     description: "Find files and directories by glob, e.g. `**/*.ts` or `src/*/index.?s` (paged).",

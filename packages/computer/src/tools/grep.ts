@@ -4,7 +4,7 @@ import { z } from "zod";
 import { guarded } from "./errors.js";
 import { resolveToolPath, TOOL_CWD } from "./file-store.js";
 import { page, pageFields } from "./page.js";
-import type { ToolError, ToolWorkspace } from "./types.js";
+import type { ToolError, ToolFilesystem } from "./types.js";
 
 const grepInput = z.object({
   path: z.string().default(TOOL_CWD).describe("File or directory to search (default /workspace)."),
@@ -38,7 +38,9 @@ export interface GrepResult {
 
 export type GrepOutput = GrepResult | ToolError;
 
-export function createGrepTool(options: { workspace: ToolWorkspace }): Tool<GrepInput, GrepOutput> {
+export function createGrepTool(options: {
+  workspace: { readonly fs: Pick<ToolFilesystem, "grep"> };
+}): Tool<GrepInput, GrepOutput> {
   const { fs } = options.workspace;
   return tool({
     description: "Search file contents. Literal and case-sensitive unless regex / ignoreCase are set (paged).",

@@ -3,7 +3,13 @@
  * optional peers `ai` (6 or 7) and `zod` 4.
  */
 export { type AITools, type AIToolsOptions, createAITools } from "./create-ai-tools.js";
-export { createDeleteTool, type DeleteInput, type DeleteOutput, type DeleteResult } from "./delete.js";
+export {
+  createDeleteTool,
+  type DeleteInput,
+  type DeleteOutput,
+  type DeleteResult,
+  type DeleteToolOptions,
+} from "./delete.js";
 export { DEMO_LABEL, type DemoStep, type DemoTurn, demoModel } from "./demo-model.js";
 export {
   createEditTool,
@@ -23,13 +29,33 @@ export {
   type ExecSnapshot,
   type ExecToolOptions,
 } from "./exec.js";
-export { type FileInfo, type FileStore, type MutableFileStore, WorkspaceFileStore } from "./file-store.js";
+export {
+  type FileInfo,
+  type FileStore,
+  type FileToolTarget,
+  type MutableFileStore,
+  WorkspaceFileStore,
+} from "./file-store.js";
 export { createFindTool, type FindInput, type FindOutput, type FindResult } from "./find.js";
 export { createGrepTool, type GrepInput, type GrepOutput, type GrepResult } from "./grep.js";
 export { createListTool, type ListEntry, type ListInput, type ListOutput, type ListResult } from "./ls.js";
+// The original's names for the same types.
+export type {
+  AIToolsOptions as CreateAIToolsOptions,
+  ExecBackendInfo as ExecBackendDescription,
+  ExecOutput as ExecToolOutput,
+  FileInfo as FileStat,
+  FindToolOptions,
+  GrepToolOptions,
+  ListToolOptions,
+  PublishToolOptions,
+  ToolExecHandle as ExecRuntimeHandle,
+  ToolWorkspace as WorkspaceLike,
+} from "./option-names.js";
 export { createPublishTool, type PublishInput, type PublishOutput } from "./publish.js";
 export {
   createReadTool,
+  type LineTruncation,
   READ_MAX_BYTES,
   READ_MAX_LINES,
   type ReadBinaryResult,

@@ -4,7 +4,7 @@ import { z } from "zod";
 import { guarded } from "./errors.js";
 import { resolveToolPath } from "./file-store.js";
 import { page, pageFields } from "./page.js";
-import type { ToolError, ToolWorkspace } from "./types.js";
+import type { ToolError, ToolFilesystem } from "./types.js";
 
 const lsInput = z.object({
   path: z.string().describe("Directory to list: absolute, or relative to /workspace."),
@@ -31,7 +31,9 @@ export interface ListResult {
 
 export type ListOutput = ListResult | ToolError;
 
-export function createListTool(options: { workspace: ToolWorkspace }): Tool<ListInput, ListOutput> {
+export function createListTool(options: {
+  workspace: { readonly fs: Pick<ToolFilesystem, "readdir"> };
+}): Tool<ListInput, ListOutput> {
   const { fs } = options.workspace;
   return tool({
     description: "List a directory (name order, paged). Directories show isDirectory: true.",

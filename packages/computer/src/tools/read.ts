@@ -9,7 +9,14 @@ import { type Tool, tool } from "ai";
 import { z } from "zod";
 import { utf8Length, utf8Prefix } from "../backends/worker-javascript/protocol/stdio.js";
 import { guarded, isToolError } from "./errors.js";
-import { type FileStore, resolveToolPath, WorkspaceFileStore } from "./file-store.js";
+import {
+  capOption,
+  type FileStore,
+  type FileToolTarget,
+  readAllOrThrow,
+  resolveToolPath,
+  toolStore,
+} from "./file-store.js";
 import { classifyByName, type MediaKind, sniff, toBase64 } from "./media.js";
 import type { ToolError, ToolWorkspace } from "./types.js";
 
@@ -18,11 +25,18 @@ export const READ_MAX_BYTES = 256 * 1024;
 export const READ_MAX_MODEL_BYTES = 3.5 * 1024 * 1024;
 export const READ_MEDIA_SNIFF_BYTES = 512;
 
+/** How `lineTruncation` cuts a long line: by UTF-8 bytes or by UTF-16 chars. */
+export type LineTruncation = { bytes: number } | { chars: number };
+
 export interface ReadToolOptions {
+  /** Lines per page at most. Default 2000. */
+  maxLines?: number;
+  /** UTF-8 bytes per page at most. Default 256 KiB. */
+  maxBytes?: number;
   /** Prefix each line with `N\t` (1-based). Default false. */
   includeLineNumbers?: boolean;
   /** Cut lines longer than this (UTF-8 bytes or UTF-16 chars); the cut says how much was dropped. */
-  lineTruncation?: { bytes: number } | { chars: number };
+  lineTruncation?: LineTruncation;
   /** Largest image or PDF sent to the model. Default 3.5 MiB. */
   maxModelBytes?: number;
   /** Bytes sniffed for a file whose extension says nothing. Default 512. */
@@ -40,7 +54,12 @@ const readInput = z.object({
     .min(0)
     .optional()
     .describe("Byte position of line `offset`, from a previous read's nextByteOffset; only together with offset."),
-  limit: z.number().int().min(1).optional().describe(`Lines to read (at most ${READ_MAX_LINES}).`),
+  limit: z
+    .number()
+    .int()
+    .min(1)
+    .optional()
+    .describe(`Lines to read (at most one page: ${READ_MAX_LINES} lines unless the tool is configured otherwise).`),
 });
 
 export type ReadInput = z.infer<typeof readInput>;
@@ -76,13 +95,16 @@ export interface ReadBinaryResult {
 export type ReadResult = ReadTextResult | ReadMediaResult | ReadBinaryResult;
 export type ReadOutput = ReadResult | ToolError;
 
-export function createReadTool(options: { workspace: ToolWorkspace } & ReadToolOptions): Tool<ReadInput, ReadOutput> {
-  const store = options.store ?? new WorkspaceFileStore(options.workspace);
+export function createReadTool(options: FileToolTarget & ReadToolOptions): Tool<ReadInput, ReadOutput> {
+  const store = toolStore(options, "createReadTool");
+  const maxLines = capOption(options.maxLines, "read maxLines", READ_MAX_LINES);
+  const maxBytes = capOption(options.maxBytes, "read maxBytes", READ_MAX_BYTES);
+  const caps = { ...options, maxLines, maxBytes };
   const maxModelBytes = options.maxModelBytes ?? READ_MAX_MODEL_BYTES;
   const sniffBytes = options.mediaSniffBytes ?? READ_MEDIA_SNIFF_BYTES;
   return tool({
     description:
-      `Read a file. Text comes back one page at a time (at most ${READ_MAX_LINES} lines or ${READ_MAX_BYTES / 1024} KiB); ` +
+      `Read a file. Text comes back one page at a time (at most ${maxLines} lines or ${Math.floor(maxBytes / 1024)} KiB); ` +
       "when `truncated` is true, call again with offset = nextOffset and byteOffset = nextByteOffset. " +
       "Images (png, jpg, gif, webp) and PDFs are shown to you as attachments.",
     inputSchema: readInput,
@@ -107,10 +129,10 @@ export function createReadTool(options: { workspace: ToolWorkspace } & ReadToolO
               `${path} is ${info.size} bytes; at most ${maxModelBytes} bytes of media can be sent to the model`,
             );
           }
-          const bytes = await store.readAll(path);
+          const bytes = await readAllOrThrow(store, path);
           return { path, kind: kind.kind, mediaType: kind.mediaType, size: bytes.byteLength, data: toBase64(bytes) };
         }
-        return readText(store, path, input, options);
+        return readText(store, path, input, caps);
       }),
     toModelOutput: ({ output }) => modelOutput(output),
   });
@@ -165,10 +187,11 @@ async function readText(
   store: FileStore,
   path: string,
   input: ReadInput,
-  options: ReadToolOptions,
+  options: ReadToolOptions & { maxLines: number; maxBytes: number },
 ): Promise<ReadTextResult> {
+  const { maxLines, maxBytes } = options;
   const startLine = input.offset ?? 1;
-  const limit = Math.min(input.limit ?? READ_MAX_LINES, READ_MAX_LINES);
+  const limit = Math.min(input.limit ?? maxLines, maxLines);
   const seek = input.offset !== undefined && input.byteOffset !== undefined;
   const decoder = new TextDecoder();
   const lines: string[] = [];
@@ -188,12 +211,12 @@ async function readText(
     if (text.endsWith("\r")) text = text.slice(0, -1);
     text = cutLine(text, options.lineTruncation);
     const cost = utf8Length(text) + 1;
-    if (lines.length > 0 && outBytes + cost > READ_MAX_BYTES) {
+    if (lines.length > 0 && outBytes + cost > maxBytes) {
       stopped = truncated = true;
       return;
     }
-    if (cost > READ_MAX_BYTES) {
-      const kept = utf8Prefix(text, READ_MAX_BYTES - 64);
+    if (cost > maxBytes) {
+      const kept = utf8Prefix(text, Math.max(0, maxBytes - 64));
       text = `${kept} [line truncated, ${cost - 1 - utf8Length(kept)} more bytes]`;
     }
     lines.push(text);

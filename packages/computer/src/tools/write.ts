@@ -3,7 +3,7 @@ import { fsError } from "@cloudflare/dofs";
 import { type Tool, tool } from "ai";
 import { z } from "zod";
 import { guarded } from "./errors.js";
-import { type FileStore, resolveToolPath, WorkspaceFileStore } from "./file-store.js";
+import { capOption, type FileStore, type FileToolTarget, resolveToolPath, toolStore } from "./file-store.js";
 import { withPathLock } from "./locks.js";
 import type { ToolError, ToolWorkspace } from "./types.js";
 
@@ -25,25 +25,26 @@ export type WriteOutput = WriteResult | ToolError;
 
 export interface WriteToolOptions {
   store?: FileStore;
+  /** Largest content in UTF-8 bytes. Default 2 MiB. */
+  maxBytes?: number;
 }
 
-export function createWriteTool(
-  options: { workspace: ToolWorkspace } & WriteToolOptions,
-): Tool<WriteInput, WriteOutput> {
-  const store = options.store ?? new WorkspaceFileStore(options.workspace);
+export function createWriteTool(options: FileToolTarget & WriteToolOptions): Tool<WriteInput, WriteOutput> {
+  const store = toolStore(options, "createWriteTool");
+  const maxBytes = capOption(options.maxBytes, "write maxBytes", WRITE_MAX_BYTES);
   return tool({
-    description: `Create or overwrite a text file with the given content (at most ${WRITE_MAX_BYTES / 1024 / 1024} MiB). Prefer edit for changes to an existing file.`,
+    description: `Create or overwrite a text file with the given content (at most ${maxBytes} bytes). Prefer edit for changes to an existing file.`,
     inputSchema: writeInput,
     execute: (input) =>
       guarded(async (): Promise<WriteResult> => {
         const path = resolveToolPath(input.path);
         const bytes = new TextEncoder().encode(input.content);
-        if (bytes.byteLength > WRITE_MAX_BYTES) {
+        if (bytes.byteLength > maxBytes) {
           throw new Error(
-            `EFBIG: content is ${bytes.byteLength} bytes; write takes at most ${WRITE_MAX_BYTES} bytes, nothing was written`,
+            `EFBIG: content is ${bytes.byteLength} bytes; write takes at most ${maxBytes} bytes, nothing was written`,
           );
         }
-        return withPathLock(store.lockIdentity, path, {}, async () => {
+        return withPathLock(store.lockIdentity ?? store, path, {}, async () => {
           const existing = await store.stat(path);
           if (existing?.isDirectory) throw fsError("EISDIR", "open", path);
           await store.write(path, bytes, existing?.mode === undefined ? {} : { mode: existing.mode });
