@@ -22,7 +22,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { sqlSyncRetryScheduler, withWorkspace, workspaceOf } from "@cloudflare/computer";
 import { CloudflareContainerBackend, withWorkspaceContainer } from "@cloudflare/computer/backends/container";
-import { WorkerJavaScriptBackend } from "@cloudflare/computer/backends/worker-javascript";
+import { type TrustedCallContext, WorkerJavaScriptBackend } from "@cloudflare/computer/backends/worker-javascript";
 import { type ShellHostContext, WorkerShellBackend } from "@cloudflare/computer/backends/worker-shell";
 import { createGitClient } from "@cloudflare/computer/git";
 import curl from "@cloudflare/computer/shell/curl";
@@ -90,7 +90,10 @@ export class Computer extends withWorkspace(
       // Where `code` runs. `ws:tools` is the way back to the tools, which live here in the Durable Object.
       new WorkerJavaScriptBackend({
         loader: self.env.LOADER,
-        trustedModules: { tools: { call: (input, { signal }) => callTool(self, input, signal) } },
+        // Typed by hand: a function named `call` could also be the original's `{ "ws:x": { call } }` form.
+        trustedModules: {
+          tools: { call: (input: unknown, { signal }: TrustedCallContext) => callTool(self, input, signal) },
+        },
       }),
     ],
     // A pull that fails after a container command keeps an intent in SQLite and points the alarm at its retry.
