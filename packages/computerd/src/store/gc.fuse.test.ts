@@ -22,8 +22,8 @@ import {
 } from "node:fs";
 import { get } from "node:http";
 import { join } from "node:path";
-import type { ChangeEntry, ObjectFrame } from "@cloudflare/computer-rpc";
 import { createWorkspaceClient, type WorkspaceClient } from "@cloudflare/computer-rpc/client";
+import type { ChangeEntry, ObjectFrame } from "@cloudflare/dofs/sync";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { startDaemon, stopAll, type TestDaemon } from "../../test/daemon.js";
 
