@@ -14,6 +14,7 @@ export {
   type WireErrorCode,
   WorkspaceRpcError,
 } from "./errors.js";
+export { withTimeout } from "./timeout.js";
 export type {
   DisposeExecRequest,
   ExecEvent,
