@@ -1,6 +1,8 @@
 /**
  * Waiting on a condition instead of a fixed sleep: a test that waits for
  * what it needs is neither slow on a fast machine nor flaky on a loaded one.
+ * `absenceWindow` is the one fixed wait: a negative check has no condition to
+ * poll, since what it waits for is something not happening.
  */
 
 /** Polls `condition` until it holds; throws naming `what` once `timeoutMs` passed. */
@@ -14,4 +16,13 @@ export async function waitFor(
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
+}
+
+/**
+ * Waits a fixed `ms` in which something must NOT happen (a write landing
+ * past a lock). Pick `ms` well above the time it would take if it did happen:
+ * a too-short window lets a regression pass, never fails a good run.
+ */
+export function absenceWindow(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -8,7 +8,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, expect, test } from "vitest";
+import { afterEach, expect, test, vi } from "vitest";
 import { openNodeDatabase } from "./node.js";
 
 const dirs: string[] = [];
@@ -71,8 +71,11 @@ test("the commit timer commits a batch on its own", async () => {
   const other = openNodeDatabase(path);
   db.transaction(() => db.run("INSERT INTO kv VALUES ('a', '1')"));
   expect(other.all("SELECT k, v FROM kv")).toEqual([]);
-  await new Promise((resolve) => setTimeout(resolve, 50));
-  expect(other.all("SELECT k, v FROM kv")).toEqual([{ k: "a", v: "1" }]);
+  // No commit call: only the 5 ms timer can make the row visible to the other connection.
+  await vi.waitFor(() => expect(other.all("SELECT k, v FROM kv")).toEqual([{ k: "a", v: "1" }]), {
+    timeout: 5_000,
+    interval: 10,
+  });
   db.close();
   other.close();
 });

@@ -1,23 +1,8 @@
-/** `@cloudflare/computer-rpc`: the wire types and error codes shared by both ends. */
-
-/** The sync shapes, defined by dofs (both peers run it): this is their public path on the wire side. */
-export type {
-  ChangeEntry,
-  ChunkEntry,
-  Cursor,
-  DeleteChange,
-  DirChange,
-  FetchChangesRequest,
-  FetchChangesResult,
-  FileChange,
-  ObjectFrame,
-  PushRequest,
-  PushResult,
-  SkippedEntry,
-  SymlinkChange,
-  SyncRPC,
-  Watermarks,
-} from "@cloudflare/dofs/sync";
+/**
+ * `@cloudflare/computer-rpc`: the wire types and error codes shared by both ends.
+ * The sync shapes (`SyncRPC`, `ChangeEntry`, …) are not here: their one public
+ * path is `@cloudflare/dofs/sync`, where they are defined.
+ */
 export { EGRESS_TOKEN_HEADER, EGRESS_URL_HEADER, type EgressEndpoint } from "./egress.js";
 export {
   decodeWireError,
@@ -29,6 +14,7 @@ export {
   type WireErrorCode,
   WorkspaceRpcError,
 } from "./errors.js";
+export { withTimeout } from "./timeout.js";
 export type {
   DisposeExecRequest,
   ExecEvent,

@@ -20,6 +20,11 @@ const OBJECT_SIZE = 512 * 1024;
 const OBJECTS = 128; // 64 MiB
 /** For what is live (arrayBuffers plus heap, after a full GC) while 64 MiB flow. */
 const MEMORY_BOUND = 48 * 1024 * 1024;
+/**
+ * A slow reader, on purpose: a fixed stall is the point (nothing to wait for),
+ * long enough that a sender ignoring backpressure would pile blobs up past MEMORY_BOUND.
+ */
+const readerStall = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 100));
 
 setFlagsFromString("--expose-gc");
 const collectGarbage = runInNewContext("gc") as () => void;
@@ -186,7 +191,7 @@ describe("streams over capnweb", () => {
       expect(frame.bytes.byteLength).toBe(OBJECT_SIZE);
       expect(sha256(frame.bytes)).toEqual(hashes[count]);
       // Every 32 blobs the reader stalls: the sender must wait, not buffer.
-      if (++count % 32 === 0) await new Promise((resolve) => setTimeout(resolve, 100));
+      if (++count % 32 === 0) await readerStall();
     }
     const ms = performance.now() - started;
     const peak = memory.stop();

@@ -1,7 +1,7 @@
 /**
  * The wire: what a workspace's Durable Object and computerd say to each other
  * over one capnweb WebSocket. The shell shapes are defined here; the sync
- * shapes belong to dofs (both peers run it) and `index.ts` re-exports them.
+ * shapes belong to dofs (both peers run it): import them from `@cloudflare/dofs/sync`.
  */
 import type { SyncRPC } from "@cloudflare/dofs/sync";
 

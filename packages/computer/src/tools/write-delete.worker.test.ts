@@ -2,11 +2,15 @@
 import { describe, expect, it } from "vitest";
 import { inToolsWorkspace } from "../../test/tools/harness.worker.js";
 import { callTool, runScript } from "../../test/tools/scripted-model.js";
+import { absenceWindow, waitFor } from "../../test/wait.js";
 import { createAITools } from "./create-ai-tools.js";
 import { createDeleteTool } from "./delete.js";
 import { createEditTool } from "./edit.js";
 import { type MutableFileStore, WorkspaceFileStore } from "./file-store.js";
 import { createWriteTool } from "./write.js";
+
+/** An unlocked write or delete lands in a few event-loop turns; this is many times that. */
+const WRITE_WOULD_LAND_MS = 50;
 
 /** A WorkspaceFileStore whose reads wait until `open()`: an edit holds its lock while it waits. */
 class GatedStore extends WorkspaceFileStore implements MutableFileStore {
@@ -82,9 +86,9 @@ describe("delete and locks", () => {
           { tool: "write", input: { path: "/workspace/f.txt", content: "written" } },
         ],
       ]);
-      // Let both calls start: the edit is parked in its read, holding the lock.
-      while (gated.reads.length === 0) await new Promise((resolve) => setTimeout(resolve, 1));
-      for (let i = 0; i < 20; i++) await new Promise((resolve) => setTimeout(resolve, 0));
+      // Let both calls start: the edit is parked in its read, holding the lock; the write must not land meanwhile.
+      await waitFor(() => gated.reads.length > 0, "the edit parked in its read");
+      await absenceWindow(WRITE_WOULD_LAND_MS);
       expect(await workspace.fs.readFile("/workspace/f.txt", "utf8")).toBe("one two");
       gated.open();
       const { result } = await run;
@@ -115,8 +119,8 @@ describe("delete and locks", () => {
           { tool: "write", input: { path: "/workspace/dir/c.txt", content: "c" } },
         ],
       ]);
-      while (gated.reads.length === 0) await new Promise((resolve) => setTimeout(resolve, 1));
-      for (let i = 0; i < 20; i++) await new Promise((resolve) => setTimeout(resolve, 0));
+      await waitFor(() => gated.reads.length > 0, "the edit parked in its read");
+      await absenceWindow(WRITE_WOULD_LAND_MS);
       expect(await workspace.fs.readFile("/workspace/dir/a.txt", "utf8")).toBe("a");
       gated.open();
       await run;

@@ -10,6 +10,7 @@ import { WorkspaceFsError } from "@cloudflare/dofs";
 import { describe, expect, it } from "vitest";
 import { readAll } from "../../test/events.js";
 import type { WorkspaceObject } from "../../test/main.worker.js";
+import { waitFor } from "../../test/wait.js";
 import type { ExecEvent } from "../runtime/types.js";
 import { getWorkspace, WORKSPACE_INSTANCE, type WorkspaceClient } from "./client.js";
 import { isThinkWorkspace } from "./think.js";
@@ -196,9 +197,7 @@ describe("getWorkspace over RPC", () => {
     await expect(client.runtime.exec("echo hi")).rejects.toThrow(/disposed/);
     await inObject(object, async (instance) => {
       // The release crosses RPC asynchronously; the object sees it soon after.
-      for (let i = 0; i < 50 && !instance.stubs.every((stub) => stub.disposed); i++) {
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
+      await waitFor(() => instance.stubs.every((stub) => stub.disposed), "the object to see the release");
       expect(instance.stubs).toHaveLength(1);
       expect(instance.stubs[0]?.disposed).toBe(true);
     });

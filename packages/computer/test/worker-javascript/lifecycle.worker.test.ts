@@ -44,7 +44,8 @@ describe("cancellation", () => {
         stdout: "started\n",
         stderr: "Execution cancelled.\n",
       });
-      // Nothing the module does after the kill reaches the workspace: a later run sees the same tick.
+      // Nothing the module does after the kill reaches the workspace: a later run sees the same tick. That run's
+      // 20 ms are a negative check's fixed window: ten of the loop's 2 ms ticks, had it survived.
       const ticks = await workspace.fs.readFile("/workspace/ticks.txt", "utf8");
       await run(workspace, "export default () => new Promise((resolve) => setTimeout(resolve, 20))");
       expect(await workspace.fs.readFile("/workspace/ticks.txt", "utf8")).toBe(ticks);

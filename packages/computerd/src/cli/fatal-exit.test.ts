@@ -11,6 +11,7 @@ import { createWorkspaceClient } from "@cloudflare/computer-rpc/client";
 import { afterAll, expect, test } from "vitest";
 import { startDaemon, stopAll } from "../../test/daemon.js";
 import { processesWith } from "../../test/processes.js";
+import { waitFor } from "../../test/wait.js";
 
 afterAll(async () => {
   await stopAll();
@@ -23,9 +24,7 @@ test("an uncaught error (EPIPE on stderr) exits 1 and SIGKILLs every command's p
   // A pipeline: the shell and its child in the command's process group, both silent.
   await client.shell.exec({ source: `: ${marker}; exec >/dev/null 2>&1; sleep 300 | sleep 301`, timeoutMs: 0 });
   await client.close();
-  const deadline = Date.now() + 5_000;
-  while (processesWith(marker).length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
-  expect(processesWith(marker).length).toBeGreaterThan(0);
+  await waitFor(() => processesWith(marker).length > 0, "the pipeline's processes", { timeoutMs: 5_000 });
 
   daemon.child.stderr?.destroy();
   daemon.child.stdout?.destroy();
@@ -40,7 +39,5 @@ test("an uncaught error (EPIPE on stderr) exits 1 and SIGKILLs every command's p
     upstream.close();
   }
   // The `exit` handler signaled the group before the process ended; give the kernel a bounded moment to reap.
-  const gone = Date.now() + 5_000;
-  while (processesWith(marker).length > 0 && Date.now() < gone) await new Promise((r) => setTimeout(r, 10));
-  expect(processesWith(marker)).toEqual([]);
+  await waitFor(() => processesWith(marker).length === 0, "the pipeline reaped", { timeoutMs: 5_000 });
 });

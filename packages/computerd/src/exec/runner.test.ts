@@ -4,6 +4,7 @@ import { join } from "node:path";
 import type { ExecEvent, RunnerHandle } from "@cloudflare/computer-rpc";
 import { openNodeDatabase } from "@cloudflare/dofs/node";
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
+import { absenceWindow } from "../../test/wait.js";
 import { allowedEnv } from "./env.js";
 import { Runner, type RunnerOptions } from "./runner.js";
 
@@ -261,7 +262,8 @@ describe("ids, subscribers and the log", () => {
     const handle = await runner.exec({ source: "yes | head -c 50000000", id: "bp" });
     const reader = handle.events.getReader();
     await reader.read();
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // A negative check: in this window an unpaused pipe would log megabytes; a paused one logs one buffer.
+    await absenceWindow(200);
     const logged = runner.log.meta("bp")?.bytes ?? 0;
     expect(logged).toBeLessThan(5_000_000);
     await reader.cancel();

@@ -17,6 +17,7 @@ import type { ExecEvent } from "@cloudflare/computer-rpc";
 import { createWorkspaceClient } from "@cloudflare/computer-rpc/client";
 import { afterAll, describe, expect, test } from "vitest";
 import { processesWith } from "../../test/processes.js";
+import { waitFor } from "../../test/wait.js";
 import { ContainerSet } from "./containers.js";
 
 const ENTRY = fileURLToPath(new URL("../../dist/cli/main.js", import.meta.url));
@@ -28,16 +29,6 @@ afterAll(async () => {
   await set.stopAll();
   rmSync(dir, { recursive: true, force: true });
 });
-
-/** Polls `condition` every 10 ms until it holds or `ms` pass; answers whether it held. */
-async function eventually(condition: () => boolean | Promise<boolean>, ms = 10_000): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    if (await condition()) return true;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  return condition();
-}
 
 async function stdoutOf(events: ReadableStream<ExecEvent>): Promise<string> {
   let out = "";
@@ -63,7 +54,7 @@ describe("a container's commands end with its computerd", () => {
     });
     const count = async (): Promise<number> =>
       Number((await stdoutOf((await client.shell.exec({ source: `ls ${mountPoint} | wc -l` })).events)).trim());
-    expect(await eventually(async () => (await count()) >= 5)).toBe(true);
+    await waitFor(async () => (await count()) >= 5, "five files from the writer");
     expect(processesWith(marker)).toHaveLength(1);
     // The host sees the directory under the mount (the mount is in the container's namespace): empty.
     expect(readdirSync(mountPoint)).toEqual([]);
@@ -71,7 +62,10 @@ describe("a container's commands end with its computerd", () => {
     await client.close().catch(() => {});
 
     process.kill(container.daemonPid, "SIGKILL");
-    expect(await eventually(() => processesWith(marker).length === 0 && set.exit("writer") !== undefined)).toBe(true);
+    await waitFor(
+      () => processesWith(marker).length === 0 && set.exit("writer") !== undefined,
+      "the writer gone and its exit recorded",
+    );
     expect(set.exit("writer")).toMatchObject({ runtimeId: "r1" });
     // Every process of the container is gone, so nothing can write here any more: what is here is final.
     expect(readdirSync(mountPoint)).toEqual([]);
@@ -101,7 +95,13 @@ describe("a container's commands end with its computerd", () => {
     try {
       let out = "";
       host.stdout?.on("data", (data) => (out += data));
-      expect(await eventually(() => out.includes("\n") && processesWith(marker).length === 1, 20_000)).toBe(true);
+      await waitFor(
+        () => out.includes("\n") && processesWith(marker).length === 1,
+        "the host's container and its command",
+        {
+          timeoutMs: 20_000,
+        },
+      );
       const { daemon } = JSON.parse(out) as { daemon: number };
       const alive = (pid: number): boolean => {
         try {
@@ -114,7 +114,7 @@ describe("a container's commands end with its computerd", () => {
       expect(alive(daemon)).toBe(true);
       host.kill("SIGKILL");
       // unshare dies with the host (its parent-death signal), computerd gets --kill-child's SIGTERM and shuts down.
-      expect(await eventually(() => !alive(daemon) && processesWith(marker).length === 0)).toBe(true);
+      await waitFor(() => !alive(daemon) && processesWith(marker).length === 0, "computerd and its command gone");
       expect(readdirSync(mountPoint)).toEqual([]);
     } finally {
       host.kill("SIGKILL"); // a failed check must not leave the host (and its container) behind

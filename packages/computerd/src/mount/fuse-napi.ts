@@ -21,6 +21,7 @@ import { truncate } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { promisify } from "node:util";
+import { withTimeout } from "@cloudflare/computer-rpc";
 import type { Database } from "@cloudflare/dofs";
 import type { FuseOptions } from "../cli/env.js";
 import type { Logger } from "../cli/log.js";
@@ -28,7 +29,7 @@ import type { MountDriver } from "./driver.js";
 import { EINVAL, ErrnoError } from "./errno.js";
 import { type Callback, type Op, opAdapter, sharedOps } from "./fuse-callbacks.js";
 import { MountFsDriver } from "./mount-fs-driver.js";
-import { clearStaleMount, commitAndUnmount, withTimeout } from "./mount-point.js";
+import { clearStaleMount, commitAndUnmount } from "./mount-point.js";
 import { FuseTrace } from "./trace.js";
 
 const run = promisify(execFile);

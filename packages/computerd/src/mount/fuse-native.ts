@@ -15,13 +15,14 @@
  *   with our own list.
  */
 import { createRequire } from "node:module";
+import { withTimeout } from "@cloudflare/computer-rpc";
 import type { Database } from "@cloudflare/dofs";
 import { type FuseOptions, fuseMountOptions } from "../cli/env.js";
 import type { Logger } from "../cli/log.js";
 import type { MountDriver } from "./driver.js";
 import { opAdapter, sharedOps } from "./fuse-callbacks.js";
 import { MountFsDriver } from "./mount-fs-driver.js";
-import { clearStaleMount, commitAndUnmount, withTimeout } from "./mount-point.js";
+import { clearStaleMount, commitAndUnmount } from "./mount-point.js";
 import { FuseTrace } from "./trace.js";
 import { resolveMtime } from "./utimens.js";
 

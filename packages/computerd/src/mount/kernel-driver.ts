@@ -16,6 +16,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { closeSync, mkdirSync } from "node:fs";
+import { withTimeout } from "@cloudflare/computer-rpc";
 import type { Database } from "@cloudflare/dofs";
 import { lookupInode } from "@cloudflare/dofs/inode";
 import type { FuseOptions } from "../cli/env.js";
@@ -32,7 +33,7 @@ import { NodeTable } from "./kernel/nodes.js";
 import { Notify, Op, ROOT_ID, timeout, writeU64 } from "./kernel/protocol.js";
 import { Session } from "./kernel/session.js";
 import { MountFsDriver } from "./mount-fs-driver.js";
-import { clearStaleMount, lazyUnmount, withTimeout } from "./mount-point.js";
+import { clearStaleMount, lazyUnmount } from "./mount-point.js";
 import { FuseTrace } from "./trace.js";
 
 const MOUNT_TIMEOUT_MS = 5_000;

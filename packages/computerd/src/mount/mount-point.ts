@@ -7,6 +7,7 @@
 import { execFile } from "node:child_process";
 import { readFileSync, statSync } from "node:fs";
 import { promisify } from "node:util";
+import { withTimeout } from "@cloudflare/computer-rpc";
 import type { Logger } from "../cli/log.js";
 
 const run = promisify(execFile);
@@ -51,20 +52,6 @@ export async function lazyUnmount(mountPoint: string): Promise<void> {
     } catch {
       // Try the next way.
     }
-  }
-}
-
-export async function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([
-      promise,
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(message)), ms);
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
   }
 }
 

@@ -28,6 +28,7 @@ import { type Database, WorkspaceFilesystem } from "@cloudflare/dofs";
 import { openNodeDatabase } from "@cloudflare/dofs/node";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { isMounted, startDaemon, stopAll, type TestDaemon } from "../../test/daemon.js";
+import { waitFor } from "../../test/wait.js";
 
 /** COMPUTERD_TEST_FUSE_DRIVER=kernel runs this file against computerd's own FUSE layer (test/daemon.ts). */
 const KERNEL = process.env.COMPUTERD_TEST_FUSE_DRIVER === "kernel";
@@ -486,8 +487,7 @@ describe("process lifecycle", () => {
     expect(isMounted(first.mountPoint)).toBe(true);
     first.child.kill("SIGKILL");
     await first.exited;
-    for (let i = 0; i < 100 && isMounted(first.mountPoint); i++) await new Promise((r) => setTimeout(r, 20));
-    expect(isMounted(first.mountPoint)).toBe(false);
+    await waitFor(() => !isMounted(first.mountPoint), "the dead mount gone", { timeoutMs: 2_000 });
     const second = await startDaemon({ FUSE_MOUNT: "fuse" }, first.mountPoint);
     sh("echo again > x && cat x", second.mountPoint);
     expect(await second.stop()).toBe(143);
@@ -509,8 +509,7 @@ describe("process lifecycle", () => {
     reader.releaseLock();
     expect(await other.stop("SIGTERM")).toBe(143);
     await otherClient.close();
-    for (let i = 0; i < 100 && alive(pid); i++) await new Promise((r) => setTimeout(r, 20));
-    expect(alive(pid)).toBe(false);
+    await waitFor(() => !alive(pid), "the command's process gone", { timeoutMs: 2_000 });
     expect(isMounted(other.mountPoint)).toBe(false);
     const third = await startDaemon({ FUSE_MOUNT: "none" });
     expect(await third.stop("SIGINT")).toBe(130);

@@ -7,11 +7,11 @@
  */
 import { spawnSync } from "node:child_process";
 import { readdirSync } from "node:fs";
-import type { ChangeEntry } from "@cloudflare/computer-rpc";
 import { createWorkspaceClient, type WorkspaceClient } from "@cloudflare/computer-rpc/client";
 import { pullOnce } from "@cloudflare/computer-rpc/driver";
 import { WorkspaceFilesystem } from "@cloudflare/dofs";
 import { openNodeDatabase } from "@cloudflare/dofs/node";
+import type { ChangeEntry } from "@cloudflare/dofs/sync";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { startDaemon, stopAll, type TestDaemon } from "../../test/daemon.js";
 

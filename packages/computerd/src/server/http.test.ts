@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type WebSocket from "ws";
 import { WebSocketServer } from "ws";
 import { startDaemon, stopAll, type TestDaemon } from "../../test/daemon.js";
+import { waitFor } from "../../test/wait.js";
 
 const SECRET = "s3cret-token";
 let daemon: TestDaemon;
@@ -349,7 +350,7 @@ describe("/connect", () => {
     const response = await post({ base, health: "/health", api: "/api" });
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ ok: true, ws: `${base.replace("http", "ws")}/api` });
-    await waitFor(() => accepted.length === 1);
+    await waitFor(() => accepted.length === 1, "the first dial-back");
     expect(authHeaders[0]).toBe(`Bearer ${SECRET}`);
     const first = accepted[0] as WebSocket;
     const firstClient = await createWorkspaceClient({ socket: first as never });
@@ -360,18 +361,13 @@ describe("/connect", () => {
     const closed = new Promise<number>((resolve) => first.on("close", (code) => resolve(code)));
     expect((await post({ base, health: "/health", api: "/api" })).status).toBe(200);
     expect(await closed).toBe(1000);
-    await waitFor(() => accepted.length === 2);
+    await waitFor(() => accepted.length === 2, "the second dial-back");
     const second = await createWorkspaceClient({ socket: accepted[1] as never });
     expect((await second.sync.watermarks()).currentRev).toEqual(expect.any(Number));
     await second.close();
     await firstClient.close();
   });
 });
-
-async function waitFor(condition: () => boolean): Promise<void> {
-  for (let i = 0; i < 200 && !condition(); i++) await new Promise((resolve) => setTimeout(resolve, 25));
-  expect(condition()).toBe(true);
-}
 
 /** A raw upgrade request, to see the status the daemon answers before any WebSocket exists. */
 function upgradeStatus(path: string, headers: Record<string, string>): Promise<{ status: number; version?: string }> {

@@ -22,10 +22,11 @@ import {
 } from "node:fs";
 import { get } from "node:http";
 import { join } from "node:path";
-import type { ChangeEntry, ObjectFrame } from "@cloudflare/computer-rpc";
 import { createWorkspaceClient, type WorkspaceClient } from "@cloudflare/computer-rpc/client";
+import type { ChangeEntry, ObjectFrame } from "@cloudflare/dofs/sync";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { startDaemon, stopAll, type TestDaemon } from "../../test/daemon.js";
+import { waitFor } from "../../test/wait.js";
 
 const MiB = 1024 * 1024;
 const CHUNK = 524_288;
@@ -55,30 +56,35 @@ function stats(): Promise<Stats> {
   });
 }
 
-const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+/** Polls `read` until `holds` says yes; answers the stats that held, or throws naming `what` past the deadline. */
+async function statsWhen(
+  read: () => Promise<Stats>,
+  holds: (current: Stats) => boolean,
+  what: string,
+  timeoutMs = 20_000,
+): Promise<Stats> {
+  let current = await read();
+  const check = async (): Promise<boolean> => {
+    current = await read();
+    return holds(current);
+  };
+  await waitFor(check, what, { timeoutMs, intervalMs: 50 });
+  return current;
+}
 
 /** Waits until a sweep that started after every change so far has finished; answers the stats then. */
 async function swept(): Promise<Stats> {
   const target = (await stats()).vfs_rev as number;
-  for (let i = 0; i < 400; i++) {
-    const current = await stats();
-    if ((current.gc_swept_rev as number) >= target) return current;
-    await pause(50);
-  }
-  throw new Error(`no gc sweep reached rev ${target}`);
+  return statsWhen(stats, (current) => (current.gc_swept_rev as number) >= target, `a gc sweep to reach rev ${target}`);
 }
 
 /** Waits until an idle reclaim that started after every change so far has finished; answers the stats then. */
 async function reclaimed(): Promise<Stats> {
   const target = (await stats()).vfs_rev as number;
-  for (let i = 0; i < 600; i++) {
-    const current = await stats();
-    // A reclaim commits parked files (a new rev): the one after it, with nothing left to commit, is the last.
-    if ((current.reclaim_rev as number) >= (current.vfs_rev as number) && (current.reclaim_rev as number) >= target)
-      return current;
-    await pause(50);
-  }
-  throw new Error(`no idle reclaim reached rev ${target}`);
+  // A reclaim commits parked files (a new rev): the one after it, with nothing left to commit, is the last.
+  const done = (current: Stats): boolean =>
+    (current.reclaim_rev as number) >= (current.vfs_rev as number) && (current.reclaim_rev as number) >= target;
+  return statsWhen(stats, done, `an idle reclaim to reach rev ${target}`, 30_000);
 }
 
 /** Writes `count` files of 1 to 59 KiB (closed without fsync, so they park); answers the bytes written. */
@@ -97,12 +103,7 @@ function writeTree(root: string, count: number): Map<string, Buffer> {
 
 /** Waits until the store's blob bytes are `bytes` (gc's retry after a holder lets go); answers the stats. */
 async function blobBytesReach(bytes: number): Promise<Stats> {
-  let current = await stats();
-  for (let i = 0; i < 200 && current.blob_bytes !== bytes; i++) {
-    await pause(50);
-    current = await stats();
-  }
-  return current;
+  return statsWhen(stats, (current) => current.blob_bytes === bytes, `blob bytes to reach ${bytes}`, 10_000);
 }
 
 function rewrite(path: string, bytes: Buffer): void {
@@ -316,12 +317,11 @@ describe("chunk gc with the kernel driver", () => {
     });
   async function kernelSwept(): Promise<Stats> {
     const target = (await kernelStats()).vfs_rev as number;
-    for (let i = 0; i < 400; i++) {
-      const current = await kernelStats();
-      if ((current.gc_swept_rev as number) >= target) return current;
-      await pause(50);
-    }
-    throw new Error(`no gc sweep reached rev ${target}`);
+    return statsWhen(
+      kernelStats,
+      (current) => (current.gc_swept_rev as number) >= target,
+      `a sweep to reach rev ${target}`,
+    );
   }
 
   beforeAll(async () => {
@@ -350,11 +350,7 @@ describe("chunk gc with the kernel driver", () => {
     } finally {
       closeSync(fd);
     }
-    let after = await kernelStats();
-    for (let i = 0; i < 200 && after.blob_bytes !== 0; i++) {
-      await pause(50);
-      after = await kernelStats();
-    }
+    const after = await statsWhen(kernelStats, (current) => current.blob_bytes === 0, "blob bytes to reach 0", 10_000);
     expect(after).toMatchObject({ blob_bytes: 0, vfs_blobs: 0 });
   }, 60_000);
 });

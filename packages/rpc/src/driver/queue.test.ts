@@ -5,6 +5,7 @@ describe("SyncQueue (`docs/sync.md`)", () => {
   it("runs jobs one after another, in call order", async () => {
     const queue = new SyncQueue();
     const events: string[] = [];
+    // Each job takes a fixed time on purpose: "a" is the slowest, so the order proves the queue, not the timers.
     const job = (name: string, ms: number) => async () => {
       events.push(`${name} start`);
       await new Promise((resolve) => setTimeout(resolve, ms));

@@ -1,6 +1,6 @@
 import { openNodeDatabase } from "@cloudflare/dofs/node";
 import { SyncPeer } from "@cloudflare/dofs/sync";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
 import { FakeRunner } from "../../test/fake-runner.js";
 import { startTestServer, type TestServer } from "../../test/harness.node.js";
 import { createWorkspaceClient, type WorkspaceClient } from "../client/index.node.js";
@@ -76,8 +76,7 @@ describe("createShellServer over a real WebSocket", () => {
     const reader = handle.events.getReader();
     for (let i = 0; i < 3; i++) expect((await reader.read()).value).toMatchObject({ name: "stdout" });
     await reader.cancel("enough");
-    for (let i = 0; i < 100 && !runner.canceled.has("f"); i++) await new Promise((r) => setTimeout(r, 10));
-    expect(runner.canceled.get("f")).toBe("enough");
+    await vi.waitFor(() => expect(runner.canceled.get("f")).toBe("enough"), { timeout: 5_000, interval: 10 });
   });
 });
 
@@ -104,8 +103,7 @@ describe("a closed session lets go of its executions", () => {
     await server.shell.exec({ source: "b", id: "live" });
     expect(canceled).toHaveLength(1);
     server[Symbol.dispose]();
-    await new Promise((resolve) => setTimeout(resolve, 0));
-    expect(canceled).toHaveLength(2);
+    await vi.waitFor(() => expect(canceled).toHaveLength(2), { timeout: 5_000, interval: 10 });
     expect(String(canceled[1])).toMatch(/session closed/);
   });
 });

@@ -6,6 +6,7 @@
  * failure names its stage, so "container didn't boot" and "container booted
  * but can't reach us" read differently.
  */
+import { withTimeout } from "@cloudflare/computer-rpc";
 import { WorkspaceTransportError } from "../../runtime/errors.js";
 import { safeErrorMessage } from "../../runtime/transport.js";
 import type { ContainerExit, ContainerLaunch, ContainerStart, WorkspaceContainerAPI } from "./types.js";
@@ -137,7 +138,8 @@ export async function connectContainer(plan: ConnectPlan): Promise<Connected> {
   }
   let socket: WebSocket;
   try {
-    socket = await withTimeout(slot.socket, Math.max(1000, deadline - now()), "computerd did not dial back");
+    const waitMs = Math.max(1000, deadline - now());
+    socket = await withTimeout(slot.socket, waitMs, `computerd did not dial back within ${waitMs} ms`);
   } catch (error) {
     const failure = fail("upgrade", 1, error);
     slot.disarm(failure);
@@ -161,10 +163,11 @@ async function probeHealth(
   let last: unknown;
   while (now() < until) {
     try {
+      const probeMs = Math.min(probe.timeoutMs, Math.max(1, until - now()));
       const response = await withTimeout(
         plan.container.fetchPort(plan.port, new Request("http://container/health", { method: "HEAD" })),
-        Math.min(probe.timeoutMs, Math.max(1, until - now())),
-        "health probe timed out",
+        probeMs,
+        `health probe timed out within ${probeMs} ms`,
       );
       await response.body?.cancel();
       if (response.ok) return true;
@@ -182,16 +185,4 @@ async function probeHealth(
 function describeExit(exit: ContainerExit): string {
   const code = exit.exitCode === null ? (exit.signal ?? "unknown") : String(exit.exitCode);
   return exit.message ? `${code}(${exit.message})` : code;
-}
-
-function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  return Promise.race([
-    promise,
-    new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`${message} within ${ms} ms`)), ms);
-    }),
-  ]).finally(() => {
-    if (timer !== undefined) clearTimeout(timer);
-  });
 }

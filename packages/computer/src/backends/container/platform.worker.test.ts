@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { MemoryStorage } from "../../../test/memory-storage.js";
+import { waitFor } from "../../../test/wait.js";
 import { CONTAINER_HOST_ENV, withWorkspaceContainer } from "./mixin.worker.js";
 import { CloudflarePlatformContainer, type PlatformContainer } from "./platform.worker.js";
 
@@ -82,7 +83,7 @@ describe("CloudflarePlatformContainer", () => {
     const first = await container.start(launch);
     expect(await (await container.fetchPort(8080, new Request("http://c/health"))).text()).toBe("8080 /health");
     platform.exit(3);
-    await new Promise((resolve) => setTimeout(resolve, 0));
+    await waitFor(async () => (await container.exitInfo()) !== undefined, "the monitor to record the exit");
     expect(await container.exitInfo()).toMatchObject({ runtimeId: first.runtimeId, exitCode: 3 });
     await expect(container.fetchPort(8080, new Request("http://c/health"))).rejects.toThrow(/container exited: 3/);
 

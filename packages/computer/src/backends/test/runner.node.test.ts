@@ -168,6 +168,8 @@ describe("TestRunner", () => {
 
   it("keeps output before anyone reads, for the first read", async () => {
     const exec = await peer.runner.exec({ source: "echo a; echo b", id: "late-reader" });
+    // A head start, not a wait for a condition: the runner shows no "finished" but through the stream read
+    // below. Too short a start only lets this read live output, and the check still holds.
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(output(await collect(exec.events), "stdout")).toBe("a\nb\n");
   });

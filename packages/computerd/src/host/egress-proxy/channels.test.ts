@@ -12,6 +12,7 @@ import { acceptWebSocketSession, type Session } from "@cloudflare/computer-rpc/s
 import { RpcTarget } from "capnweb";
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
 import { WebSocket, WebSocketServer } from "ws";
+import { waitFor } from "../../../test/wait.js";
 import { EgressChannels } from "./channels.js";
 
 interface Arrived {
@@ -61,7 +62,7 @@ beforeAll(async () => {
 afterEach(async () => {
   await Promise.all(objectSides.splice(0).map((session) => session.close()));
   // The host drops a channel when its socket closes: let it, so the next test starts with none.
-  while (channels.has("box")) await new Promise((resolve) => setTimeout(resolve, 5));
+  await waitFor(() => !channels.has("box"), "the closed channel dropped");
 });
 
 afterAll(async () => {
@@ -80,7 +81,7 @@ async function dial(token: string, endpoint: Endpoint): Promise<Session<unknown>
   const session = acceptWebSocketSession(socket as never, endpoint);
   objectSides.push(session);
   // The host registers the channel in its upgrade callback; give the event loop a turn to run it.
-  while (!channels.has("box")) await new Promise((resolve) => setTimeout(resolve, 5));
+  await waitFor(() => channels.has("box"), "the channel registered");
   return session;
 }
 
@@ -129,7 +130,7 @@ describe("EgressChannels", () => {
   test("without an open channel the answer is 502", async () => {
     const session = await dial("t", new Endpoint("gone"));
     await session.close();
-    while (channels.has("box")) await new Promise((resolve) => setTimeout(resolve, 5));
+    await waitFor(() => !channels.has("box"), "the closed channel dropped");
     const response = await channels.forward("box", new Request("http://example.test/"));
     expect(response.status).toBe(502);
     expect(await response.text()).toMatch(/no egress channel/);
