@@ -175,8 +175,8 @@ export class MountFs {
     if (attr.type === "symlink") return this.#fs.chmod(this.vfsPath(path), mode & 0o7777);
     // A chmod to the same mode is still a change of the inode (ctime), as on Linux; only the store is spared.
     this.#times.changed(attr.inode, this.#clock());
-    if ((attr.mode & 0o7777) === (mode & 0o7777)) return;
     if (attr.nlink > 1) this.sharedChanges++;
+    if ((attr.mode & 0o7777) === (mode & 0o7777)) return;
     setInodeMode(this.#db, attr.inode, mode & 0o7777, this.vfsPath(path));
   }
 
@@ -303,6 +303,8 @@ export class MountFs {
     // rename(2) onto another name of the same file changes nothing.
     if (replaced?.inode === attr.inode) return;
     if (replaced !== undefined) this.#nameGone(replaced);
+    // Its other names show the new ctime too (see sharedChanges).
+    if (attr.nlink > 1) this.sharedChanges++;
     const at = this.#clock();
     this.#times.changed(attr.inode, at);
     this.#entriesChanged(fromParent, at);
