@@ -20,10 +20,10 @@ import { type FuseOptions, fuseMountOptions } from "../cli/env.js";
 import type { Logger } from "../cli/log.js";
 import type { MountDriver } from "./driver.js";
 import { opAdapter, sharedOps } from "./fuse-callbacks.js";
+import { nanosOf } from "./inode-times.js";
 import { MountFsDriver } from "./mount-fs-driver.js";
 import { clearStaleMount, commitAndUnmount, withTimeout } from "./mount-point.js";
 import { FuseTrace } from "./trace.js";
-import { nanosOf } from "./inode-times.js";
 import { resolveMtime } from "./utimens.js";
 
 /** What fuse-native's C glue makes of UTIME_NOW and UTIME_OMIT (their tv_nsec read as ms). */

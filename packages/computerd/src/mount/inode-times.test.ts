@@ -6,7 +6,11 @@ const S = 1_000_000_000n;
 
 describe("InodeTimes", () => {
   test("an inode nothing was held for reads as its stored mtime, all three times", () => {
-    expect(new InodeTimes().get(7, 1_500)).toEqual({ atime: 1_500_000_000n, mtime: 1_500_000_000n, ctime: 1_500_000_000n });
+    expect(new InodeTimes().get(7, 1_500)).toEqual({
+      atime: 1_500_000_000n,
+      mtime: 1_500_000_000n,
+      ctime: 1_500_000_000n,
+    });
   });
 
   test("a directory's entry change moves mtime and ctime and keeps the old mtime as its atime", () => {

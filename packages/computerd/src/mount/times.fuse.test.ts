@@ -28,7 +28,8 @@ interface Times {
 
 /** lstat of each path, in nanoseconds (python's os.lstat keeps st_*_ns exact). */
 function timesOf(cwd: string, paths: readonly string[]): Times[] {
-  const script = "import os,sys\nfor p in sys.argv[1:]:\n s=os.lstat(p); print(s.st_atime_ns, s.st_mtime_ns, s.st_ctime_ns)";
+  const script =
+    "import os,sys\nfor p in sys.argv[1:]:\n s=os.lstat(p); print(s.st_atime_ns, s.st_mtime_ns, s.st_ctime_ns)";
   const result = spawnSync("python3", ["-c", script, ...paths], { cwd, encoding: "utf8" });
   if (result.status !== 0) throw new Error(result.stderr);
   return result.stdout
@@ -57,7 +58,9 @@ function moved(cwd: string, setup: string, step: string, watched: readonly strin
     const was = before[i] as Times;
     const now = after[i] as Times;
     result[path] =
-      (now.atime !== was.atime ? "a" : "-") + (now.mtime !== was.mtime ? "m" : "-") + (now.ctime !== was.ctime ? "c" : "-");
+      (now.atime !== was.atime ? "a" : "-") +
+      (now.mtime !== was.mtime ? "m" : "-") +
+      (now.ctime !== was.ctime ? "c" : "-");
   });
   return result;
 }
