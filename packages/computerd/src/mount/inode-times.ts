@@ -49,7 +49,7 @@ export class InodeTimes {
   readonly #limit: number;
 
   /** Past `limit` inodes the least recently changed ones fall back to their stored mtime (memory stays bounded). */
-  constructor(limit = 200_000) {
+  constructor(limit = 50_000) {
     this.#limit = limit;
   }
 
