@@ -441,14 +441,16 @@ export class MountFs {
     if (attr.type === "dir") throw new ErrnoError(EISDIR, path);
     const file = this.#openFile(attr, this.vfsPath(path));
     if (file.shared && size !== file.size) this.sharedChanges++;
-    this.#modify(file, (now) => file.truncate(size, now));
+    // A truncate to the size it has changes nothing, its times included (open-file.ts; the driver's no-op after a push).
+    if (size !== file.size) this.#modify(file, (now) => file.truncate(size, now));
     if (file.refs === 0) this.#park(file);
   }
 
   ftruncate(fd: number, size: number): void {
     const file = this.#handle(fd).file;
     if (file.shared && size !== file.size) this.sharedChanges++;
-    this.#modify(file, (now) => file.truncate(size, now));
+    // A truncate to the size it has changes nothing, its times included (open-file.ts; the driver's no-op after a push).
+    if (size !== file.size) this.#modify(file, (now) => file.truncate(size, now));
   }
 
   fsync(fd: number): void {
