@@ -28,6 +28,7 @@ import type { Logger } from "../cli/log.js";
 import type { MountDriver } from "./driver.js";
 import { EINVAL, ErrnoError } from "./errno.js";
 import { type Callback, type Op, opAdapter, sharedOps } from "./fuse-callbacks.js";
+import type { FuseStat, TimeRequest } from "./mount-fs.js";
 import { MountFsDriver } from "./mount-fs-driver.js";
 import { clearStaleMount, commitAndUnmount } from "./mount-point.js";
 import { FuseTrace } from "./trace.js";
@@ -59,6 +60,27 @@ const UTIME_OMIT = 0x3ffffffe;
 interface Timespec {
   seconds: number | bigint;
   nanoseconds: number;
+}
+
+/** A utimens time as MountFs takes it: UTIME_OMIT leaves it alone, UTIME_NOW is the daemon's now. */
+function timeRequest(time: Timespec): TimeRequest {
+  if (time.nanoseconds === UTIME_OMIT) return undefined;
+  if (time.nanoseconds === UTIME_NOW) return "now";
+  return BigInt(time.seconds) * 1_000_000_000n + BigInt(time.nanoseconds);
+}
+
+/** The stat fuse-napi takes with nanosecond times: each time as a timespec instead of whole ms. */
+type TimespecStat = Omit<FuseStat, "atime" | "mtime" | "ctime" | "atimeNsec" | "mtimeNsec" | "ctimeNsec"> &
+  Record<"atime" | "mtime" | "ctime", Timespec>;
+
+function withTimespecs(stat: FuseStat): TimespecStat {
+  const { atimeNsec, mtimeNsec, ctimeNsec, ...rest } = stat;
+  return {
+    ...rest,
+    atime: { seconds: BigInt(Math.floor(stat.atime / 1000)), nanoseconds: atimeNsec },
+    mtime: { seconds: BigInt(Math.floor(stat.mtime / 1000)), nanoseconds: mtimeNsec },
+    ctime: { seconds: BigInt(Math.floor(stat.ctime / 1000)), nanoseconds: ctimeNsec },
+  };
 }
 interface Connection {
   maxWrite: number;
@@ -298,25 +320,21 @@ export class FuseNapiDriver extends MountFsDriver implements MountDriver {
         if (options.pageCache === "kernel") want &= ~FUSE_CAP_AUTO_INVAL_DATA;
         (cb as Callback)(0, { maxWrite: Math.min(conn.maxWrite, options.maxWrite), want });
       },
+      getattr: op("getattr", (path: string) => withTimespecs(fs.getattr(path))),
       fgetattr: op("fgetattr", (path: string | null, fd: number) =>
-        fd > 0 ? fs.fgetattr(fd) : fs.getattr(path ?? "/"),
+        withTimespecs(fd > 0 ? fs.fgetattr(fd) : fs.getattr(path ?? "/")),
       ),
       // Names with attributes: the kernel's readdirplus caches the entries (our patch passes FUSE_FILL_DIR_PLUS).
       readdir: (path: unknown, cb: unknown) =>
         readdirPlus(path, (errno: number, listing?: unknown) => {
           if (errno !== 0) return (cb as Callback)(errno);
-          const { names, stats } = listing as { names: string[]; stats: unknown[] };
-          (cb as Callback)(0, names, stats);
+          const { names, stats } = listing as { names: string[]; stats: FuseStat[] };
+          (cb as Callback)(0, names, stats.map(withTimespecs));
         }),
-      utimensWithHandle: op("utimens", (path: string | null, fd: number, _atime: Timespec, mtime: Timespec) => {
-        // Only the mtime is stored; an omitted one (`touch -a`) leaves the file alone.
-        if (mtime.nanoseconds === UTIME_OMIT) return;
-        const ms =
-          mtime.nanoseconds === UTIME_NOW
-            ? Date.now()
-            : Number(mtime.seconds) * 1000 + Math.floor(mtime.nanoseconds / 1_000_000);
-        if (path === null) fs.futimens(fd, ms);
-        else fs.utimens(path, ms);
+      utimensWithHandle: op("utimens", (path: string | null, fd: number, atime: Timespec, mtime: Timespec) => {
+        const times = { atime: timeRequest(atime), mtime: timeRequest(mtime) };
+        if (path === null) fs.futimens(fd, times);
+        else fs.utimens(path, times);
       }),
       // No flush: libfuse 3 answers ENOSYS and the kernel stops sending it, one round trip less per close.
       // cp and copyFile use copy_file_range: whole chunks are shared by hash, no bytes cross the kernel.

@@ -21,10 +21,14 @@ import { type FuseOptions, fuseMountOptions } from "../cli/env.js";
 import type { Logger } from "../cli/log.js";
 import type { MountDriver } from "./driver.js";
 import { opAdapter, sharedOps } from "./fuse-callbacks.js";
+import { nanosOf } from "./inode-times.js";
 import { MountFsDriver } from "./mount-fs-driver.js";
 import { clearStaleMount, commitAndUnmount } from "./mount-point.js";
 import { FuseTrace } from "./trace.js";
 import { resolveMtime } from "./utimens.js";
+
+/** What fuse-native's C glue makes of UTIME_NOW and UTIME_OMIT (their tv_nsec read as ms). */
+const NOW_OR_OMIT_MS = 1073;
 
 const MOUNT_TIMEOUT_MS = 5_000;
 
@@ -102,8 +106,11 @@ export class FuseNativeDriver extends MountFsDriver implements MountDriver {
       fgetattr: op("fgetattr", (path: string) => fs.getattr(path)),
       readdir: op("readdir", (path: string) => fs.readdir(path)),
       utimens: op("utimens", (path: string, atime: number) => {
+        // fuse-native passes the atime twice in ms; the mtime is read back from the caller (utimens.ts).
         const mtime = resolveMtime(atime, Date.now());
-        if (mtime !== undefined) fs.utimens(path, mtime);
+        // UTIME_NOW and UTIME_OMIT both reach us as ~1073 ms: taken as now, what `touch` means.
+        const asked = Math.trunc(atime) === NOW_OR_OMIT_MS ? "now" : nanosOf(atime);
+        fs.utimens(path, { atime: asked, mtime: mtime === undefined ? undefined : nanosOf(mtime) });
       }),
       flush: op("flush", () => undefined),
     };

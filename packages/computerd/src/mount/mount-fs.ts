@@ -31,6 +31,7 @@ import {
   unlinkChild,
 } from "@cloudflare/dofs/inode";
 import { EBADF, EISDIR, ENAMETOOLONG, ENOENT, ENOTDIR, EPERM, ErrnoError } from "./errno.js";
+import { InodeTimes, msOf, type Nanos, nanosOf, wallClock } from "./inode-times.js";
 import { OpenFile } from "./open-file.js";
 import { BufferPool } from "./pool.js";
 
@@ -43,9 +44,21 @@ export interface FuseStat {
   ino: number;
   blksize: number;
   blocks: number;
+  /** Times in whole ms (what fuse-native takes), with the nanoseconds within their second beside them. */
   atime: number;
   mtime: number;
   ctime: number;
+  atimeNsec: number;
+  mtimeNsec: number;
+  ctimeNsec: number;
+}
+
+/** A time a utimens asks for: a time, "now", or undefined to leave it alone (UTIME_OMIT). */
+export type TimeRequest = Nanos | "now" | undefined;
+
+export interface TimesRequest {
+  atime?: TimeRequest;
+  mtime?: TimeRequest;
 }
 
 /** libfuse (2, without hard_remove) renames a file unlinked while open to this prefix, then unlinks it on release. */
@@ -69,6 +82,9 @@ export class MountFs {
   readonly #fs: WorkspaceFilesystem;
   readonly #root: string;
   readonly #now: () => number;
+  readonly #clock: () => Nanos;
+  /** ctime, atime, the mtime's nanoseconds and directory mtimes (inode-times.ts). */
+  readonly #times = new InodeTimes();
   readonly #pool: BufferPool;
   readonly #files = new Map<number, OpenFile>();
   readonly #handles = new Map<number, Handle>();
@@ -92,7 +108,9 @@ export class MountFs {
 
   constructor(db: Database, mountPoint: string, options: MountFsOptions = {}) {
     this.#db = db;
-    this.#now = options.now ?? Date.now;
+    const now = options.now;
+    this.#clock = now !== undefined ? () => nanosOf(now()) : wallClock();
+    this.#now = now ?? (() => msOf(this.#clock()));
     this.#fs = new WorkspaceFilesystem(db, { now: this.#now });
     this.#root = mountPoint === "/" ? "" : mountPoint;
     this.#pool = new BufferPool(CHUNK_SIZE, options.poolKeep ?? 160);
@@ -155,31 +173,54 @@ export class MountFs {
     const attr = this.#attr(path);
     // The kernel resolves links before a chmod; a symlink named here takes the store's path walk (which follows it).
     if (attr.type === "symlink") return this.#fs.chmod(this.vfsPath(path), mode & 0o7777);
-    if ((attr.mode & 0o7777) === (mode & 0o7777)) return;
+    // A chmod to the same mode is still a change of the inode (ctime), as on Linux; only the store is spared.
+    this.#times.changed(attr.inode, this.#clock());
     if (attr.nlink > 1) this.sharedChanges++;
+    if ((attr.mode & 0o7777) === (mode & 0o7777)) return;
     setInodeMode(this.#db, attr.inode, mode & 0o7777, this.vfsPath(path));
   }
 
   /**
-   * Sets the mtime (atime is not stored). fuse-native passes the access time
-   * twice, so the caller resolves the real mtime first (see utimens.ts).
+   * Sets atime and mtime (utimensat), and the ctime to now. The store keeps
+   * the mtime in ms (and syncs it); the rest is in #times. fuse-native
+   * passes the access time twice, so the caller resolves the real mtime
+   * first (see utimens.ts).
    */
-  utimens(path: string, mtime: number): void {
+  utimens(path: string, request: TimesRequest): void {
     const attr = this.#attr(path);
     const open = this.#files.get(attr.inode);
-    // The time it already has (a second utimens, or tar's after a chmod): no write.
-    if (attr.mtime === mtime && (open === undefined || open.mtime === mtime)) return;
-    if (attr.nlink > 1) this.sharedChanges++;
-    setInodeMtime(this.#db, attr.inode, mtime, this.vfsPath(path));
-    if (open !== undefined) open.mtime = mtime;
+    const at = this.#clock();
+    const times = this.#resolveTimes(request, at);
+    let stored = open?.mtime ?? attr.mtime;
+    if (times.mtime !== undefined) {
+      const mtime = msOf(times.mtime);
+      // The time it already has (a second utimens, or tar's after a chmod): no write.
+      if (attr.mtime !== mtime || (open !== undefined && open.mtime !== mtime)) {
+        if (attr.nlink > 1) this.sharedChanges++;
+        setInodeMtime(this.#db, attr.inode, mtime, this.vfsPath(path));
+        if (open !== undefined) open.mtime = mtime;
+      }
+      stored = mtime;
+    }
+    this.#times.set(attr.inode, stored, times, at);
   }
 
   /** futimens: by handle; a file unlinked while open keeps the time in memory only. */
-  futimens(fd: number, mtime: number): void {
+  futimens(fd: number, request: TimesRequest): void {
     const file = this.#handle(fd).file;
-    if (file.shared) this.sharedChanges++;
-    file.mtime = mtime;
-    if (!file.detached) setInodeMtime(this.#db, file.inode, mtime, file.path);
+    const at = this.#clock();
+    const times = this.#resolveTimes(request, at);
+    if (times.mtime !== undefined) {
+      if (file.shared) this.sharedChanges++;
+      file.mtime = msOf(times.mtime);
+      if (!file.detached) setInodeMtime(this.#db, file.inode, file.mtime, file.path);
+    }
+    this.#times.set(file.inode, file.mtime, times, at);
+  }
+
+  #resolveTimes(request: TimesRequest, at: Nanos): { atime?: Nanos; mtime?: Nanos } {
+    const resolve = (time: TimeRequest): Nanos | undefined => (time === "now" ? at : time);
+    return { atime: resolve(request.atime), mtime: resolve(request.mtime) };
   }
 
   // Names
@@ -213,13 +254,19 @@ export class MountFs {
   }
 
   async mkdir(path: string, mode: number): Promise<void> {
+    const parent = this.#parentInode(path);
     await this.#fs.mkdir(this.vfsPath(path), { mode: mode & 0o7777 });
+    this.#entriesChanged(parent);
   }
 
   async rmdir(path: string): Promise<void> {
-    if (this.#attr(path).type !== "dir") throw new ErrnoError(ENOTDIR, path);
+    const attr = this.#attr(path);
+    if (attr.type !== "dir") throw new ErrnoError(ENOTDIR, path);
+    const parent = this.#parentInode(path);
     this.#forgetDirs();
     await this.#fs.rm(this.vfsPath(path));
+    this.#times.forget(attr.inode);
+    this.#entriesChanged(parent);
   }
 
   async unlink(path: string): Promise<void> {
@@ -231,14 +278,19 @@ export class MountFs {
     this.#detachIfLastName(attr);
     if (attr.nlink > 1) this.sharedChanges++;
     const at = this.#childName(path);
+    const parent = at?.parent ?? this.#parentInode(path);
     if (at === undefined) await this.#fs.rm(this.vfsPath(path));
     else unlinkChild(this.#db, at, this.vfsPath(path), this.#now());
+    this.#nameGone(attr);
+    this.#entriesChanged(parent);
   }
 
   async rename(from: string, to: string): Promise<void> {
     const name = to.slice(to.lastIndexOf("/") + 1);
     if (name.startsWith(HIDDEN_PREFIX)) return this.#hide(from, to);
     const attr = this.#attr(from);
+    const fromParent = this.#parentInode(from);
+    const toParent = this.#parentInode(to);
     this.#forgetDirs();
     const replaced = lookupInode(this.#db, this.vfsPath(to));
     if (replaced !== undefined && replaced.inode !== attr.inode) {
@@ -248,6 +300,15 @@ export class MountFs {
     await this.#fs.rename(this.vfsPath(from), this.vfsPath(to));
     const open = this.#files.get(attr.inode);
     if (open !== undefined) open.path = this.vfsPath(to);
+    // rename(2) onto another name of the same file changes nothing.
+    if (replaced?.inode === attr.inode) return;
+    if (replaced !== undefined) this.#nameGone(replaced);
+    // Its other names show the new ctime too (see sharedChanges).
+    if (attr.nlink > 1) this.sharedChanges++;
+    const at = this.#clock();
+    this.#times.changed(attr.inode, at);
+    this.#entriesChanged(fromParent, at);
+    if (toParent !== fromParent) this.#entriesChanged(toParent, at);
   }
 
   async link(existing: string, path: string): Promise<void> {
@@ -256,10 +317,15 @@ export class MountFs {
     const open = attr === undefined ? undefined : this.#files.get(attr.inode);
     if (open !== undefined) open.shared = true;
     this.sharedChanges++;
+    const at = this.#clock();
+    if (attr !== undefined) this.#times.changed(attr.inode, at);
+    this.#entriesChanged(this.#parentInode(path), at);
   }
 
   async symlink(target: string, path: string): Promise<void> {
+    const parent = this.#parentInode(path);
     await this.#fs.symlink(target, this.vfsPath(path));
+    this.#entriesChanged(parent);
   }
 
   async readlink(path: string): Promise<string> {
@@ -273,7 +339,11 @@ export class MountFs {
     const vfsPath = this.vfsPath(path);
     if (isNameTooLong(vfsPath)) throw new ErrnoError(ENAMETOOLONG, path);
     try {
-      const attr = createFileInode(this.#db, vfsPath, mode & 0o7777, sha256, this.#now(), this.#childName(path));
+      const at = this.#clock();
+      const child = this.#childName(path);
+      const attr = createFileInode(this.#db, vfsPath, mode & 0o7777, sha256, msOf(at), child);
+      this.#times.born(attr.inode, at);
+      this.#entriesChanged(child?.parent ?? this.#parentInode(path), at);
       return this.#open(attr, vfsPath, 0);
     } catch (error) {
       if (!isFsError(error) || error.code !== "EEXIST") throw error;
@@ -296,19 +366,21 @@ export class MountFs {
     this.#handles.set(fd, { file });
     if ((flags & O_TRUNC) !== 0 && (flags & O_ACCMODE) !== 0 && file.size !== 0) {
       if (file.shared) this.sharedChanges++;
-      file.truncate(0, this.#now());
+      this.#modify(file, (now) => file.truncate(0, now));
     }
     return fd;
   }
 
   read(fd: number, buffer: Buffer, length: number, position: number): number {
-    return this.#handle(fd).file.read(buffer, length, position);
+    const file = this.#handle(fd).file;
+    this.#times.accessed(file.inode, file.mtime, this.#clock());
+    return file.read(buffer, length, position);
   }
 
   write(fd: number, buffer: Buffer, length: number, position: number): number {
     const file = this.#handle(fd).file;
     if (file.shared) this.sharedChanges++;
-    const written = file.write(buffer, length, position, this.#now());
+    const written = this.#modify(file, (now) => file.write(buffer, length, position, now));
     if (file.dirtyBytes > DIRTY_FLUSH_BYTES) this.#commit(file);
     return written;
   }
@@ -324,7 +396,9 @@ export class MountFs {
     const end = Math.min(src.size, srcPos + length);
     if (end <= srcPos) return 0;
     if (dst.shared) this.sharedChanges++;
-    const now = this.#now();
+    const at = this.#clock();
+    const before = dst.mtime;
+    const now = msOf(at);
     // Taken only when some piece must be copied byte by byte.
     let scratch: Buffer | undefined;
     try {
@@ -357,6 +431,7 @@ export class MountFs {
     } finally {
       if (scratch !== undefined) this.#pool.give(scratch);
     }
+    this.#times.modified(dst.inode, at, before, dst.mtime);
     if (dst.dirtyBytes > DIRTY_FLUSH_BYTES) this.#commit(dst);
     return end - srcPos;
   }
@@ -366,14 +441,16 @@ export class MountFs {
     if (attr.type === "dir") throw new ErrnoError(EISDIR, path);
     const file = this.#openFile(attr, this.vfsPath(path));
     if (file.shared && size !== file.size) this.sharedChanges++;
-    file.truncate(size, this.#now());
+    // A truncate to the size it has changes nothing, its times included (open-file.ts; the driver's no-op after a push).
+    if (size !== file.size) this.#modify(file, (now) => file.truncate(size, now));
     if (file.refs === 0) this.#park(file);
   }
 
   ftruncate(fd: number, size: number): void {
     const file = this.#handle(fd).file;
     if (file.shared && size !== file.size) this.sharedChanges++;
-    file.truncate(size, this.#now());
+    // A truncate to the size it has changes nothing, its times included (open-file.ts; the driver's no-op after a push).
+    if (size !== file.size) this.#modify(file, (now) => file.truncate(size, now));
   }
 
   fsync(fd: number): void {
@@ -633,7 +710,41 @@ export class MountFs {
     this.#commit(file);
     if (attr.nlink <= 1) file.detach();
     this.#hidden.set(to, file);
+    const parent = this.#parentInode(from);
     await this.#fs.rm(this.vfsPath(from));
+    this.#entriesChanged(parent);
+  }
+
+  /** A file's contents change at one instant: its buffered mtime (ms) and #times (ns) agree. */
+  #modify<T>(file: OpenFile, change: (nowMs: number) => T): T {
+    const at = this.#clock();
+    const before = file.mtime;
+    const result = change(msOf(at));
+    this.#times.modified(file.inode, at, before, file.mtime);
+    return result;
+  }
+
+  /** A directory gained, lost or renamed an entry: its mtime and ctime move (not stored, see inode-times.ts). */
+  #entriesChanged(dir: number | undefined, at: Nanos = this.#clock()): void {
+    if (dir !== undefined) this.#times.modified(dir, at);
+  }
+
+  /** One name of `attr` was removed: a file that keeps others changed (its link count), the last name frees its times. */
+  #nameGone(attr: InodeAttr): void {
+    if (attr.nlink > 1) this.#times.changed(attr.inode, this.#clock());
+    else if (attr.type !== "file" || !this.#handlesReach(attr.inode)) this.#times.forget(attr.inode);
+  }
+
+  #handlesReach(inode: number): boolean {
+    for (const handle of this.#handles.values()) if (handle.file.inode === inode) return true;
+    return false;
+  }
+
+  /** The inode of a path's directory, undefined when it cannot be found. */
+  #parentInode(path: string): number | undefined {
+    const slash = path.lastIndexOf("/");
+    if (path === "/" || slash < 0) return undefined;
+    return this.#dirInode(slash === 0 ? "/" : path.slice(0, slash));
   }
 
   /**
@@ -654,7 +765,7 @@ export class MountFs {
   #stat(attr: InodeAttr, open: OpenFile | undefined): FuseStat {
     // A symlink's size is its target's length in bytes, as lstat reports it.
     const size = open?.size ?? (attr.type === "symlink" ? Buffer.byteLength(attr.linkTarget ?? "") : attr.size);
-    const mtime = open?.mtime ?? attr.mtime;
+    const times = this.#times.get(attr.inode, open?.mtime ?? attr.mtime);
     return {
       mode: TYPE_BITS[attr.type] | (attr.mode & 0o7777),
       uid: this.#uid,
@@ -664,9 +775,12 @@ export class MountFs {
       ino: attr.inode,
       blksize: 4096,
       blocks: Math.ceil(size / 512),
-      atime: mtime,
-      mtime,
-      ctime: mtime,
+      atime: msOf(times.atime),
+      mtime: msOf(times.mtime),
+      ctime: msOf(times.ctime),
+      atimeNsec: nsecOf(times.atime),
+      mtimeNsec: nsecOf(times.mtime),
+      ctimeNsec: nsecOf(times.ctime),
     };
   }
 }
@@ -693,6 +807,11 @@ const DIR_CACHE_LIMIT = 10_000;
 const PARKED_LIMIT = 128 * 1024 * 1024;
 
 const EMPTY = new Uint8Array(0);
+
+/** The nanoseconds within a time's second. */
+function nsecOf(ns: Nanos): number {
+  return Number(((ns % 1_000_000_000n) + 1_000_000_000n) % 1_000_000_000n);
+}
 
 function sha256(bytes: Uint8Array): string {
   return createHash("sha256").update(bytes).digest("hex");

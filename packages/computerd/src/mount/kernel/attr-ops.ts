@@ -1,6 +1,6 @@
 /** GETATTR, SETATTR, STATFS, ACCESS: attributes by node (an inode lookup, no path walk) or by open handle. */
 import { ENOENT, ErrnoError } from "../errno.js";
-import type { FuseStat } from "../mount-fs.js";
+import type { FuseStat, TimeRequest, TimesRequest } from "../mount-fs.js";
 import { type KernelContext, pathOf } from "./context.js";
 import { ATTR_OUT_SIZE, Fattr, GETATTR_FH, Op, OUT_HEADER, readU64, writeAttr, writeU64 } from "./protocol.js";
 import { ENOSYS, type Session } from "./session.js";
@@ -44,10 +44,10 @@ export function registerAttrOps(session: Session, context: KernelContext): void 
     const valid = input.readUInt32LE(40);
     const fh = (valid & Fattr.FH) !== 0 ? readU64(input, 48) : undefined;
     const size = readU64(input, 56);
-    const mtimeMs =
-      (valid & Fattr.MTIME_NOW) !== 0
-        ? Date.now()
-        : readU64(input, 80) * 1000 + Math.floor(input.readUInt32LE(100) / 1_000_000);
+    // fuse_setattr_in: atime at 72, mtime at 80, their nanoseconds at 96 and 100.
+    const times: TimesRequest = {};
+    if ((valid & Fattr.ATIME) !== 0) times.atime = timeAt(input, valid & Fattr.ATIME_NOW, 72, 96);
+    if ((valid & Fattr.MTIME) !== 0) times.mtime = timeAt(input, valid & Fattr.MTIME_NOW, 80, 100);
     const mode = input.readUInt32LE(108);
     const nodeid = request.nodeid;
     const path = fh === undefined ? pathOf(context, nodeid) : nodes.path(nodeid);
@@ -57,10 +57,10 @@ export function registerAttrOps(session: Session, context: KernelContext): void 
         if (fh !== undefined) fs.ftruncate(fh, size);
         else fs.truncate(path ?? pathOf(context, nodeid), size);
       }
-      // Only the mtime is stored (atime alone, `touch -a`, changes nothing); ownership is not stored.
-      if ((valid & Fattr.MTIME) !== 0) {
-        if (fh !== undefined) fs.futimens(fh, mtimeMs);
-        else fs.utimens(path ?? pathOf(context, nodeid), mtimeMs);
+      // Ownership is not stored.
+      if ((valid & (Fattr.ATIME | Fattr.MTIME)) !== 0) {
+        if (fh !== undefined) fs.futimens(fh, times);
+        else fs.utimens(path ?? pathOf(context, nodeid), times);
       }
       return finish();
     };
@@ -91,4 +91,10 @@ export function registerAttrOps(session: Session, context: KernelContext): void 
   session.on(Op.ACCESS, "access", () => {
     throw new ErrnoError(ENOSYS, "access");
   });
+}
+
+/** A setattr time: "now" (FATTR_*_NOW), else the (u64 seconds, u32 nanoseconds) pair, signed as time_t is. */
+function timeAt(input: Buffer, now: number, secondsAt: number, nanosAt: number): TimeRequest {
+  if (now !== 0) return "now";
+  return input.readBigInt64LE(secondsAt) * 1_000_000_000n + BigInt(input.readUInt32LE(nanosAt));
 }

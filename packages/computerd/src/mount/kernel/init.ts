@@ -12,7 +12,8 @@
  * Not asked: AUTO_INVAL_DATA (our millisecond mtimes would drop pages after
  * every write; pushes invalidate explicitly), POSIX/FLOCK locks (the
  * kernel's local locks do), EXPORT_SUPPORT, passthrough (later work).
- * time_gran is 1 ms: what the store keeps, so cached and stored times agree.
+ * time_gran is 1 ns: the daemon keeps times in ns (mount/inode-times.ts), so
+ * cached and served times agree.
  */
 import { FUSE_KERNEL_MINOR_VERSION, FUSE_KERNEL_VERSION, Init, OUT_HEADER } from "./protocol.js";
 import type { Handler } from "./session.js";
@@ -58,7 +59,7 @@ export function initHandler(options: InitOptions, done: (negotiated: Negotiated)
       body.writeUInt16LE(64, at + 16); // max_background
       body.writeUInt16LE(48, at + 18); // congestion_threshold
       body.writeUInt32LE(options.maxWrite, at + 20);
-      body.writeUInt32LE(1_000_000, at + 24); // time_gran: 1 ms
+      body.writeUInt32LE(1, at + 24); // time_gran: 1 ns
       body.writeUInt16LE(Math.ceil(options.maxWrite / PAGE), at + 28);
       done({ kernelMinor: minor, flags, maxWrite: options.maxWrite });
       return 64;

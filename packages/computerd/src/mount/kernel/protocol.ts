@@ -106,7 +106,7 @@ export function readName(buffer: Buffer, at: number, end: number): [string, numb
   return [buffer.toString("utf8", at, nul), nul + 1];
 }
 
-/** The attributes a node reports, in the units MountFs keeps (times in ms). */
+/** The attributes a node reports, in the units MountFs keeps (times in ms, with their second's nanoseconds when known). */
 export interface NodeAttr {
   ino: number;
   size: number;
@@ -114,6 +114,9 @@ export interface NodeAttr {
   atime: number;
   mtime: number;
   ctime: number;
+  atimeNsec?: number;
+  mtimeNsec?: number;
+  ctimeNsec?: number;
   mode: number;
   nlink: number;
   uid: number;
@@ -126,9 +129,9 @@ export function writeAttr(buffer: Buffer, at: number, attr: NodeAttr): void {
   writeU64(buffer, at, attr.ino);
   writeU64(buffer, at + 8, attr.size);
   writeU64(buffer, at + 16, attr.blocks);
-  writeTime(buffer, at + 24, at + 48, attr.atime);
-  writeTime(buffer, at + 32, at + 52, attr.mtime);
-  writeTime(buffer, at + 40, at + 56, attr.ctime);
+  writeTime(buffer, at + 24, at + 48, attr.atime, attr.atimeNsec);
+  writeTime(buffer, at + 32, at + 52, attr.mtime, attr.mtimeNsec);
+  writeTime(buffer, at + 40, at + 56, attr.ctime, attr.ctimeNsec);
   buffer.writeUInt32LE(attr.mode >>> 0, at + 60);
   buffer.writeUInt32LE(attr.nlink >>> 0, at + 64);
   buffer.writeUInt32LE(attr.uid >>> 0, at + 68);
@@ -138,10 +141,10 @@ export function writeAttr(buffer: Buffer, at: number, attr: NodeAttr): void {
   buffer.writeUInt32LE(0, at + 84);
 }
 
-function writeTime(buffer: Buffer, secondsAt: number, nanosAt: number, ms: number): void {
+function writeTime(buffer: Buffer, secondsAt: number, nanosAt: number, ms: number, nsec?: number): void {
   const seconds = Math.floor(ms / 1000);
   writeU64(buffer, secondsAt, seconds);
-  buffer.writeUInt32LE(Math.round((ms - seconds * 1000) * 1_000_000) % 1_000_000_000, nanosAt);
+  buffer.writeUInt32LE(nsec ?? Math.round((ms - seconds * 1000) * 1_000_000) % 1_000_000_000, nanosAt);
 }
 
 /** A timeout in seconds as the (u64 seconds, u32 nanoseconds) pair. */
