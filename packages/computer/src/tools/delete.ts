@@ -4,7 +4,7 @@ import { z } from "zod";
 import { guarded } from "./errors.js";
 import { type FileToolTarget, type MutableFileStore, resolveToolPath, toolStore } from "./file-store.js";
 import { withPathLock } from "./locks.js";
-import type { ToolError, ToolWorkspace } from "./types.js";
+import type { ToolError } from "./types.js";
 
 const deleteInput = z.object({
   path: z.string().describe("File or directory to delete: absolute, or relative to /workspace."),

@@ -20,7 +20,7 @@ import {
   toolStore,
 } from "./file-store.js";
 import { withPathLock } from "./locks.js";
-import type { ToolError, ToolWorkspace } from "./types.js";
+import type { ToolError } from "./types.js";
 
 export const EDIT_MAX_BYTES = 2 * 1024 * 1024;
 

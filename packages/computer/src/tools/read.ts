@@ -18,7 +18,7 @@ import {
   toolStore,
 } from "./file-store.js";
 import { classifyByName, type MediaKind, sniff, toBase64 } from "./media.js";
-import type { ToolError, ToolWorkspace } from "./types.js";
+import type { ToolError } from "./types.js";
 
 export const READ_MAX_LINES = 2000;
 export const READ_MAX_BYTES = 256 * 1024;

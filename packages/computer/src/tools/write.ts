@@ -5,7 +5,7 @@ import { z } from "zod";
 import { guarded } from "./errors.js";
 import { capOption, type FileStore, type FileToolTarget, resolveToolPath, toolStore } from "./file-store.js";
 import { withPathLock } from "./locks.js";
-import type { ToolError, ToolWorkspace } from "./types.js";
+import type { ToolError } from "./types.js";
 
 export const WRITE_MAX_BYTES = 2 * 1024 * 1024;
 
