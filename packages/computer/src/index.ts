@@ -59,6 +59,7 @@ export {
   WorkspacePreDispatchTransportError,
   WorkspaceTransportError,
 } from "./runtime/errors.js";
+export { decodeExecEvents, encodeExecEvents } from "./runtime/exec-wire.js";
 export { executionKey, FENCE_CACHE_ENTRIES } from "./runtime/fence.js";
 export {
   ExecHandle,
@@ -107,6 +108,7 @@ export type {
   RuntimeExecOptions,
   RuntimeGetOptions,
   RuntimeKillOptions,
+  WorkspaceExecEvent,
   WorkspaceRuntimeAccess,
   WorkspaceRuntimeArray,
   WorkspaceRuntimeDisposeOptions,
@@ -120,6 +122,7 @@ export type {
   WorkspaceRuntimeValue,
 } from "./runtime/types.js";
 export { MAX_EXEC_ID_BYTES, validateCwd, validateExecId, validateInput } from "./runtime/validate.js";
+export { decodeRuntimeEvents, encodeRuntimeEvent, type RuntimeEventFrame } from "./runtime/wire.js";
 export type {
   ArtifactsCliRequest,
   CapabilityOption,
@@ -142,7 +145,6 @@ export {
   type WorkspaceHandle,
 } from "./workspace/client.js";
 export type { WorkspaceClientFilesystem } from "./workspace/fs-client.js";
-export { decodeExecEvents, encodeExecEvents, type NdjsonExecLine } from "./workspace/ndjson.js";
 export type { WorkspaceExecHandle } from "./workspace/remote-handle.js";
 export { WorkspaceServiceProxy, type WorkspaceServiceProxyProps } from "./workspace/service-proxy.worker.js";
 export { type RawShellValue, type ShellValue, sh, shellQuote } from "./workspace/sh.js";

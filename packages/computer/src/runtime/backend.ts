@@ -52,7 +52,8 @@ export interface ShellExecRequest {
   cwd?: string;
   timeoutMs?: number;
   env?: Record<string, string>;
-  stdin?: string | Uint8Array;
+  /** Always bytes: the runtime sends a string `stdin` option as its UTF-8. */
+  stdin?: Uint8Array;
 }
 
 /** `WorkspaceRPC.shell` as a command backend serves it. Errors carry wire codes (ENOENT, EEXEC_BUSY, ELOG_TRUNCATED). */

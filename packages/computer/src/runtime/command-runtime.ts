@@ -94,7 +94,8 @@ export class CommandRuntime {
           id: request.id,
           ...(request.cwd === undefined ? {} : { cwd: request.cwd }),
           ...(request.env === undefined ? {} : { env: request.env }),
-          ...(request.stdin === undefined ? {} : { stdin: request.stdin }),
+          // Command backends take bytes, as the original's ShellRPC does: a string is sent as its UTF-8.
+          ...(request.stdin === undefined ? {} : { stdin: stdinBytes(request.stdin) }),
           ...(request.timeoutMs === undefined ? {} : { timeoutMs: request.timeoutMs }),
         });
         return { handle, exec };
@@ -424,3 +425,7 @@ function toEvent(event: WireExecEvent): ExecEvent | undefined {
 
 /** `sync.error` of a deferred pull: nothing failed, the pull is left to `retryPendingSync`. */
 const DEFERRED_PULL_MESSAGE = 'the pull was deferred (sync: "defer"); retryPendingSync() applies it';
+
+function stdinBytes(stdin: string | Uint8Array): Uint8Array {
+  return typeof stdin === "string" ? new TextEncoder().encode(stdin) : stdin;
+}

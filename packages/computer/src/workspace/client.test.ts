@@ -6,8 +6,8 @@
 import { describe, expect, it } from "vitest";
 import { readAll } from "../../test/events.js";
 import type { ExecEvent, ExecResult } from "../runtime/types.js";
+import { encodeRuntimeEventLine } from "../runtime/wire.js";
 import { getWorkspace } from "./client.js";
-import { encodeExecEvent } from "./ndjson.js";
 import { RemoteExecHandle, type RemoteExecHandleStub } from "./remote-handle.js";
 
 function disposable(name: string, log: string[]) {
@@ -15,7 +15,7 @@ function disposable(name: string, log: string[]) {
 }
 
 const ndjson = (events: ExecEvent[]): ReadableStream<Uint8Array> =>
-  new Response(events.map(encodeExecEvent).join("")).body as ReadableStream<Uint8Array>;
+  new Response(events.map(encodeRuntimeEventLine).join("")).body as ReadableStream<Uint8Array>;
 
 function fakeHandle(events: ExecEvent[], log: string[]): RemoteExecHandleStub {
   return {

@@ -12,7 +12,7 @@
  */
 import { type ConsumerMode, claimResult, claimStream } from "../runtime/consumer.js";
 import type { ExecEvent, ExecResult, KillSignal } from "../runtime/types.js";
-import { decodeExecEvents } from "./ndjson.js";
+import { decodeRuntimeEvents } from "../runtime/wire.js";
 
 /** What the client needs of a `WorkspaceRuntimeExecHandleStub` across RPC. */
 export interface RemoteExecHandleStub {
@@ -43,7 +43,7 @@ class RemoteSource {
   async pull(controller: ReadableStreamDefaultController<ExecEvent>): Promise<void> {
     if (!claimStream(this, controller)) return;
     try {
-      this.#reader ??= decodeExecEvents(await this.remote.stream()).getReader();
+      this.#reader ??= decodeRuntimeEvents(await this.remote.stream()).getReader();
       const next = await this.#reader.read();
       if (!next.done) {
         controller.enqueue(next.value);

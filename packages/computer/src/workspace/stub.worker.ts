@@ -9,7 +9,7 @@
  * Methods are async so that every failure is a rejection: workerd reports a
  * synchronous throw out of an RPC method as an uncaught exception.
  * Byte streams are the only streams RPC carries: execution events go out as
- * NDJSON (ndjson.ts) and are rebuilt into an `ExecHandle`-like stream by the
+ * NDJSON (runtime/wire.ts) and are rebuilt into an `ExecHandle`-like stream by the
  * client (client.ts).
  */
 
@@ -43,7 +43,7 @@ import type {
   WorkspaceGit,
 } from "./capabilities.js";
 import { exists, statOrNull } from "./fs-client.js";
-import { encodeExecEvents } from "./ndjson.js";
+import { encodeRuntimeEvents } from "../runtime/wire.js";
 import { type ThinkFileInfo, type ThinkWorkspaceCompatibility, thinkMethods } from "./think.js";
 import type { Workspace } from "./workspace.worker.js";
 
@@ -208,10 +208,10 @@ export class WorkspaceRuntimeExecHandleStub extends DisposableStub {
     return this.#handle.result();
   }
 
-  /** The events as NDJSON bytes (see ndjson.ts), one line per event. */
+  /** The events as NDJSON bytes (the runtime wire, runtime/wire.ts), one line per event. */
   async stream(): Promise<ReadableStream<Uint8Array>> {
     this.#consume("stream");
-    return encodeExecEvents(this.#handle);
+    return encodeRuntimeEvents(this.#handle);
   }
 
   async kill(signal?: KillSignal): Promise<void> {

@@ -66,7 +66,13 @@ export async function sh(
   source: string,
   options: { cwd?: string; env?: Record<string, string>; stdin?: string | Uint8Array; timeoutMs?: number } = {},
 ): Promise<ShResult> {
-  const exec = await runner.exec({ source, id: `t${++counter}`, ...options });
+  const { stdin, ...rest } = options;
+  const exec = await runner.exec({
+    source,
+    id: `t${++counter}`,
+    ...rest,
+    ...(stdin === undefined ? {} : { stdin: typeof stdin === "string" ? new TextEncoder().encode(stdin) : stdin }),
+  });
   const events = await collect(exec.events);
   return { stdout: output(events, "stdout"), stderr: output(events, "stderr"), code: exitCode(events), events };
 }
