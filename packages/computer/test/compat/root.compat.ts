@@ -10,16 +10,12 @@ type _ApplyResult = Fits<ResultFits<O.ApplyResult, R.ApplyResult>>;
 type _ArtifactsCLITarget = Fits<ClassFits<typeof O.ArtifactsCLITarget, typeof R.ArtifactsCLITarget>>;
 // @ts-expect-error incompatible, issue 19 row 15
 type _BackendHandle = Fits<OptionsFits<O.BackendHandle, R.BackendHandle>>;
-// @ts-expect-error incompatible, issue 19 row 16
 type _decodeExecEvents = Fits<ValueFits<typeof O.decodeExecEvents, typeof R.decodeExecEvents>>;
-// @ts-expect-error missing, issue 19 row 16
 type _decodeRuntimeEvents = Fits<ValueFits<typeof O.decodeRuntimeEvents, typeof R.decodeRuntimeEvents>>;
 // @ts-expect-error missing, issue 19 row 3
 type _DurableObjectStorageLike = Fits<OptionsFits<O.DurableObjectStorageLike, R.DurableObjectStorageLike>>;
 type _EagerMount = Fits<OptionsFits<O.EagerMount, R.EagerMount>>;
-// @ts-expect-error incompatible, issue 19 row 16
 type _encodeExecEvents = Fits<ValueFits<typeof O.encodeExecEvents, typeof R.encodeExecEvents>>;
-// @ts-expect-error missing, issue 19 row 16
 type _encodeRuntimeEvent = Fits<ValueFits<typeof O.encodeRuntimeEvent, typeof R.encodeRuntimeEvent>>;
 type _ExecEncoding = Fits<MutualFits<O.ExecEncoding, R.ExecEncoding>>;
 // @ts-expect-error incompatible, issue 19 row 5
