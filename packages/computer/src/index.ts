@@ -143,6 +143,7 @@ export {
   type WorkspaceClient,
   type WorkspaceClientRuntime,
   type WorkspaceHandle,
+  type WorkspaceRuntimeClient,
 } from "./workspace/client.js";
 export type { WorkspaceClientFilesystem } from "./workspace/fs-client.js";
 export type { WorkspaceExecHandle } from "./workspace/remote-handle.js";

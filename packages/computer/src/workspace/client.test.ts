@@ -85,6 +85,23 @@ describe("RemoteExecHandle", () => {
     await expect(handle.getReader().read()).rejects.toThrow(/cannot be read after result\(\) was called/);
   });
 
+  it("dispose releases the remote handle even while result() is pending, as the original's does", async () => {
+    const log: string[] = [];
+    let finish: (result: ExecResult) => void = () => {};
+    const remote: RemoteExecHandleStub = {
+      ...disposable("handle", log),
+      result: () => new Promise<ExecResult>((resolve) => (finish = resolve)),
+      stream: async () => ndjson(events),
+    };
+    const handle = new RemoteExecHandle(remote, { id: "r", backend: "b", kill: async () => {} });
+    const pending = handle.result();
+    handle[Symbol.dispose]();
+    expect(log).toEqual(["dispose handle"]);
+    finish({ status: "completed", exitCode: 0, stdout: "", stderr: "" } as ExecResult);
+    await pending;
+    expect(log).toEqual(["dispose handle"]);
+  });
+
   it("kill goes to the runtime; dispose before reading releases the remote handle once", async () => {
     const log: string[] = [];
     const handle = make(log);

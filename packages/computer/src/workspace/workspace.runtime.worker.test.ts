@@ -108,6 +108,56 @@ describe("routing and validation", () => {
     });
   });
 
+  it("rejects an execution a backend ran under another id than the one it was given (EEXEC_ID)", async () => {
+    await inWorkspace(async ({ storage }) => {
+      const empty = () => new ReadableStream({ start: (controller) => controller.close() });
+      let canceled = 0;
+      const events = () => new ReadableStream({ cancel: () => void canceled++ });
+      const direct = {
+        kind: "direct" as const,
+        id: "direct",
+        type: "test",
+        callable: false,
+        exec: async () => ({ id: "not-yours", events: events() }),
+        getExec: async () => ({ id: "x", events: empty() }),
+        killExec: async () => {},
+        disposeExec: async () => {},
+      };
+      const inner = new TestBackend();
+      const command = {
+        id: "command",
+        type: "test",
+        async connect() {
+          const { rpc, close } = await inner.connect();
+          const shell = {
+            ...rpc.shell,
+            exec: async (request: Parameters<typeof rpc.shell.exec>[0]) => {
+              const started = await rpc.shell.exec(request);
+              return { id: `${started.id}-renamed`, events: started.events };
+            },
+          };
+          return { rpc: { sync: rpc.sync, shell }, sync: "none" as const, close };
+        },
+      };
+      const workspace = new Workspace({ storage, backends: [direct, command] });
+      inner.attach({
+        db: workspace.db,
+        fs: workspace.fs,
+        now: Date.now,
+        git: () => workspace.git,
+        artifacts: () => workspace.artifacts,
+      });
+      await expect(workspace.runtime.exec("x", { backend: "direct", id: "mine" })).rejects.toMatchObject({
+        code: "EEXEC_ID",
+        message: "backend ran exec as not-yours, not the requested id mine",
+      });
+      expect(canceled).toBe(1);
+      await expect(workspace.runtime.exec("true", { backend: "command", id: "c1" })).rejects.toThrow(
+        "backend ran exec as c1-renamed, not the requested id c1",
+      );
+    });
+  });
+
   it("takes a backend id as push(id) / pull(id), as the original does", async () => {
     await inWorkspace(async ({ workspace, backend }) => {
       await workspace.pull("test-shell");
@@ -400,7 +450,11 @@ describe("pending sync retries (21, 22)", () => {
         // A stored attempt beyond the maximum is exhausted without calling the backend.
         await scheduler.schedule({ backend: "test-shell", attempt: 6, notBefore: now });
         const before = backend.calls["sync.fetchChanges"];
-        expect(await workspace.retryPendingSync()).toMatchObject({ status: "exhausted", attempt: 6 });
+        expect(await workspace.retryPendingSync()).toMatchObject({
+          status: "exhausted",
+          attempt: 6,
+          error: "pending sync retry attempts exhausted",
+        });
         expect(backend.calls["sync.fetchChanges"]).toBe(before);
         backend.clearFaults();
         now += 1;
@@ -426,8 +480,9 @@ describe("pending sync retries (21, 22)", () => {
       for (let i = 0; i < 5; i++) await backend.peer.writeFile(`/b${i}`, `${i}`);
       await scheduler.schedule({ backend: "test-shell", attempt: 3, notBefore: 0 });
       const budget = { maxEntries: 2, maxBytes: 1 << 20 };
-      expect(await workspace.retryPendingSync(undefined, budget)).toMatchObject({ status: "pending", attempt: 1 });
-      expect(await workspace.retryPendingSync(undefined, budget)).toMatchObject({ status: "pending", attempt: 1 });
+      const pending = { status: "pending", attempt: 1, error: expect.stringMatching(/ran out of budget/) };
+      expect(await workspace.retryPendingSync(undefined, budget)).toMatchObject(pending);
+      expect(await workspace.retryPendingSync(undefined, budget)).toMatchObject(pending);
       expect(await workspace.retryPendingSync(undefined, budget)).toMatchObject({ status: "complete" });
       for (let i = 0; i < 5; i++) expect(await workspace.fs.readFile(`/b${i}`, "utf8")).toBe(`${i}`);
     });

@@ -81,7 +81,6 @@ type _WorkspaceFilesystemStub = Fits<ClassFits<typeof O.WorkspaceFilesystemStub,
 type _WorkspaceGitFactory = Fits<ResultFits<O.WorkspaceGitFactory, R.WorkspaceGitFactory>>;
 // @ts-expect-error incompatible, issue 19 row 11
 type _WorkspaceGitStub = Fits<ClassFits<typeof O.WorkspaceGitStub, typeof R.WorkspaceGitStub>>;
-// @ts-expect-error incompatible, issue 19 row 15
 type _WorkspaceHandle = Fits<ResultFits<O.WorkspaceHandle, R.WorkspaceHandle>>;
 // @ts-expect-error incompatible, issue 19 row 3
 type _WorkspaceLocalHost = Fits<ResultFits<O.WorkspaceLocalHost, R.WorkspaceLocalHost>>;
@@ -102,7 +101,7 @@ type _WorkspaceRegisteredBackend = Fits<ResultFits<O.WorkspaceRegisteredBackend,
 // @ts-expect-error incompatible, issue 19 row 7
 type _WorkspaceRetryPendingSyncResult = Fits<ResultFits<O.WorkspaceRetryPendingSyncResult, R.WorkspaceRetryPendingSyncResult>>;
 type _WorkspaceRuntimeAccess = Fits<ResultFits<O.WorkspaceRuntimeAccess, R.WorkspaceRuntimeAccess>>;
-// @ts-expect-error missing, issue 19 row 15
+// @ts-expect-error incompatible, issue 19 row 15
 type _WorkspaceRuntimeClient = Fits<ResultFits<O.WorkspaceRuntimeClient, R.WorkspaceRuntimeClient>>;
 type _WorkspaceRuntimeDisposeOptions = Fits<OptionsFits<O.WorkspaceRuntimeDisposeOptions, R.WorkspaceRuntimeDisposeOptions>>;
 type _WorkspaceRuntimeEvent = Fits<ResultFits<O.WorkspaceRuntimeEvent, R.WorkspaceRuntimeEvent>>;
