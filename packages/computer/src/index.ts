@@ -8,12 +8,7 @@ export type { ApplyResult, SkippedEntry } from "@cloudflare/dofs/sync";
 // Exported here too, as in the original: a container's way back in, re-exported from the Worker's main module.
 export { WorkspaceProxy, type WorkspaceProxyProps } from "./backends/container/platform.worker.js";
 export type { WorkspaceEgressPolicy } from "./backends/container/types.js";
-export {
-  TestBackend,
-  type TestBackendFault,
-  type TestBackendOp,
-  type TestBackendOptions,
-} from "./backends/test/backend.js";
+export { TestBackend, type TestBackendOptions } from "./backends/test/backend.js";
 /** The original's host-module form for worker-javascript (`trustedModules: { "ws:x": { call } }`). */
 export type {
   WorkerLoaderLike as WorkspaceRuntimeLoader,

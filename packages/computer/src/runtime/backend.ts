@@ -1,7 +1,7 @@
 /**
  * The seams a backend plugs into. There are two kinds:
  *
- * - A **command backend** (`container-shell`, `worker-shell`, `TestBackend`) supplies only a
+ * - A **command backend** (`container-shell`, `worker-shell`, `test`) supplies only a
  *   transport: `connect()` returns a `BackendHandle` speaking WorkspaceRPC
  *   (`sync` + `shell`). The runtime owns everything around it — the shared
  *   lazy connection, the sync bracket, runtime fencing, reconnect-once and

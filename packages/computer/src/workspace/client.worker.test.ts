@@ -20,7 +20,7 @@ const objectNamed = (name: string = crypto.randomUUID()) => env.WORKSPACE.get(en
 
 /**
  * Runs `body` with a remote client and disposes it afterwards, as `using`
- * would. `/workspace` is created first: TestBackend runs commands there.
+ * would. `/workspace` is created first: the fake shell backend runs commands there.
  */
 async function withClient<T>(body: (client: WorkspaceClient) => Promise<T>, object = objectNamed()): Promise<T> {
   const client = await getWorkspace(object);

@@ -1,11 +1,11 @@
 /**
- * The runtime through a real Workspace in a Durable Object, with TestBackend
+ * The runtime through a real Workspace in a Durable Object, with FakeShellBackend
  * as the command backend: routing, statuses, the sync bracket and its
  * failures. A number in a test name is a stable case id; `docs/runtime.md` describes the behavior.
  */
 import { describe, expect, it } from "vitest";
+import { FakeShellBackend } from "../../test/fake-shell/backend.js";
 import { inWorkspace } from "../../test/workspace-harness.worker.js";
-import { TestBackend } from "../backends/test/backend.js";
 import { Workspace } from "./workspace.worker.js";
 
 const utf8 = { encoding: "utf8" } as const;
@@ -58,7 +58,7 @@ describe("routing and validation", () => {
 
   it("(11) refuses duplicate backend ids and explains a filesystem-only Workspace", async () => {
     await inWorkspace(async ({ storage }) => {
-      expect(() => new Workspace({ storage, backends: [new TestBackend(), new TestBackend()] })).toThrow(
+      expect(() => new Workspace({ storage, backends: [new FakeShellBackend(), new FakeShellBackend()] })).toThrow(
         /Duplicate backend id "test-shell"/,
       );
       const filesOnly = new Workspace({ storage });
@@ -76,7 +76,7 @@ describe("routing and validation", () => {
 
   it("adopts a command backend in the original's shape: no kind, connect(host), a handle without runtimeId/sync/closed", async () => {
     await inWorkspace(async ({ storage }) => {
-      const inner = new TestBackend();
+      const inner = new FakeShellBackend();
       const hosts: unknown[] = [];
       const plain = {
         id: "plain",
@@ -88,7 +88,7 @@ describe("routing and validation", () => {
         },
       };
       const workspace = new Workspace({ storage, backends: [plain] });
-      // The wrapped TestBackend serves the same storage-backed peer; it needs the workspace's context too.
+      // The wrapped FakeShellBackend serves the same storage-backed peer; it needs the workspace's context too.
       inner.attach({
         db: workspace.db,
         fs: workspace.fs,
@@ -123,7 +123,7 @@ describe("routing and validation", () => {
         killExec: async () => {},
         disposeExec: async () => {},
       };
-      const inner = new TestBackend();
+      const inner = new FakeShellBackend();
       const command = {
         id: "command",
         type: "test",
@@ -181,7 +181,7 @@ describe("routing and validation", () => {
           await api.writeFile("/seed/a.txt", "seeded");
         },
       };
-      const workspace = new Workspace({ storage, backends: [new TestBackend()], mounts: { "/seed": mount } });
+      const workspace = new Workspace({ storage, backends: [new FakeShellBackend()], mounts: { "/seed": mount } });
       expect([...workspace.mounts().keys()]).toEqual(["/seed"]);
       expect(workspace.mounts().get("/seed")).toBe(mount);
       expect(filled).toBe(0);
@@ -197,8 +197,8 @@ describe("routing and validation", () => {
 
   it("routes by id between two backends", async () => {
     await inWorkspace(async ({ storage }) => {
-      const second = new TestBackend({ id: "other-shell" });
-      const workspace = new Workspace({ storage, backends: [new TestBackend(), second] });
+      const second = new FakeShellBackend({ id: "other-shell" });
+      const workspace = new Workspace({ storage, backends: [new FakeShellBackend(), second] });
       const handle = await workspace.runtime.exec("echo there", { backend: "other-shell", encoding: "utf8" });
       expect(handle.backend).toBe("other-shell");
       expect((await handle.result()).stdout).toBe("there\n");

@@ -1,7 +1,7 @@
 /** Shared by this folder's Node tests: a peer store on better-sqlite3 and readers for exec streams. */
 import { type Database, WorkspaceFilesystem } from "@cloudflare/dofs";
 import { openNodeDatabase } from "@cloudflare/dofs/node";
-import type { BackendContext, WireExecEvent } from "../../runtime/backend.js";
+import type { BackendContext, WireExecEvent } from "../../src/runtime/backend.js";
 import { TestRunner, type TestRunnerOptions } from "./runner.js";
 
 export interface Peer {
