@@ -56,7 +56,7 @@ type _SQLiteWorkspaceProviderOptions = Fits<OptionsFits<O.SQLiteWorkspaceProvide
 type _SyncRetryIntent = Fits<ResultFits<O.SyncRetryIntent, R.SyncRetryIntent>>;
 type _SyncRetryOptions = Fits<OptionsFits<O.SyncRetryOptions, R.SyncRetryOptions>>;
 type _SyncRetryScheduler = Fits<OptionsFits<O.SyncRetryScheduler, R.SyncRetryScheduler>>;
-// @ts-expect-error incompatible, issue 19 row 13
+// @ts-expect-error incompatible, issue 19 row 15
 type _TestBackend = Fits<ClassFits<typeof O.TestBackend, typeof R.TestBackend>>;
 type _TestBackendOptions = Fits<OptionsFits<O.TestBackendOptions, R.TestBackendOptions>>;
 // @ts-expect-error incompatible, issue 19 row 3
