@@ -73,7 +73,8 @@ const listed: TestProjectConfiguration[] = [
     test: {
       name: "computer:node",
       environment: "node",
-      include: ["packages/computer/src/**/*.test.ts"],
+      // The fake shell backend is a test-only helper; its own tests run here too.
+      include: ["packages/computer/src/**/*.test.ts", "packages/computer/test/fake-shell/**/*.node.test.ts"],
       exclude: ["**/node_modules/**", "**/dist/**", "**/*.worker.test.ts"],
     },
   },

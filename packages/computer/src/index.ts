@@ -8,12 +8,7 @@ export type { ApplyResult, SkippedEntry } from "@cloudflare/dofs/sync";
 // Exported here too, as in the original: a container's way back in, re-exported from the Worker's main module.
 export { WorkspaceProxy, type WorkspaceProxyProps } from "./backends/container/platform.worker.js";
 export type { WorkspaceEgressPolicy } from "./backends/container/types.js";
-export {
-  TestBackend,
-  type TestBackendFault,
-  type TestBackendOp,
-  type TestBackendOptions,
-} from "./backends/test/backend.js";
+export { TestBackend, type TestBackendOptions } from "./backends/test/backend.js";
 /** The original's host-module form for worker-javascript (`trustedModules: { "ws:x": { call } }`). */
 export type {
   WorkerLoaderLike as WorkspaceRuntimeLoader,
@@ -59,6 +54,7 @@ export {
   WorkspacePreDispatchTransportError,
   WorkspaceTransportError,
 } from "./runtime/errors.js";
+export { decodeExecEvents, encodeExecEvents } from "./runtime/exec-wire.js";
 export { executionKey, FENCE_CACHE_ENTRIES } from "./runtime/fence.js";
 export {
   ExecHandle,
@@ -107,6 +103,7 @@ export type {
   RuntimeExecOptions,
   RuntimeGetOptions,
   RuntimeKillOptions,
+  WorkspaceExecEvent,
   WorkspaceRuntimeAccess,
   WorkspaceRuntimeArray,
   WorkspaceRuntimeDisposeOptions,
@@ -120,6 +117,7 @@ export type {
   WorkspaceRuntimeValue,
 } from "./runtime/types.js";
 export { MAX_EXEC_ID_BYTES, validateCwd, validateExecId, validateInput } from "./runtime/validate.js";
+export { decodeRuntimeEvents, encodeRuntimeEvent, type RuntimeEventFrame } from "./runtime/wire.js";
 export type {
   ArtifactsCliRequest,
   CapabilityOption,
@@ -140,9 +138,9 @@ export {
   type WorkspaceClient,
   type WorkspaceClientRuntime,
   type WorkspaceHandle,
+  type WorkspaceRuntimeClient,
 } from "./workspace/client.js";
 export type { WorkspaceClientFilesystem } from "./workspace/fs-client.js";
-export { decodeExecEvents, encodeExecEvents, type NdjsonExecLine } from "./workspace/ndjson.js";
 export type { WorkspaceExecHandle } from "./workspace/remote-handle.js";
 export { WorkspaceServiceProxy, type WorkspaceServiceProxyProps } from "./workspace/service-proxy.worker.js";
 export { type RawShellValue, type ShellValue, sh, shellQuote } from "./workspace/sh.js";

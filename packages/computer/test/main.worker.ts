@@ -6,10 +6,10 @@
  */
 import { DurableObject, WorkerEntrypoint } from "cloudflare:workers";
 import { MemoryArtifactsBinding } from "../src/artifacts/memory-binding.js";
-import { TestBackend } from "../src/backends/test/backend.js";
 import type { PublishOptions } from "../src/workspace/capabilities.js";
 import type { WorkspaceStub } from "../src/workspace/stub.worker.js";
 import { withWorkspace } from "../src/workspace/with-workspace.worker.js";
+import { FakeShellBackend } from "./fake-shell/backend.js";
 import { ScriptedBackend } from "./scripted-backend.js";
 
 export { WorkspaceServiceProxy } from "../src/workspace/service-proxy.worker.js";
@@ -25,13 +25,13 @@ export class ScratchObject extends DurableObject<Cloudflare.Env> {
 }
 
 /**
- * A `withWorkspace` object as a user would write it: TestBackend first (the
+ * A `withWorkspace` object as a user would write it: FakeShellBackend first (the
  * default), a scripted direct backend for exact event shapes, the Think
  * methods, and an assets client that echoes its arguments in the URL.
  */
 export class WorkspaceObject extends withWorkspace(DurableObject<Cloudflare.Env>, (self) => ({
   storage: self.ctx.storage,
-  backends: [new TestBackend(), new ScriptedBackend()],
+  backends: [new FakeShellBackend(), new ScriptedBackend()],
   useThink: true,
   assets: {
     publish: async (path: string, options: PublishOptions) => ({

@@ -1,17 +1,17 @@
 /**
  * Runs a test body inside a fresh Durable Object with a `Workspace` over its
- * storage and a `TestBackend`, the way a host's DO would hold one.
+ * storage and a `FakeShellBackend`, the way a host's DO would hold one.
  */
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { openDurableObjectDatabase } from "@cloudflare/dofs";
-import { TestBackend } from "../src/backends/test/backend.js";
 import { type SyncRetryScheduler, sqlSyncRetryScheduler } from "../src/runtime/retry.js";
 import { Workspace, type WorkspaceOptions } from "../src/workspace/workspace.worker.js";
+import { FakeShellBackend } from "./fake-shell/backend.js";
 
 export interface WorkspaceFixture {
   workspace: Workspace;
-  backend: TestBackend;
+  backend: FakeShellBackend;
   storage: DurableObjectStorage;
   scheduler: SyncRetryScheduler;
   /** A second Workspace over the same storage and backend: what a new DO incarnation would build. */
@@ -29,7 +29,7 @@ export async function inWorkspace(
 ): Promise<void> {
   const stub = env.SCRATCH.get(env.SCRATCH.newUniqueId());
   await runInDurableObject(stub, async (_instance, state) => {
-    const backend = new TestBackend();
+    const backend = new FakeShellBackend();
     const { withScheduler = true, ...rest } = options;
     const opened: Workspace[] = [];
     const scheduler = sqlSyncRetryScheduler(openDurableObjectDatabase(state.storage));

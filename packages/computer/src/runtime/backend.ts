@@ -1,7 +1,7 @@
 /**
  * The seams a backend plugs into. There are two kinds:
  *
- * - A **command backend** (`container-shell`, `worker-shell`, `TestBackend`) supplies only a
+ * - A **command backend** (`container-shell`, `worker-shell`, `test`) supplies only a
  *   transport: `connect()` returns a `BackendHandle` speaking WorkspaceRPC
  *   (`sync` + `shell`). The runtime owns everything around it — the shared
  *   lazy connection, the sync bracket, runtime fencing, reconnect-once and
@@ -52,7 +52,8 @@ export interface ShellExecRequest {
   cwd?: string;
   timeoutMs?: number;
   env?: Record<string, string>;
-  stdin?: string | Uint8Array;
+  /** Always bytes: the runtime sends a string `stdin` option as its UTF-8. */
+  stdin?: Uint8Array;
 }
 
 /** `WorkspaceRPC.shell` as a command backend serves it. Errors carry wire codes (ENOENT, EEXEC_BUSY, ELOG_TRUNCATED). */

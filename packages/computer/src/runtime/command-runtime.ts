@@ -12,6 +12,7 @@ import { pullBatch, pullOnce, pushOnce, type SyncBudget, type SyncLocal } from "
 import type { BackendExec, BackendHandle, CommandBackend, WireExecEvent } from "./backend.js";
 import { BackendConnection, untilClosed } from "./connection.js";
 import {
+  ignoredExecIdError,
   isExecutionLost,
   WorkspaceExecutionLostError,
   WorkspacePreDispatchTransportError,
@@ -94,7 +95,8 @@ export class CommandRuntime {
           id: request.id,
           ...(request.cwd === undefined ? {} : { cwd: request.cwd }),
           ...(request.env === undefined ? {} : { env: request.env }),
-          ...(request.stdin === undefined ? {} : { stdin: request.stdin }),
+          // Command backends take bytes, as the original's ShellRPC does: a string is sent as its UTF-8.
+          ...(request.stdin === undefined ? {} : { stdin: stdinBytes(request.stdin) }),
           ...(request.timeoutMs === undefined ? {} : { timeoutMs: request.timeoutMs }),
         });
         return { handle, exec };
@@ -110,6 +112,10 @@ export class CommandRuntime {
       },
     );
     const { handle, exec } = started;
+    if (exec.id !== request.id) {
+      await exec.events.cancel().catch(() => {});
+      throw ignoredExecIdError(this.id, exec.id, request.id);
+    }
     this.#services.fence.record(this.id, request.id, handle.runtimeId);
     const bracket = handle.sync === "remote";
     const defer = request.sync === "defer";
@@ -322,8 +328,10 @@ export class CommandRuntime {
     const { maxAttempts } = this.#services.retry;
     const intent = await scheduler.get(backend);
     if (!intent) return { status: "idle", backend };
+    const runtime = intent.runtimeId === undefined ? {} : { runtimeId: intent.runtimeId };
     if (intent.attempt > maxAttempts) {
-      return { status: "exhausted", backend, attempt: intent.attempt, ...errorField(intent.error) };
+      const error = intent.error ?? "pending sync retry attempts exhausted";
+      return { status: "exhausted", backend, ...runtime, attempt: intent.attempt, error };
     }
     try {
       const result = await this.#connection.run("sync.pull", async (handle) => {
@@ -343,7 +351,16 @@ export class CommandRuntime {
       const notBefore = retryNotBefore(this.#services.now(), 1, this.#services.retry);
       const { error: _error, ...rest } = intent;
       await scheduler.schedule({ ...rest, attempt: 1, notBefore });
-      return { status: "pending", backend, applied: result.applied, skipped: result.skipped, attempt: 1, notBefore };
+      return {
+        status: "pending",
+        backend,
+        ...runtime,
+        applied: result.applied,
+        skipped: result.skipped,
+        attempt: 1,
+        notBefore,
+        error: "pending sync ran out of budget with entries left to pull",
+      };
     } catch (error) {
       const message = safeErrorMessage(error);
       if (isExecutionLost(error) && intent.runtimeId !== undefined) {
@@ -351,11 +368,11 @@ export class CommandRuntime {
         return { status: "lost", backend, runtimeId: intent.runtimeId, error: message };
       }
       if (intent.attempt >= maxAttempts)
-        return { status: "exhausted", backend, attempt: intent.attempt, error: message };
+        return { status: "exhausted", backend, ...runtime, attempt: intent.attempt, error: message };
       const attempt = intent.attempt + 1;
       const notBefore = retryNotBefore(this.#services.now(), attempt, this.#services.retry);
       await scheduler.schedule({ ...intent, attempt, notBefore, error: message });
-      return { status: "pending", backend, applied: 0, skipped: [], attempt, notBefore, error: message };
+      return { status: "pending", backend, ...runtime, applied: 0, skipped: [], attempt, notBefore, error: message };
     }
   }
 
@@ -368,10 +385,6 @@ export class CommandRuntime {
 
 function noSync(): ExecSyncSummary {
   return { pushed: 0, pulled: 0, skipped: [], sync: { status: "complete", applied: 0, skipped: [] } };
-}
-
-function errorField(error: string | undefined): { error?: string } {
-  return error === undefined ? {} : { error };
 }
 
 /**
@@ -424,3 +437,7 @@ function toEvent(event: WireExecEvent): ExecEvent | undefined {
 
 /** `sync.error` of a deferred pull: nothing failed, the pull is left to `retryPendingSync`. */
 const DEFERRED_PULL_MESSAGE = 'the pull was deferred (sync: "defer"); retryPendingSync() applies it';
+
+function stdinBytes(stdin: string | Uint8Array): Uint8Array {
+  return typeof stdin === "string" ? new TextEncoder().encode(stdin) : stdin;
+}

@@ -4,6 +4,7 @@
  * and no connection to manage — only handles to build.
  */
 import type { DirectBackend, DirectExecRequest } from "./backend.js";
+import { ignoredExecIdError } from "./errors.js";
 import { ExecHandle } from "./handle.js";
 import type { ExecEncoding, KillSignal } from "./types.js";
 
@@ -30,6 +31,10 @@ export class DirectRuntime {
   async exec(source: string, request: DirectExecRequest & { encoding?: ExecEncoding }): Promise<ExecHandle> {
     const { encoding, ...rest } = request;
     const exec = await this.#backend.exec(source, rest);
+    if (exec.id !== request.id) {
+      await exec.events.cancel().catch(() => {});
+      throw ignoredExecIdError(this.id, exec.id, request.id);
+    }
     return new ExecHandle(exec.events, {
       id: exec.id,
       backend: this.id,

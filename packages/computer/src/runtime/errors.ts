@@ -21,6 +21,8 @@ export const WORKSPACE_ERROR_CODES = {
   EEXEC_EXISTS: "execution id already used",
   /** A worker-javascript module graph was refused before any Worker was created. */
   EMODULE: "module graph rejected",
+  /** A backend ran an execution under another id than the one it was given. */
+  EEXEC_ID: "backend ignored the execution id",
 } as const satisfies Record<string, string>;
 
 export type WorkspaceErrorCode = keyof typeof WORKSPACE_ERROR_CODES;
@@ -86,4 +88,12 @@ export function noBackendsError(): WorkspaceError {
 
 export function closedError(syscall: string): WorkspaceError {
   return new WorkspaceError("ECLOSED", errorMessage("ECLOSED", WORKSPACE_ERROR_CODES.ECLOSED, syscall));
+}
+
+/**
+ * A backend that ignored the id it was given: the execution could be neither
+ * found nor killed by the id the caller holds. The original's message.
+ */
+export function ignoredExecIdError(backend: string, ran: string, requested: string): WorkspaceError {
+  return new WorkspaceError("EEXEC_ID", `backend ran exec as ${ran}, not the requested id ${requested}`, { backend });
 }

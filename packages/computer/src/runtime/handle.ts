@@ -145,7 +145,10 @@ class HandleSource {
  * strings, `undefined` bytes; the default (either) is what a caller that did
  * not say gets.
  */
-export class ExecHandle<E extends ExecEncoding = ExecEncoding> extends ReadableStream<ExecEvent<E>> {
+export class ExecHandle<E extends ExecEncoding = ExecEncoding>
+  extends ReadableStream<ExecEvent<E>>
+  implements WorkspaceRuntimeExecHandle<E>
+{
   readonly id: string;
   readonly backend: string;
   readonly #source: HandleSource;
@@ -242,5 +245,15 @@ export class ExecHandle<E extends ExecEncoding = ExecEncoding> extends ReadableS
   }
 }
 
-/** The original's name for a handle; its default is raw bytes. */
-export type WorkspaceRuntimeExecHandle<E extends ExecEncoding = undefined> = ExecHandle<E>;
+/**
+ * What every execution handle offers, in-isolate (`ExecHandle`) or rebuilt
+ * over RPC (the client's): a single-consumer event stream plus these. The
+ * original's name; its default is raw bytes.
+ */
+export interface WorkspaceRuntimeExecHandle<E extends ExecEncoding = undefined> extends ReadableStream<ExecEvent<E>> {
+  readonly id: string;
+  readonly backend: string;
+  result(): Promise<ExecResult<E>>;
+  kill(signal?: KillSignal): Promise<void>;
+  [Symbol.dispose](): void;
+}

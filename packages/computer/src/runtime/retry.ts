@@ -68,13 +68,15 @@ export type RetryPendingSyncResult =
   | {
       status: "pending";
       backend: string;
+      runtimeId?: string;
       applied: number;
       skipped: SkippedEntry[];
       attempt: number;
       notBefore: number;
-      error?: string;
+      /** Why the pull is still pending: the failure, or that the budget ran out with entries left. */
+      error: string;
     }
-  | { status: "exhausted"; backend: string; attempt: number; error?: string }
+  | { status: "exhausted"; backend: string; runtimeId?: string; attempt: number; error: string }
   | { status: "lost"; backend: string; runtimeId: string; error: string };
 
 const CREATE = `CREATE TABLE IF NOT EXISTS computer_sync_retry (

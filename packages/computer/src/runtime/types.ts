@@ -38,6 +38,16 @@ export interface ExecExitEvent {
 
 export type ExecEvent<E extends ExecEncoding = ExecEncoding> = ExecOutputEvent<E> | ExecExitEvent;
 
+/**
+ * The original's older event shape, the one `encodeExecEvents` /
+ * `decodeExecEvents` carry: like `WorkspaceRuntimeEvent`, except that the
+ * exit status is the exit event's `value` (there is no `code`, no `result`).
+ */
+export type WorkspaceExecEvent<E extends ExecEncoding = undefined> =
+  | { id: string; seq: number; name: "stdout"; value: ExecChunk<E> }
+  | { id: string; seq: number; name: "stderr"; value: ExecChunk<E> }
+  | { id: string; seq: number; name: "exit"; value: number };
+
 export type ExecStatus = "completed" | "failed" | "cancelled";
 
 /** Outcome of the pull that follows an execution (the sync bracket). */

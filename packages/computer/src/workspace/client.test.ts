@@ -6,8 +6,8 @@
 import { describe, expect, it } from "vitest";
 import { readAll } from "../../test/events.js";
 import type { ExecEvent, ExecResult } from "../runtime/types.js";
+import { encodeRuntimeEventLine } from "../runtime/wire.js";
 import { getWorkspace } from "./client.js";
-import { encodeExecEvent } from "./ndjson.js";
 import { RemoteExecHandle, type RemoteExecHandleStub } from "./remote-handle.js";
 
 function disposable(name: string, log: string[]) {
@@ -15,7 +15,7 @@ function disposable(name: string, log: string[]) {
 }
 
 const ndjson = (events: ExecEvent[]): ReadableStream<Uint8Array> =>
-  new Response(events.map(encodeExecEvent).join("")).body as ReadableStream<Uint8Array>;
+  new Response(events.map(encodeRuntimeEventLine).join("")).body as ReadableStream<Uint8Array>;
 
 function fakeHandle(events: ExecEvent[], log: string[]): RemoteExecHandleStub {
   return {
@@ -83,6 +83,23 @@ describe("RemoteExecHandle", () => {
     await pending;
     expect(log).toEqual(["result", "dispose handle"]);
     await expect(handle.getReader().read()).rejects.toThrow(/cannot be read after result\(\) was called/);
+  });
+
+  it("dispose releases the remote handle even while result() is pending, as the original's does", async () => {
+    const log: string[] = [];
+    let finish: (result: ExecResult) => void = () => {};
+    const remote: RemoteExecHandleStub = {
+      ...disposable("handle", log),
+      result: () => new Promise<ExecResult>((resolve) => (finish = resolve)),
+      stream: async () => ndjson(events),
+    };
+    const handle = new RemoteExecHandle(remote, { id: "r", backend: "b", kill: async () => {} });
+    const pending = handle.result();
+    handle[Symbol.dispose]();
+    expect(log).toEqual(["dispose handle"]);
+    finish({ status: "completed", exitCode: 0, stdout: "", stderr: "" } as ExecResult);
+    await pending;
+    expect(log).toEqual(["dispose handle"]);
   });
 
   it("kill goes to the runtime; dispose before reading releases the remote handle once", async () => {

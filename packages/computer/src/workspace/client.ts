@@ -14,8 +14,17 @@
  * shape, so it type-checks without `cloudflare:workers`.
  */
 import type { WorkspaceFilesystem } from "@cloudflare/dofs";
-import type { ExecTemplateArgs, WorkspaceRuntime } from "../runtime/runtime.js";
-import type { ExecOptions, GetExecOptions, KillSignal } from "../runtime/types.js";
+import type { WorkspaceRuntimeExecHandle } from "../runtime/handle.js";
+import type { WorkspaceRuntime } from "../runtime/runtime.js";
+import type {
+  ExecEncoding,
+  ExecOptions,
+  GetExecOptions,
+  KillSignal,
+  RuntimeExecOptions,
+  RuntimeGetOptions,
+  RuntimeKillOptions,
+} from "../runtime/types.js";
 import type { WorkspaceArtifacts, WorkspaceAssets, WorkspaceGit } from "./capabilities.js";
 import {
   localFilesystem,
@@ -24,7 +33,7 @@ import {
   remoteFilesystem,
   type WorkspaceClientFilesystem,
 } from "./fs-client.js";
-import { RemoteExecHandle, type RemoteExecHandleStub, type WorkspaceExecHandle } from "./remote-handle.js";
+import { RemoteExecHandle, type RemoteExecHandleStub } from "./remote-handle.js";
 import { type ShellValue, sh } from "./sh.js";
 import { type ThinkWorkspaceCompatibility, thinkMethods } from "./think.js";
 
@@ -46,40 +55,63 @@ export interface LocalWorkspace {
   ready(): Promise<void>;
 }
 
-/** Anything `getWorkspace` accepts: a `withWorkspace` DO (local or a stub), a `WorkspaceServiceProxy` stub, … */
-export interface WorkspaceHandle {
-  __getWorkspaceStub(): unknown;
-}
+/**
+ * Anything `getWorkspace` accepts: a `withWorkspace` Durable Object (the
+ * instance itself, or its stub), a `WorkspaceServiceProxy` stub, or any
+ * object with `__getWorkspaceStub()`. As wide as the original's
+ * `{ [WORKSPACE]?: unknown } | WorkspaceStubHost`, which takes any object
+ * too; what it is is checked at run time, with a TypeError saying what is
+ * missing.
+ */
+export type WorkspaceHandle = object;
 
-export interface WorkspaceClientRuntime {
-  /** A UUID id is assigned when none is given. */
-  exec(source: string, options?: ExecOptions): Promise<WorkspaceExecHandle>;
-  /** Values are shell-quoted here, before anything is sent; output is utf8. */
-  exec(...template: ExecTemplateArgs): Promise<WorkspaceExecHandle>;
-  getExec(id: string, options?: GetExecOptions): Promise<WorkspaceExecHandle>;
-  killExec(id: string, options?: { backend?: string; signal?: KillSignal }): Promise<void>;
+/**
+ * `getWorkspace(...).runtime`: the original's overloads. A tagged template
+ * is shell-quoted here, before anything is sent, and decodes utf8; a UUID id
+ * is assigned when none is given.
+ */
+export interface WorkspaceRuntimeClient {
+  exec(strings: TemplateStringsArray, ...values: ShellValue[]): Promise<WorkspaceRuntimeExecHandle<"utf8">>;
+  exec(source: string): Promise<WorkspaceRuntimeExecHandle<undefined>>;
+  exec(source: string, options: RuntimeExecOptions & { encoding: "utf8" }): Promise<WorkspaceRuntimeExecHandle<"utf8">>;
+  exec(
+    source: string,
+    options: RuntimeExecOptions & { encoding?: undefined },
+  ): Promise<WorkspaceRuntimeExecHandle<undefined>>;
+  exec(source: string, options: RuntimeExecOptions): Promise<WorkspaceRuntimeExecHandle<ExecEncoding>>;
+  getExec(id: string): Promise<WorkspaceRuntimeExecHandle<undefined>>;
+  getExec(id: string, options: RuntimeGetOptions & { encoding: "utf8" }): Promise<WorkspaceRuntimeExecHandle<"utf8">>;
+  getExec(id: string, options?: RuntimeGetOptions): Promise<WorkspaceRuntimeExecHandle<ExecEncoding>>;
+  killExec(id: string, options?: RuntimeKillOptions): Promise<void>;
   disposeExec(id: string, options?: { backend?: string }): Promise<void>;
 }
 
-interface WorkspaceClientBase {
+/** Our earlier name for the client's runtime. */
+export type WorkspaceClientRuntime = WorkspaceRuntimeClient;
+
+/**
+ * What `getWorkspace` returns, one shape wherever the Workspace lives. The
+ * Think methods are there when the workspace was built with `useThink: true`
+ * (`client.useThink` says so), as in the original.
+ */
+export interface WorkspaceClient extends Partial<ThinkWorkspaceCompatibility> {
   readonly fs: WorkspaceClientFilesystem;
-  readonly runtime: WorkspaceClientRuntime;
+  readonly runtime: WorkspaceRuntimeClient;
   /** The git CLI; calls fail with the not-configured error when the workspace has no git. */
   readonly git: WorkspaceGit;
   /** Undefined when the workspace has no assets client. */
   readonly assets: WorkspaceAssets | undefined;
   readonly artifacts: WorkspaceArtifacts;
+  /** Whether the Think methods are there. */
+  readonly useThink: boolean;
   /** Releases the RPC stubs (a no-op for an in-isolate client). */
   [Symbol.dispose](): void;
 }
 
-/** With `useThink` the Think file methods are there too; check `client.useThink` to narrow. */
-export type WorkspaceClient =
-  | (WorkspaceClientBase & { readonly useThink: true } & ThinkWorkspaceCompatibility)
-  | (WorkspaceClientBase & { readonly useThink: false });
+type WorkspaceClientBase = Omit<WorkspaceClient, keyof ThinkWorkspaceCompatibility | "useThink">;
 
 export async function getWorkspace(handle: WorkspaceHandle): Promise<WorkspaceClient> {
-  if (typeof handle !== "object" || handle === null) {
+  if ((typeof handle !== "object" && typeof handle !== "function") || handle === null) {
     throw new TypeError("getWorkspace(handle) needs a withWorkspace Durable Object, its stub, or a workspace proxy");
   }
   const local = (handle as { [WORKSPACE_INSTANCE]?: unknown })[WORKSPACE_INSTANCE];
@@ -88,27 +120,30 @@ export async function getWorkspace(handle: WorkspaceHandle): Promise<WorkspaceCl
     await workspace.ready();
     return localClient(workspace);
   }
-  if (typeof handle.__getWorkspaceStub !== "function") {
+  const host = handle as { __getWorkspaceStub?: unknown };
+  if (typeof host.__getWorkspaceStub !== "function") {
     throw new TypeError(
       "getWorkspace(handle): the handle has no __getWorkspaceStub(); wrap the class in withWorkspace",
     );
   }
-  return remoteClient((await handle.__getWorkspaceStub()) as RemoteWorkspaceStub);
+  return remoteClient((await (host as { __getWorkspaceStub(): unknown }).__getWorkspaceStub()) as RemoteWorkspaceStub);
 }
 
 function localClient(workspace: LocalWorkspace): WorkspaceClient {
   const { runtime } = workspace;
+  const local = {
+    exec: (first: string | TemplateStringsArray, ...rest: unknown[]) => {
+      const { source, options } = execArguments(first, rest);
+      return runtime.exec(source, options);
+    },
+    getExec: (id: string, options?: GetExecOptions) => runtime.getExec(id, options),
+    killExec: (id: string, options?: RuntimeKillOptions) => runtime.killExec(id, options),
+    disposeExec: (id: string, options?: { backend?: string }) => runtime.disposeExec(id, options),
+  };
   const base: WorkspaceClientBase = {
     fs: localFilesystem(workspace.fs),
-    runtime: {
-      exec: (first: string | TemplateStringsArray, ...rest: unknown[]) => {
-        const { source, options } = execArguments(first, rest);
-        return runtime.exec(source, options);
-      },
-      getExec: (id, options) => runtime.getExec(id, options),
-      killExec: (id, options) => runtime.killExec(id, options),
-      disposeExec: (id, options) => runtime.disposeExec(id, options),
-    },
+    // One implementation behind the overloads: the encoding option decides the handle's chunk type at run time.
+    runtime: local as WorkspaceRuntimeClient,
     // The Workspace getters throw when unconfigured: read them per call, in an async function, so the
     // client always builds and the failure is a rejection of the call, as it is over RPC.
     git: { cli: async (request) => workspace.git.cli(request) },
@@ -200,7 +235,7 @@ async function remoteClient(stub: RemoteWorkspaceStub): Promise<WorkspaceClient>
   }
   const [fs, runtime, git, assets, artifacts, useThink] = children;
 
-  const handle = (remote: RemoteHandleStub, id: string, backend: string): WorkspaceExecHandle =>
+  const handle = (remote: RemoteHandleStub, id: string, backend: string): WorkspaceRuntimeExecHandle<ExecEncoding> =>
     new RemoteExecHandle(remote, {
       id,
       backend,
@@ -218,25 +253,26 @@ async function remoteClient(stub: RemoteWorkspaceStub): Promise<WorkspaceClient>
     }
   };
 
+  const remoteRuntime = {
+    exec: async (first: string | TemplateStringsArray, ...rest: unknown[]) => {
+      const { source, options } = execArguments(first, rest);
+      const remote = await runtime.exec(source, options);
+      return handle(remote, options.id, await backendOf(remote, options.backend));
+    },
+    getExec: async (id: string, options: GetExecOptions = {}) => {
+      const remote = await runtime.getExec(id, options);
+      return handle(remote, id, await backendOf(remote, options.backend));
+    },
+    killExec: async (id: string, options?: RuntimeKillOptions) => {
+      await runtime.killExec(id, options);
+    },
+    disposeExec: async (id: string, options?: { backend?: string }) => {
+      await runtime.disposeExec(id, options);
+    },
+  };
   const base: WorkspaceClientBase = {
     fs: remoteFilesystem(fs),
-    runtime: {
-      exec: async (first: string | TemplateStringsArray, ...rest: unknown[]) => {
-        const { source, options } = execArguments(first, rest);
-        const remote = await runtime.exec(source, options);
-        return handle(remote, options.id, await backendOf(remote, options.backend));
-      },
-      getExec: async (id, options = {}) => {
-        const remote = await runtime.getExec(id, options);
-        return handle(remote, id, await backendOf(remote, options.backend));
-      },
-      killExec: async (id, options) => {
-        await runtime.killExec(id, options);
-      },
-      disposeExec: async (id, options) => {
-        await runtime.disposeExec(id, options);
-      },
-    },
+    runtime: remoteRuntime as WorkspaceRuntimeClient,
     git: { cli: async (request) => await git.cli(request) },
     assets: assets === null ? undefined : { publish: async (path, options) => await assets.publish(path, options) },
     artifacts: { cli: async (request) => await artifacts.cli(request) },

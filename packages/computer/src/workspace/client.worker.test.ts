@@ -20,7 +20,7 @@ const objectNamed = (name: string = crypto.randomUUID()) => env.WORKSPACE.get(en
 
 /**
  * Runs `body` with a remote client and disposes it afterwards, as `using`
- * would. `/workspace` is created first: TestBackend runs commands there.
+ * would. `/workspace` is created first: the fake shell backend runs commands there.
  */
 async function withClient<T>(body: (client: WorkspaceClient) => Promise<T>, object = objectNamed()): Promise<T> {
   const client = await getWorkspace(object);
@@ -307,7 +307,7 @@ describe("getWorkspace in the same isolate", () => {
       expect(handle.id).toMatch(/^[0-9a-f-]{36}$/);
       expect(await handle.result()).toMatchObject({ stdout: "in-isolate", exitCode: 0 });
       if (!client.useThink) throw new Error("expected a Think workspace");
-      expect(await client.readFile("/missing")).toBeNull();
+      expect(await client.readFile?.("/missing")).toBeNull();
       await expect(client.git.cli({ argv: [] })).rejects.toThrow(/git is not configured/);
     });
   });

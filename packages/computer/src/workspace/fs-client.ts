@@ -1,7 +1,7 @@
 /**
  * The filesystem as a `WorkspaceClient` and a `WorkspaceFilesystemStub` offer
- * it: the public `WorkspaceFilesystem` verbs plus `exists` and `statOrNull`.
- * Those two answer an expected miss with false/null instead of throwing,
+ * it: the public `WorkspaceFilesystem` verbs plus `exists`, `statOrNull` and
+ * `lstatOrNull`. Those answer an expected miss with false/null instead of throwing,
  * because workerd logs every error thrown across Workers RPC as uncaught.
  *
  * Errors that cross RPC arrive as plain `Error`s with the message only; the
@@ -40,6 +40,8 @@ export interface WorkspaceClientFilesystem extends WorkspaceFilesystemVerbs {
   exists(path: string): Promise<boolean>;
   /** `stat`, or null when the path does not exist. */
   statOrNull(path: string): Promise<Stat | null>;
+  /** `lstat` (a link is not followed), or null when the path does not exist. */
+  lstatOrNull(path: string): Promise<Stat | null>;
 }
 
 const VERBS = [
@@ -72,6 +74,15 @@ export async function statOrNull(fs: Pick<WorkspaceFilesystem, "stat">, path: st
   }
 }
 
+export async function lstatOrNull(fs: Pick<WorkspaceFilesystem, "lstat">, path: string): Promise<Stat | null> {
+  try {
+    return await fs.lstat(path);
+  } catch (error) {
+    if (isMiss(error)) return null;
+    throw error;
+  }
+}
+
 export async function exists(fs: Pick<WorkspaceFilesystem, "stat">, path: string): Promise<boolean> {
   return (await statOrNull(fs, path)) !== null;
 }
@@ -82,6 +93,7 @@ export function localFilesystem(fs: WorkspaceFilesystem): WorkspaceClientFilesys
   for (const verb of VERBS) client[verb] = fs[verb].bind(fs);
   client.exists = (path: string) => exists(fs, path);
   client.statOrNull = (path: string) => statOrNull(fs, path);
+  client.lstatOrNull = (path: string) => lstatOrNull(fs, path);
   return client as unknown as WorkspaceClientFilesystem;
 }
 
@@ -93,7 +105,7 @@ export type RemoteFilesystem = {
 /** The RPC filesystem: every call's fs error is rebuilt so `.code` works on this side too. */
 export function remoteFilesystem(stub: RemoteFilesystem): WorkspaceClientFilesystem {
   const client = {} as Record<string, unknown>;
-  for (const verb of [...VERBS, "exists", "statOrNull"] as const) {
+  for (const verb of [...VERBS, "exists", "statOrNull", "lstatOrNull"] as const) {
     // Called as `stub[verb](…)` each time: an RPC stub's members are proxies, with no `apply` or `bind` of their own.
     const methods = stub as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
     client[verb] = async (...args: unknown[]) => {

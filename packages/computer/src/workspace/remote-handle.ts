@@ -8,27 +8,24 @@
  * until the caller reads or asks for the result.
  *
  * The remote stub is released once the execution has been consumed (the
- * stream closed or errored, the result settled) or on dispose.
+ * stream closed or errored, the result settled) or on dispose, which
+ * releases it at once, as the original's does, even while a `result()` is
+ * still pending.
  */
 import { type ConsumerMode, claimResult, claimStream } from "../runtime/consumer.js";
-import type { ExecEvent, ExecResult, KillSignal } from "../runtime/types.js";
-import { decodeExecEvents } from "./ndjson.js";
+import type { WorkspaceRuntimeExecHandle } from "../runtime/handle.js";
+import type { ExecEncoding, ExecEvent, ExecResult, KillSignal } from "../runtime/types.js";
+import { decodeRuntimeEvents } from "../runtime/wire.js";
 
-/** What the client needs of a `WorkspaceRuntimeExecHandleStub` across RPC. */
+/** What the client needs of a `WorkspaceRuntimeExecHandleStub` across RPC (every call is a promise there). */
 export interface RemoteExecHandleStub {
   result(): Promise<ExecResult>;
-  stream(): Promise<ReadableStream<Uint8Array>>;
+  stream(): ReadableStream<Uint8Array> | Promise<ReadableStream<Uint8Array>>;
   [Symbol.dispose](): void;
 }
 
-/** The handle shape both clients hand out: `ExecHandle` in-isolate, `RemoteExecHandle` over RPC. */
-export interface WorkspaceExecHandle extends ReadableStream<ExecEvent> {
-  readonly id: string;
-  readonly backend: string;
-  result(): Promise<ExecResult>;
-  kill(signal?: KillSignal): Promise<void>;
-  [Symbol.dispose](): void;
-}
+/** Our earlier name for the handle both clients hand out. */
+export type WorkspaceExecHandle<E extends ExecEncoding = ExecEncoding> = WorkspaceRuntimeExecHandle<E>;
 
 class RemoteSource {
   mode: ConsumerMode = "idle";
@@ -43,7 +40,7 @@ class RemoteSource {
   async pull(controller: ReadableStreamDefaultController<ExecEvent>): Promise<void> {
     if (!claimStream(this, controller)) return;
     try {
-      this.#reader ??= decodeExecEvents(await this.remote.stream()).getReader();
+      this.#reader ??= decodeRuntimeEvents(await this.remote.stream()).getReader();
       const next = await this.#reader.read();
       if (!next.done) {
         controller.enqueue(next.value);
@@ -77,20 +74,27 @@ class RemoteSource {
   }
 }
 
-export class RemoteExecHandle extends ReadableStream<ExecEvent> implements WorkspaceExecHandle {
+export class RemoteExecHandle<E extends ExecEncoding = ExecEncoding>
+  extends ReadableStream<ExecEvent<E>>
+  implements WorkspaceRuntimeExecHandle<E>
+{
   readonly id: string;
   readonly backend: string;
   readonly #source: RemoteSource;
   readonly #kill: (signal?: KillSignal) => Promise<void>;
-  #result: Promise<ExecResult> | undefined;
+  #result: Promise<ExecResult<E>> | undefined;
 
   constructor(
     remote: RemoteExecHandleStub,
     options: { id: string; backend: string; kill(signal?: KillSignal): Promise<void> },
   ) {
     const source = new RemoteSource(options.id, remote);
+    // The events are what the remote handle decoded them to; `E` only names which.
     super(
-      { pull: (controller) => source.pull(controller), cancel: (reason) => source.cancel(reason) },
+      {
+        pull: (controller) => source.pull(controller as ReadableStreamDefaultController<ExecEvent>),
+        cancel: (reason) => source.cancel(reason),
+      },
       { highWaterMark: 0 },
     );
     this.id = options.id;
@@ -100,7 +104,7 @@ export class RemoteExecHandle extends ReadableStream<ExecEvent> implements Works
   }
 
   /** Memoized. Throws synchronously once reading the stream has started, as `ExecHandle.result()` does. */
-  result(): Promise<ExecResult> {
+  result(): Promise<ExecResult<E>> {
     if (this.#result) return this.#result;
     claimResult(this.#source);
     this.#result = this.#collect();
@@ -112,18 +116,21 @@ export class RemoteExecHandle extends ReadableStream<ExecEvent> implements Works
   }
 
   /** Awaited here, not chained: `.finally` on an RPC promise would be read as a remote method. */
-  async #collect(): Promise<ExecResult> {
+  async #collect(): Promise<ExecResult<E>> {
     try {
-      return await this.#source.remote.result();
+      return (await this.#source.remote.result()) as ExecResult<E>;
     } finally {
       this.#source.release();
     }
   }
 
-  /** Cancels the stream and releases the remote handle; the execution keeps running (use `kill`). */
+  /**
+   * Releases the remote handle (a pending `result()` then fails) and cancels
+   * the stream; the execution keeps running (use `kill`).
+   */
   [Symbol.dispose](): void {
-    if (this.#result) return;
-    const canceled = this.locked ? this.#source.cancel() : this.cancel();
+    const canceled = this.#result || this.locked ? this.#source.cancel() : this.cancel();
     canceled.catch(() => {});
+    this.#source.release();
   }
 }

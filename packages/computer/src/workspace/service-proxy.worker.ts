@@ -18,7 +18,7 @@ export interface WorkspaceServiceProxyProps {
   id: string;
 }
 
-export class WorkspaceServiceProxy extends WorkerEntrypoint<Record<string, unknown>, WorkspaceServiceProxyProps> {
+export class WorkspaceServiceProxy extends WorkerEntrypoint<unknown, WorkspaceServiceProxyProps> {
   /** The Workspace of the object named by the props, as a `WorkspaceStub`; the caller disposes it. */
   async getWorkspace(): Promise<WorkspaceStub> {
     return this.#object().__getWorkspaceStub();
@@ -38,7 +38,9 @@ export class WorkspaceServiceProxy extends WorkerEntrypoint<Record<string, unkno
         "WorkspaceServiceProxy needs props { binding, id }: pass them to ctx.exports.WorkspaceServiceProxy",
       );
     }
-    const namespace = this.env[binding] as DurableObjectNamespace | undefined;
+    const namespace = (this.env as Record<string, unknown> | undefined)?.[binding] as
+      | DurableObjectNamespace
+      | undefined;
     if (typeof namespace?.idFromString !== "function" || typeof namespace.get !== "function") {
       throw new TypeError(`WorkspaceServiceProxy: env.${binding} is not a Durable Object namespace binding`);
     }

@@ -62,13 +62,42 @@ describe("WorkspaceStub over RPC", () => {
     expect(await runtime.backends).toEqual(["test-shell", "scripted"]);
   });
 
+  it("stream() hands back a ReadableStream of NDJSON bytes, not a promise", async () => {
+    const events: ExecEvent[] = [{ id: "s", seq: 1, name: "exit", code: 0 }];
+    const source = new ReadableStream<ExecEvent>({
+      start(controller) {
+        for (const event of events) controller.enqueue(event);
+        controller.close();
+      },
+    });
+    const stub = new WorkspaceRuntimeExecHandleStub(
+      new ExecHandle(source, { id: "s", backend: "a", kill: async () => {} }),
+    );
+    const stream = stub.stream();
+    expect(stream).toBeInstanceOf(ReadableStream);
+    expect(await new Response(stream).text()).toBe('{"id":"s","seq":1,"name":"exit","code":0}\n');
+    expect(() => stub.stream()).toThrow(/stream\(\) cannot be called after stream\(\)/);
+  });
+
+  it("answers lstatOrNull without following a link, and null for a miss", async () => {
+    const object = freshObject();
+    await runInDurableObject(object, async (instance: WorkspaceObject) => {
+      await workspaceOf(instance).fs.symlink("/nowhere", "/link");
+    });
+    using stub = await object.__getWorkspaceStub();
+    using fs = await stub.fs;
+    expect(await fs.lstatOrNull("/link")).toMatchObject({ isSymbolicLink: true });
+    expect(await fs.statOrNull("/link")).toBeNull();
+    expect(await fs.lstatOrNull("/missing")).toBeNull();
+  });
+
   it("refuses a handle for another execution or backend than the one requested", () => {
     const handle = new ExecHandle(new ReadableStream<ExecEvent>(), { id: "x", backend: "a", kill: async () => {} });
     expect(() => new WorkspaceRuntimeExecHandleStub(handle, { backend: "b" })).toThrow(
       'Execution "x": asked for backend "b" but it runs on "a"',
     );
     expect(() => new WorkspaceRuntimeExecHandleStub(handle, { id: "y" })).toThrow(
-      'Asked for execution "y" but the runtime returned "x"',
+      "backend ran exec as x, not the requested id y",
     );
     expect(new WorkspaceRuntimeExecHandleStub(handle, { id: "x", backend: "a" }).backend).toBe("a");
   });

@@ -9,7 +9,7 @@
  * Methods are async so that every failure is a rejection: workerd reports a
  * synchronous throw out of an RPC method as an uncaught exception.
  * Byte streams are the only streams RPC carries: execution events go out as
- * NDJSON (ndjson.ts) and are rebuilt into an `ExecHandle`-like stream by the
+ * NDJSON (runtime/wire.ts) and are rebuilt into an `ExecHandle`-like stream by the
  * client (client.ts).
  */
 
@@ -24,14 +24,23 @@ import type {
   ReadFileOptions,
   RmOptions,
   Stat,
-  WorkspaceFilesystem,
   WriteData,
   WriteFileOptions,
 } from "@cloudflare/dofs";
+import { WorkspaceFilesystem } from "@cloudflare/dofs";
 import { WorkspaceError } from "../runtime/errors.js";
-import type { ExecHandle } from "../runtime/handle.js";
-import type { WorkspaceRuntime } from "../runtime/runtime.js";
-import type { ExecOptions, ExecResult, GetExecOptions, KillSignal } from "../runtime/types.js";
+import type { WorkspaceRuntimeExecHandle } from "../runtime/handle.js";
+import { WorkspaceRuntime } from "../runtime/runtime.js";
+import type {
+  ExecEncoding,
+  ExecOptions,
+  GetExecOptions,
+  KillSignal,
+  WorkspaceRuntimeExecOptions,
+  WorkspaceRuntimeGetOptions,
+  WorkspaceRuntimeResult,
+} from "../runtime/types.js";
+import { encodeRuntimeEvents } from "../runtime/wire.js";
 import type {
   ArtifactsCliRequest,
   GitCliRequest,
@@ -42,8 +51,7 @@ import type {
   WorkspaceAssets,
   WorkspaceGit,
 } from "./capabilities.js";
-import { exists, statOrNull } from "./fs-client.js";
-import { encodeExecEvents } from "./ndjson.js";
+import { exists, lstatOrNull, statOrNull } from "./fs-client.js";
 import { type ThinkFileInfo, type ThinkWorkspaceCompatibility, thinkMethods } from "./think.js";
 import type { Workspace } from "./workspace.worker.js";
 
@@ -91,11 +99,17 @@ abstract class DisposableStub extends RpcTarget {
 export class WorkspaceFilesystemStub extends DisposableStub {
   readonly #fs: WorkspaceFilesystem;
 
-  constructor(fs: WorkspaceFilesystem) {
+  /** Takes the Workspace, as the original's does, or its filesystem. */
+  constructor(source: WorkspaceFilesystem | { readonly fs: WorkspaceFilesystem }) {
     super();
-    this.#fs = fs;
+    this.#fs = source instanceof WorkspaceFilesystem ? source : source.fs;
   }
 
+  readFile(path: string): Promise<ReadableStream<Uint8Array>>;
+  readFile(path: string, encoding: "utf8"): Promise<string>;
+  readFile(path: string, options: ReadFileOptions & { encoding?: undefined }): Promise<ReadableStream<Uint8Array>>;
+  readFile(path: string, options: ReadFileOptions & { encoding: "utf8" }): Promise<string>;
+  readFile(path: string, options: ReadFileOptions): Promise<string | ReadableStream<Uint8Array>>;
   async readFile(path: string, options?: "utf8" | ReadFileOptions): Promise<ReadableStream<Uint8Array> | string> {
     this.live("fs.readFile");
     // One overload per option shape on WorkspaceFilesystem; at run time it takes either.
@@ -171,24 +185,32 @@ export class WorkspaceFilesystemStub extends DisposableStub {
     this.live("fs.statOrNull");
     return statOrNull(this.#fs, path);
   }
+
+  async lstatOrNull(path: string): Promise<Stat | null> {
+    this.live("fs.lstatOrNull");
+    return lstatOrNull(this.#fs, path);
+  }
 }
 
 /**
  * One execution over RPC. `result()` and `stream()` are two ways to consume
  * the same events, so each may be called once and only one of them.
  */
-export class WorkspaceRuntimeExecHandleStub extends DisposableStub {
-  readonly #handle: ExecHandle;
+export class WorkspaceRuntimeExecHandleStub<E extends ExecEncoding = undefined> extends DisposableStub {
+  readonly #handle: WorkspaceRuntimeExecHandle<E>;
   #consumed: "result" | "stream" | undefined;
 
-  /** Throws when the runtime answered for another execution or backend than the one requested. */
-  constructor(handle: ExecHandle, requested: { id?: string; backend?: string } = {}) {
+  /**
+   * Throws when the runtime answered for another execution or backend than
+   * the one requested (a backend that ignored the id it was given).
+   */
+  constructor(handle: WorkspaceRuntimeExecHandle<E>, requested: { id?: string; backend?: string } = {}) {
     super();
     if (requested.id !== undefined && handle.id !== requested.id) {
-      throw new TypeError(`Asked for execution "${requested.id}" but the runtime returned "${handle.id}"`);
+      throw new Error(`backend ran exec as ${handle.id}, not the requested id ${requested.id}`);
     }
     if (requested.backend !== undefined && handle.backend !== requested.backend) {
-      throw new TypeError(
+      throw new Error(
         `Execution "${handle.id}": asked for backend "${requested.backend}" but it runs on "${handle.backend}"`,
       );
     }
@@ -203,15 +225,21 @@ export class WorkspaceRuntimeExecHandleStub extends DisposableStub {
     return this.#handle.backend;
   }
 
-  async result(): Promise<ExecResult> {
+  async result(): Promise<WorkspaceRuntimeResult<E>> {
     this.#consume("result");
     return this.#handle.result();
   }
 
-  /** The events as NDJSON bytes (see ndjson.ts), one line per event. */
-  async stream(): Promise<ReadableStream<Uint8Array>> {
+  /**
+   * The events as NDJSON bytes (the runtime wire, runtime/wire.ts), one line
+   * per event. Not async, as in the original: a refusal (a second consumer,
+   * a disposed stub) is thrown, which the caller across RPC receives as a
+   * rejection with this message (an errored stream would arrive only as
+   * "disconnected prematurely").
+   */
+  stream(): ReadableStream<Uint8Array> {
     this.#consume("stream");
-    return encodeExecEvents(this.#handle);
+    return encodeRuntimeEvents(this.#handle);
   }
 
   async kill(signal?: KillSignal): Promise<void> {
@@ -235,12 +263,16 @@ export class WorkspaceRuntimeExecHandleStub extends DisposableStub {
   }
 }
 
+/** What the runtime stub needs of a Workspace: the runtime, or a Workspace holding one. */
+export type RuntimeStubSource = WorkspaceRuntime | { readonly runtime: WorkspaceRuntime };
+
 export class WorkspaceRuntimeStub extends DisposableStub {
   readonly #runtime: WorkspaceRuntime;
 
-  constructor(runtime: WorkspaceRuntime) {
+  /** Takes the Workspace, as the original's does, or its runtime. */
+  constructor(source: RuntimeStubSource) {
     super();
-    this.#runtime = runtime;
+    this.#runtime = source instanceof WorkspaceRuntime ? source : source.runtime;
   }
 
   /** Backend ids, the default first. */
@@ -248,7 +280,14 @@ export class WorkspaceRuntimeStub extends DisposableStub {
     return this.#runtime.backends;
   }
 
-  async exec(source: string, options: ExecOptions = {}): Promise<WorkspaceRuntimeExecHandleStub> {
+  exec(source: string): Promise<WorkspaceRuntimeExecHandleStub<undefined>>;
+  exec(source: string, options: WorkspaceRuntimeExecOptions<"utf8">): Promise<WorkspaceRuntimeExecHandleStub<"utf8">>;
+  exec(
+    source: string,
+    options: WorkspaceRuntimeExecOptions<undefined>,
+  ): Promise<WorkspaceRuntimeExecHandleStub<undefined>>;
+  exec(source: string, options?: ExecOptions): Promise<WorkspaceRuntimeExecHandleStub<ExecEncoding>>;
+  async exec(source: string, options: ExecOptions = {}): Promise<WorkspaceRuntimeExecHandleStub<ExecEncoding>> {
     this.live("runtime.exec");
     // The id is fixed here so the handle can be checked against it (the runtime would mint one as well).
     const id = options.id ?? crypto.randomUUID();
@@ -256,7 +295,14 @@ export class WorkspaceRuntimeStub extends DisposableStub {
     return this.adopt(handleStub(handle, { id, backend: options.backend }));
   }
 
-  async getExec(id: string, options: GetExecOptions = {}): Promise<WorkspaceRuntimeExecHandleStub> {
+  getExec(id: string): Promise<WorkspaceRuntimeExecHandleStub<undefined>>;
+  getExec(id: string, options: WorkspaceRuntimeGetOptions<"utf8">): Promise<WorkspaceRuntimeExecHandleStub<"utf8">>;
+  getExec(
+    id: string,
+    options: WorkspaceRuntimeGetOptions<undefined>,
+  ): Promise<WorkspaceRuntimeExecHandleStub<undefined>>;
+  getExec(id: string, options?: GetExecOptions): Promise<WorkspaceRuntimeExecHandleStub<ExecEncoding>>;
+  async getExec(id: string, options: GetExecOptions = {}): Promise<WorkspaceRuntimeExecHandleStub<ExecEncoding>> {
     this.live("runtime.getExec");
     return this.adopt(handleStub(await this.#runtime.getExec(id, options), { id, backend: options.backend }));
   }
@@ -278,10 +324,10 @@ export class WorkspaceRuntimeStub extends DisposableStub {
 }
 
 /** A mismatched handle is detached before the error goes back, so its events are not left pending. */
-function handleStub(
-  handle: ExecHandle,
+function handleStub<E extends ExecEncoding>(
+  handle: WorkspaceRuntimeExecHandle<E>,
   requested: { id: string; backend: string | undefined },
-): WorkspaceRuntimeExecHandleStub {
+): WorkspaceRuntimeExecHandleStub<E> {
   try {
     return new WorkspaceRuntimeExecHandleStub(
       handle,
@@ -352,11 +398,11 @@ export class WorkspaceStub extends DisposableStub implements ThinkWorkspaceCompa
   }
 
   get fs(): WorkspaceFilesystemStub {
-    return this.#child("fs", () => new WorkspaceFilesystemStub(this.#workspace.fs));
+    return this.#child("fs", () => new WorkspaceFilesystemStub(this.#workspace));
   }
 
   get runtime(): WorkspaceRuntimeStub {
-    return this.#child("runtime", () => new WorkspaceRuntimeStub(this.#workspace.runtime));
+    return this.#child("runtime", () => new WorkspaceRuntimeStub(this.#workspace));
   }
 
   get git(): WorkspaceGitStub {

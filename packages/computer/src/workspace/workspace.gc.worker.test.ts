@@ -19,7 +19,7 @@ function bytesOf(size: number, seed: number): Uint8Array {
   return bytes;
 }
 
-/** Chunk bytes the Durable Object's own store holds (the TestBackend's store lives in prefixed tables). */
+/** Chunk bytes the Durable Object's own store holds (the fake shell backend's store lives in prefixed tables). */
 function storedBytes(storage: DurableObjectStorage): number {
   return storage.sql.exec<{ b: number | null }>("SELECT sum(length(bytes)) AS b FROM vfs_blob_bytes").one().b ?? 0;
 }

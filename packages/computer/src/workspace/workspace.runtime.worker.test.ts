@@ -1,11 +1,11 @@
 /**
- * The runtime through a real Workspace in a Durable Object, with TestBackend
+ * The runtime through a real Workspace in a Durable Object, with FakeShellBackend
  * as the command backend: routing, statuses, the sync bracket and its
  * failures. A number in a test name is a stable case id; `docs/runtime.md` describes the behavior.
  */
 import { describe, expect, it } from "vitest";
+import { FakeShellBackend } from "../../test/fake-shell/backend.js";
 import { inWorkspace } from "../../test/workspace-harness.worker.js";
-import { TestBackend } from "../backends/test/backend.js";
 import { Workspace } from "./workspace.worker.js";
 
 const utf8 = { encoding: "utf8" } as const;
@@ -58,7 +58,7 @@ describe("routing and validation", () => {
 
   it("(11) refuses duplicate backend ids and explains a filesystem-only Workspace", async () => {
     await inWorkspace(async ({ storage }) => {
-      expect(() => new Workspace({ storage, backends: [new TestBackend(), new TestBackend()] })).toThrow(
+      expect(() => new Workspace({ storage, backends: [new FakeShellBackend(), new FakeShellBackend()] })).toThrow(
         /Duplicate backend id "test-shell"/,
       );
       const filesOnly = new Workspace({ storage });
@@ -76,7 +76,7 @@ describe("routing and validation", () => {
 
   it("adopts a command backend in the original's shape: no kind, connect(host), a handle without runtimeId/sync/closed", async () => {
     await inWorkspace(async ({ storage }) => {
-      const inner = new TestBackend();
+      const inner = new FakeShellBackend();
       const hosts: unknown[] = [];
       const plain = {
         id: "plain",
@@ -88,7 +88,7 @@ describe("routing and validation", () => {
         },
       };
       const workspace = new Workspace({ storage, backends: [plain] });
-      // The wrapped TestBackend serves the same storage-backed peer; it needs the workspace's context too.
+      // The wrapped FakeShellBackend serves the same storage-backed peer; it needs the workspace's context too.
       inner.attach({
         db: workspace.db,
         fs: workspace.fs,
@@ -105,6 +105,56 @@ describe("routing and validation", () => {
       expect(await workspace.fs.readFile("/o.txt", "utf8")).toBe("adopted\n");
       expect(() => (hosts[0] as { git: unknown }).git).toThrow(/git is not configured/);
       await expect(workspace.runtime.exec("x", { input: 1 })).rejects.toThrow(/not callable/);
+    });
+  });
+
+  it("rejects an execution a backend ran under another id than the one it was given (EEXEC_ID)", async () => {
+    await inWorkspace(async ({ storage }) => {
+      const empty = () => new ReadableStream({ start: (controller) => controller.close() });
+      let canceled = 0;
+      const events = () => new ReadableStream({ cancel: () => void canceled++ });
+      const direct = {
+        kind: "direct" as const,
+        id: "direct",
+        type: "test",
+        callable: false,
+        exec: async () => ({ id: "not-yours", events: events() }),
+        getExec: async () => ({ id: "x", events: empty() }),
+        killExec: async () => {},
+        disposeExec: async () => {},
+      };
+      const inner = new FakeShellBackend();
+      const command = {
+        id: "command",
+        type: "test",
+        async connect() {
+          const { rpc, close } = await inner.connect();
+          const shell = {
+            ...rpc.shell,
+            exec: async (request: Parameters<typeof rpc.shell.exec>[0]) => {
+              const started = await rpc.shell.exec(request);
+              return { id: `${started.id}-renamed`, events: started.events };
+            },
+          };
+          return { rpc: { sync: rpc.sync, shell }, sync: "none" as const, close };
+        },
+      };
+      const workspace = new Workspace({ storage, backends: [direct, command] });
+      inner.attach({
+        db: workspace.db,
+        fs: workspace.fs,
+        now: Date.now,
+        git: () => workspace.git,
+        artifacts: () => workspace.artifacts,
+      });
+      await expect(workspace.runtime.exec("x", { backend: "direct", id: "mine" })).rejects.toMatchObject({
+        code: "EEXEC_ID",
+        message: "backend ran exec as not-yours, not the requested id mine",
+      });
+      expect(canceled).toBe(1);
+      await expect(workspace.runtime.exec("true", { backend: "command", id: "c1" })).rejects.toThrow(
+        "backend ran exec as c1-renamed, not the requested id c1",
+      );
     });
   });
 
@@ -131,7 +181,7 @@ describe("routing and validation", () => {
           await api.writeFile("/seed/a.txt", "seeded");
         },
       };
-      const workspace = new Workspace({ storage, backends: [new TestBackend()], mounts: { "/seed": mount } });
+      const workspace = new Workspace({ storage, backends: [new FakeShellBackend()], mounts: { "/seed": mount } });
       expect([...workspace.mounts().keys()]).toEqual(["/seed"]);
       expect(workspace.mounts().get("/seed")).toBe(mount);
       expect(filled).toBe(0);
@@ -147,8 +197,8 @@ describe("routing and validation", () => {
 
   it("routes by id between two backends", async () => {
     await inWorkspace(async ({ storage }) => {
-      const second = new TestBackend({ id: "other-shell" });
-      const workspace = new Workspace({ storage, backends: [new TestBackend(), second] });
+      const second = new FakeShellBackend({ id: "other-shell" });
+      const workspace = new Workspace({ storage, backends: [new FakeShellBackend(), second] });
       const handle = await workspace.runtime.exec("echo there", { backend: "other-shell", encoding: "utf8" });
       expect(handle.backend).toBe("other-shell");
       expect((await handle.result()).stdout).toBe("there\n");
@@ -400,7 +450,11 @@ describe("pending sync retries (21, 22)", () => {
         // A stored attempt beyond the maximum is exhausted without calling the backend.
         await scheduler.schedule({ backend: "test-shell", attempt: 6, notBefore: now });
         const before = backend.calls["sync.fetchChanges"];
-        expect(await workspace.retryPendingSync()).toMatchObject({ status: "exhausted", attempt: 6 });
+        expect(await workspace.retryPendingSync()).toMatchObject({
+          status: "exhausted",
+          attempt: 6,
+          error: "pending sync retry attempts exhausted",
+        });
         expect(backend.calls["sync.fetchChanges"]).toBe(before);
         backend.clearFaults();
         now += 1;
@@ -426,8 +480,9 @@ describe("pending sync retries (21, 22)", () => {
       for (let i = 0; i < 5; i++) await backend.peer.writeFile(`/b${i}`, `${i}`);
       await scheduler.schedule({ backend: "test-shell", attempt: 3, notBefore: 0 });
       const budget = { maxEntries: 2, maxBytes: 1 << 20 };
-      expect(await workspace.retryPendingSync(undefined, budget)).toMatchObject({ status: "pending", attempt: 1 });
-      expect(await workspace.retryPendingSync(undefined, budget)).toMatchObject({ status: "pending", attempt: 1 });
+      const pending = { status: "pending", attempt: 1, error: expect.stringMatching(/ran out of budget/) };
+      expect(await workspace.retryPendingSync(undefined, budget)).toMatchObject(pending);
+      expect(await workspace.retryPendingSync(undefined, budget)).toMatchObject(pending);
       expect(await workspace.retryPendingSync(undefined, budget)).toMatchObject({ status: "complete" });
       for (let i = 0; i < 5; i++) expect(await workspace.fs.readFile(`/b${i}`, "utf8")).toBe(`${i}`);
     });

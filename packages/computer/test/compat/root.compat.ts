@@ -10,16 +10,12 @@ type _ApplyResult = Fits<ResultFits<O.ApplyResult, R.ApplyResult>>;
 type _ArtifactsCLITarget = Fits<ClassFits<typeof O.ArtifactsCLITarget, typeof R.ArtifactsCLITarget>>;
 // @ts-expect-error incompatible, issue 19 row 15
 type _BackendHandle = Fits<OptionsFits<O.BackendHandle, R.BackendHandle>>;
-// @ts-expect-error incompatible, issue 19 row 16
 type _decodeExecEvents = Fits<ValueFits<typeof O.decodeExecEvents, typeof R.decodeExecEvents>>;
-// @ts-expect-error missing, issue 19 row 16
 type _decodeRuntimeEvents = Fits<ValueFits<typeof O.decodeRuntimeEvents, typeof R.decodeRuntimeEvents>>;
 // @ts-expect-error missing, issue 19 row 3
 type _DurableObjectStorageLike = Fits<OptionsFits<O.DurableObjectStorageLike, R.DurableObjectStorageLike>>;
 type _EagerMount = Fits<OptionsFits<O.EagerMount, R.EagerMount>>;
-// @ts-expect-error incompatible, issue 19 row 16
 type _encodeExecEvents = Fits<ValueFits<typeof O.encodeExecEvents, typeof R.encodeExecEvents>>;
-// @ts-expect-error missing, issue 19 row 16
 type _encodeRuntimeEvent = Fits<ValueFits<typeof O.encodeRuntimeEvent, typeof R.encodeRuntimeEvent>>;
 type _ExecEncoding = Fits<MutualFits<O.ExecEncoding, R.ExecEncoding>>;
 // @ts-expect-error incompatible, issue 19 row 5
@@ -60,7 +56,7 @@ type _SQLiteWorkspaceProviderOptions = Fits<OptionsFits<O.SQLiteWorkspaceProvide
 type _SyncRetryIntent = Fits<ResultFits<O.SyncRetryIntent, R.SyncRetryIntent>>;
 type _SyncRetryOptions = Fits<OptionsFits<O.SyncRetryOptions, R.SyncRetryOptions>>;
 type _SyncRetryScheduler = Fits<OptionsFits<O.SyncRetryScheduler, R.SyncRetryScheduler>>;
-// @ts-expect-error incompatible, issue 19 row 13
+// @ts-expect-error incompatible, issue 19 row 15
 type _TestBackend = Fits<ClassFits<typeof O.TestBackend, typeof R.TestBackend>>;
 type _TestBackendOptions = Fits<OptionsFits<O.TestBackendOptions, R.TestBackendOptions>>;
 // @ts-expect-error incompatible, issue 19 row 3
@@ -85,7 +81,6 @@ type _WorkspaceFilesystemStub = Fits<ClassFits<typeof O.WorkspaceFilesystemStub,
 type _WorkspaceGitFactory = Fits<ResultFits<O.WorkspaceGitFactory, R.WorkspaceGitFactory>>;
 // @ts-expect-error incompatible, issue 19 row 11
 type _WorkspaceGitStub = Fits<ClassFits<typeof O.WorkspaceGitStub, typeof R.WorkspaceGitStub>>;
-// @ts-expect-error incompatible, issue 19 row 15
 type _WorkspaceHandle = Fits<ResultFits<O.WorkspaceHandle, R.WorkspaceHandle>>;
 // @ts-expect-error incompatible, issue 19 row 3
 type _WorkspaceLocalHost = Fits<ResultFits<O.WorkspaceLocalHost, R.WorkspaceLocalHost>>;
@@ -106,7 +101,7 @@ type _WorkspaceRegisteredBackend = Fits<ResultFits<O.WorkspaceRegisteredBackend,
 // @ts-expect-error incompatible, issue 19 row 7
 type _WorkspaceRetryPendingSyncResult = Fits<ResultFits<O.WorkspaceRetryPendingSyncResult, R.WorkspaceRetryPendingSyncResult>>;
 type _WorkspaceRuntimeAccess = Fits<ResultFits<O.WorkspaceRuntimeAccess, R.WorkspaceRuntimeAccess>>;
-// @ts-expect-error missing, issue 19 row 15
+// @ts-expect-error incompatible, issue 19 row 15
 type _WorkspaceRuntimeClient = Fits<ResultFits<O.WorkspaceRuntimeClient, R.WorkspaceRuntimeClient>>;
 type _WorkspaceRuntimeDisposeOptions = Fits<OptionsFits<O.WorkspaceRuntimeDisposeOptions, R.WorkspaceRuntimeDisposeOptions>>;
 type _WorkspaceRuntimeEvent = Fits<ResultFits<O.WorkspaceRuntimeEvent, R.WorkspaceRuntimeEvent>>;

@@ -54,3 +54,13 @@ export async function tools(env: Env): Promise<string[]> {
   });
   return Object.keys(set);
 }
+
+// The client's runtime is typed by encoding as well; its Think methods are optional members, not a union to narrow.
+export async function clientExec(env: Env): Promise<[string, Uint8Array, number, string | null | undefined]> {
+  using ws = await getWorkspace(env.NS.get(env.NS.idFromName("x")));
+  const text = await (await ws.runtime.exec`cat ${"/a b"}`).result();
+  const bytes = await (await ws.runtime.exec("ls", { id: "ls-1" })).result();
+  let code = -1;
+  for await (const event of await ws.runtime.getExec("ls-1")) if (event.name === "exit") code = event.code;
+  return [text.stdout.trim(), bytes.stdout, code, await ws.readFile?.("/notes.md")];
+}

@@ -1,9 +1,12 @@
 /**
  * Starts one local container host for the project (real computerd processes
- * in their own mount namespaces) and hands its URL to the tests.
+ * in their own mount namespaces) and hands its URL to the tests; and one
+ * standalone computerd (a real FUSE mount at a temporary mount point, no
+ * secret) for `TestBackend`, which dials a computerd itself.
  */
 import { createRequire } from "node:module";
 import type { TestProject } from "vitest/node";
+import { startComputerd } from "./computerd.node.js";
 
 type HostModule = typeof import("@cloudflare/computerd/host");
 
@@ -19,7 +22,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const lines: string[] = [];
   const host = await startHost({ port: 0, log: (line) => lines.push(line) });
   project.provide("containerHost", host.url);
+  const daemon = await startComputerd(requireInNode.resolve("@cloudflare/computerd/host"), lines);
+  project.provide("computerd", { url: daemon.url, mountPoint: daemon.mountPoint });
   return async () => {
+    await daemon.close();
     await host.close();
     if (process.env.COMPUTER_HOST_LOG) process.stderr.write(`${lines.join("\n")}\n`);
   };

@@ -103,3 +103,6 @@ export default {
     return new Response("computer container test worker");
   },
 } satisfies ExportedHandler;
+
+/** A bare SQLite Durable Object: the TestBackend tests build a Workspace over its storage themselves. */
+export class ScratchObject extends DurableObject<Cloudflare.Env> {}

@@ -1,16 +1,16 @@
 /**
  * Runs a test body in a fresh Durable Object with a `Workspace` over its
- * storage and a `TestBackend`: what a host's DO holds when it hands the tools
+ * storage and a `FakeShellBackend`: what a host's DO holds when it hands the tools
  * to an agent.
  */
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { TestBackend } from "../../src/backends/test/backend.js";
 import { Workspace, type WorkspaceOptions } from "../../src/workspace/workspace.worker.js";
+import { FakeShellBackend } from "../fake-shell/backend.js";
 
 export interface ToolsFixture {
   workspace: Workspace;
-  backend: TestBackend;
+  backend: FakeShellBackend;
   storage: DurableObjectStorage;
   /** Another Workspace over the same storage: what the DO's next incarnation builds. */
   reopen(options?: Partial<WorkspaceOptions>): Workspace;
@@ -22,7 +22,7 @@ export async function inToolsWorkspace(
 ): Promise<void> {
   const stub = env.TOOLS_OBJECT.get(env.TOOLS_OBJECT.newUniqueId());
   await runInDurableObject(stub, async (_instance, state) => {
-    const backend = new TestBackend();
+    const backend = new FakeShellBackend();
     const opened: Workspace[] = [];
     const open = (extra: Partial<WorkspaceOptions> = {}): Workspace => {
       const workspace = new Workspace({ storage: state.storage, backends: [backend], ...options, ...extra });

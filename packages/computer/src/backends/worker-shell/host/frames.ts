@@ -5,7 +5,7 @@
  */
 import { rpcError } from "@cloudflare/computer-rpc";
 import type { WireExecEvent } from "../../../runtime/backend.js";
-import { base64ToBytes } from "../../../workspace/ndjson.js";
+import { base64ToBytes } from "../../../runtime/wire.js";
 
 function malformed(line: number, why: string): Error {
   return rpcError("EPROTOCOL", "shell.exec", undefined, `malformed shell frame ${line}: ${why}`);

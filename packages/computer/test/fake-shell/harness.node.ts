@@ -1,7 +1,7 @@
 /** Shared by this folder's Node tests: a peer store on better-sqlite3 and readers for exec streams. */
 import { type Database, WorkspaceFilesystem } from "@cloudflare/dofs";
 import { openNodeDatabase } from "@cloudflare/dofs/node";
-import type { BackendContext, WireExecEvent } from "../../runtime/backend.js";
+import type { BackendContext, WireExecEvent } from "../../src/runtime/backend.js";
 import { TestRunner, type TestRunnerOptions } from "./runner.js";
 
 export interface Peer {
@@ -66,7 +66,13 @@ export async function sh(
   source: string,
   options: { cwd?: string; env?: Record<string, string>; stdin?: string | Uint8Array; timeoutMs?: number } = {},
 ): Promise<ShResult> {
-  const exec = await runner.exec({ source, id: `t${++counter}`, ...options });
+  const { stdin, ...rest } = options;
+  const exec = await runner.exec({
+    source,
+    id: `t${++counter}`,
+    ...rest,
+    ...(stdin === undefined ? {} : { stdin: typeof stdin === "string" ? new TextEncoder().encode(stdin) : stdin }),
+  });
   const events = await collect(exec.events);
   return { stdout: output(events, "stdout"), stderr: output(events, "stderr"), code: exitCode(events), events };
 }

@@ -1,6 +1,6 @@
 import { isRpcError } from "@cloudflare/computer-rpc";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { WireExecEvent } from "../../runtime/backend.js";
+import type { WireExecEvent } from "../../src/runtime/backend.js";
 import { collect, exitCode, openPeer, output, type Peer, sh } from "./harness.node.js";
 
 let peer: Peer;

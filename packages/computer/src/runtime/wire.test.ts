@@ -1,7 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { bytes, err, exit, out, readAll, sourceOf } from "../../test/events.js";
-import type { ExecEvent } from "../runtime/types.js";
-import { decodeExecEventLine, decodeExecEvents, encodeExecEvent, encodeExecEvents } from "./ndjson.js";
+import { decodeExecEventLine, decodeExecEvents, encodeExecEventLine, encodeExecEvents } from "./exec-wire.js";
+import type { ExecEvent, WorkspaceExecEvent } from "./types.js";
+import {
+  decodeRuntimeEventLine,
+  decodeRuntimeEvents,
+  encodeRuntimeEvent,
+  encodeRuntimeEventLine,
+  encodeRuntimeEvents,
+} from "./wire.js";
 
 /** A byte stream delivering `chunks` one per pull. */
 function chunked(chunks: Uint8Array[]): ReadableStream<Uint8Array> {
@@ -20,15 +27,21 @@ function chunked(chunks: Uint8Array[]): ReadableStream<Uint8Array> {
 
 const text = (lines: string): ReadableStream<Uint8Array> => chunked([bytes(lines)]);
 
-describe("exec events as NDJSON", () => {
+describe("the runtime wire (runtime events as NDJSON)", () => {
   it("writes strings as utf8, bytes as base64, and exit with code and result", () => {
-    expect(encodeExecEvent(out(1, "hé"))).toBe('{"id":"x","seq":1,"name":"stdout","enc":"utf8","value":"hé"}\n');
-    expect(encodeExecEvent(err(2, Uint8Array.of(0, 255, 0xc3)))).toBe(
+    expect(encodeRuntimeEventLine(out(1, "hé"))).toBe('{"id":"x","seq":1,"name":"stdout","enc":"utf8","value":"hé"}\n');
+    expect(encodeRuntimeEventLine(err(2, Uint8Array.of(0, 255, 0xc3)))).toBe(
       '{"id":"x","seq":2,"name":"stderr","enc":"b64","value":"AP/D"}\n',
     );
-    expect(encodeExecEvent(exit(3, 0))).toBe('{"id":"x","seq":3,"name":"exit","code":0}\n');
-    expect(encodeExecEvent(exit(3, 0, { n: 42 }))).toBe(
+    expect(encodeRuntimeEventLine(exit(3, 0))).toBe('{"id":"x","seq":3,"name":"exit","code":0}\n');
+    expect(encodeRuntimeEventLine(exit(3, 0, { n: 42 }))).toBe(
       '{"id":"x","seq":3,"name":"exit","code":0,"result":{"n":42}}\n',
+    );
+  });
+
+  it("encodeRuntimeEvent is the line as UTF-8 bytes", () => {
+    expect(new TextDecoder().decode(encodeRuntimeEvent(exit(3, 0, "ok")))).toBe(
+      encodeRuntimeEventLine(exit(3, 0, "ok")),
     );
   });
 
@@ -41,14 +54,16 @@ describe("exec events as NDJSON", () => {
       err(4.75, Uint8Array.of()),
       exit(5, 130, null),
     ];
-    const decoded = await readAll(decodeExecEvents(encodeExecEvents(sourceOf(events).stream)));
+    const decoded: ExecEvent[] = await readAll(decodeRuntimeEvents(encodeRuntimeEvents(sourceOf(events).stream)));
     expect(decoded).toEqual(events);
     expect(decoded[1]?.name === "stdout" && decoded[1].value).toBeInstanceOf(Uint8Array);
   });
 
   it("round-trips a chunk larger than one base64 slice byte for byte", async () => {
     const large = new Uint8Array(100_000).map((_, i) => (i * 7) % 256);
-    const [event] = await readAll(decodeExecEvents(encodeExecEvents(sourceOf([out(1, large)]).stream)));
+    const [event]: ExecEvent[] = await readAll(
+      decodeRuntimeEvents(encodeRuntimeEvents(sourceOf([out(1, large)]).stream)),
+    );
     const value = event?.name === "stdout" ? event.value : undefined;
     expect(value).toBeInstanceOf(Uint8Array);
     // One comparison instead of toEqual's per-element diff, which takes seconds at this size.
@@ -59,19 +74,19 @@ describe("exec events as NDJSON", () => {
 
   it("reassembles lines split anywhere, inside a line or inside a character", async () => {
     const events = [out(1, "ab😀"), err(2, Uint8Array.of(1, 2, 3)), exit(3, 0, "done")];
-    const all = bytes(events.map(encodeExecEvent).join(""));
+    const all = bytes(events.map(encodeRuntimeEventLine).join(""));
     const oneByteChunks = [...all].map((byte) => Uint8Array.of(byte));
-    expect(await readAll(decodeExecEvents(chunked(oneByteChunks)))).toEqual(events);
+    expect(await readAll(decodeRuntimeEvents(chunked(oneByteChunks)))).toEqual(events);
   });
 
   it("accepts a last line without its newline and skips blank lines", async () => {
-    const lines = `\n${encodeExecEvent(out(1, "a"))}\n  \n${encodeExecEvent(exit(2, 0)).trimEnd()}`;
-    expect(await readAll(decodeExecEvents(text(lines)))).toEqual([out(1, "a"), exit(2, 0)]);
+    const lines = `\n${encodeRuntimeEventLine(out(1, "a"))}\n  \n${encodeRuntimeEventLine(exit(2, 0)).trimEnd()}`;
+    expect(await readAll(decodeRuntimeEvents(text(lines)))).toEqual([out(1, "a"), exit(2, 0)]);
   });
 
   it("reads nothing from the source before the consumer asks", async () => {
     const source = sourceOf([out(1, "a"), exit(2, 0)]);
-    const reader = encodeExecEvents(source.stream).getReader();
+    const reader = encodeRuntimeEvents(source.stream).getReader();
     expect(source.pulled()).toBe(0);
     await reader.read();
     expect(source.pulled()).toBe(1);
@@ -90,26 +105,70 @@ describe("exec events as NDJSON", () => {
       ['{"id":"x","seq":1,"name":"exit","code":1.5}', /line 2: exit code must be an integer/],
     ];
     for (const [line, message] of cases) {
-      const reader = decodeExecEvents(text(`${encodeExecEvent(out(1, "ok"))}${line}\n`)).getReader();
+      const reader = decodeRuntimeEvents(text(`${encodeRuntimeEventLine(out(1, "ok"))}${line}\n`)).getReader();
       expect(await reader.read()).toEqual({ done: false, value: out(1, "ok") });
       await expect(reader.read()).rejects.toThrow(message);
     }
-    expect(() => decodeExecEventLine("")).toThrow(/Malformed exec event on NDJSON line 1: not JSON/);
+    expect(() => decodeRuntimeEventLine("")).toThrow(/Malformed exec event on NDJSON line 1: not JSON/);
   });
 
   it("cancels the byte source when the event stream is canceled", async () => {
     let canceled: unknown = "no";
     const source = new ReadableStream<Uint8Array>({
       pull(controller) {
-        controller.enqueue(bytes(encodeExecEvent(out(1, "a"))));
+        controller.enqueue(bytes(encodeRuntimeEventLine(out(1, "a"))));
       },
       cancel(reason) {
         canceled = reason;
       },
     });
-    const reader = decodeExecEvents(source).getReader();
+    const reader = decodeRuntimeEvents(source).getReader();
     await reader.read();
     await reader.cancel("stop");
     expect(canceled).toBe("stop");
+  });
+});
+
+/** The original's exec wire: the exit status travels as the exit event's `value`. */
+describe("the exec wire (WorkspaceExecEvent as NDJSON)", () => {
+  const execEvents: WorkspaceExecEvent<"utf8" | undefined>[] = [
+    { id: "x", seq: 1, name: "stdout", value: "hé" },
+    { id: "x", seq: 2, name: "stderr", value: Uint8Array.of(0, 255, 0xc3) },
+    { id: "x", seq: 3, name: "exit", value: 7 },
+  ];
+
+  function streamOf<T>(items: T[]): ReadableStream<T> {
+    return new ReadableStream<T>({
+      start(controller) {
+        for (const item of items) controller.enqueue(item);
+        controller.close();
+      },
+    });
+  }
+
+  it("writes the exit status as value, output as in the runtime wire", () => {
+    expect(execEvents.map(encodeExecEventLine).join("")).toBe(
+      '{"id":"x","seq":1,"name":"stdout","enc":"utf8","value":"hé"}\n' +
+        '{"id":"x","seq":2,"name":"stderr","enc":"b64","value":"AP/D"}\n' +
+        '{"id":"x","seq":3,"name":"exit","value":7}\n',
+    );
+  });
+
+  it("round-trips an exit status, zero included", async () => {
+    const events = [...execEvents, { id: "y", seq: 1, name: "exit", value: 0 } as const];
+    expect(await readAll(decodeExecEvents(encodeExecEvents(streamOf(events))))).toEqual(events);
+  });
+
+  it("rejects an exit frame without an integer value, after the events before it", async () => {
+    const reader = decodeExecEvents(
+      text(
+        `${encodeExecEventLine(execEvents[0] as WorkspaceExecEvent<"utf8">)}{"id":"x","seq":2,"name":"exit","code":0}\n`,
+      ),
+    ).getReader();
+    expect((await reader.read()).value).toEqual(execEvents[0]);
+    await expect(reader.read()).rejects.toThrow(/line 2: exit value must be an integer/);
+    expect(() => decodeExecEventLine('{"id":"x","seq":1,"name":"exit","value":"0"}')).toThrow(
+      /exit value must be an integer/,
+    );
   });
 });

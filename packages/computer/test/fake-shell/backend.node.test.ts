@@ -2,21 +2,21 @@ import { WorkspaceFilesystem } from "@cloudflare/dofs";
 import { openNodeDatabase } from "@cloudflare/dofs/node";
 import { pullOnce, pushOnce, reconcileWatermarks } from "@cloudflare/dofs/sync";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { BackendHandle } from "../../runtime/backend.js";
-import { isDisposedStubError, isTransportError } from "../../runtime/transport.js";
-import { TestBackend } from "./backend.js";
+import type { BackendHandle } from "../../src/runtime/backend.js";
+import { isDisposedStubError, isTransportError } from "../../src/runtime/transport.js";
+import { FakeShellBackend } from "./backend.js";
 import { collect, contextFor, exitCode, output } from "./harness.node.js";
 
 let db: ReturnType<typeof openNodeDatabase>;
 let fs: WorkspaceFilesystem;
-let backend: TestBackend;
+let backend: FakeShellBackend;
 const local = () => ({ db, peer: "test-shell" });
 
 beforeEach(async () => {
   db = openNodeDatabase();
   fs = new WorkspaceFilesystem(db);
   await fs.mkdir("/workspace");
-  backend = new TestBackend();
+  backend = new FakeShellBackend();
   backend.attach(contextFor(db));
 });
 afterEach(() => {
@@ -38,14 +38,14 @@ function failure(promise: Promise<unknown>): Promise<unknown> {
   );
 }
 
-describe("TestBackend", () => {
+describe("FakeShellBackend", () => {
   it("is a command backend named test-shell of type test", () => {
     expect([backend.kind, backend.id, backend.type]).toEqual(["command", "test-shell", "test"]);
-    expect(new TestBackend({ id: "other" }).id).toBe("other");
+    expect(new FakeShellBackend({ id: "other" }).id).toBe("other");
   });
 
   it("needs attach() or a database before it can serve", async () => {
-    await expect(new TestBackend().connect()).rejects.toThrow(/attach/);
+    await expect(new FakeShellBackend().connect()).rejects.toThrow(/attach/);
   });
 
   it("round-trips files with the real sync protocol: push, command, pull", async () => {
@@ -171,7 +171,7 @@ describe("TestBackend", () => {
 
   it("uses options.database once per runtime", async () => {
     const opened: ReturnType<typeof openNodeDatabase>[] = [];
-    const own = new TestBackend({
+    const own = new FakeShellBackend({
       id: "own",
       database: () => {
         const next = openNodeDatabase();
@@ -189,7 +189,7 @@ describe("TestBackend", () => {
   });
 
   it("keeps two backends on one database apart, and a new instance drops an old one's tables", async () => {
-    const other = new TestBackend({ id: "test-other" });
+    const other = new FakeShellBackend({ id: "test-other" });
     other.attach(contextFor(db));
     await backend.peer.writeFile("/mine", "1");
     await other.peer.writeFile("/theirs", "2");
@@ -197,7 +197,7 @@ describe("TestBackend", () => {
     backend.replaceRuntime();
     await backend.peer.writeFile("/gen1", "1");
     // A new object for the same id (an evicted Durable Object coming back) starts from an empty store.
-    const reborn = new TestBackend();
+    const reborn = new FakeShellBackend();
     reborn.attach(contextFor(db));
     expect((await reborn.peer.readdir("/")).map((entry) => entry.name)).toEqual(["workspace"]);
     expect(tables().some((name) => name.includes("tb_test_shell_1_"))).toBe(false);
