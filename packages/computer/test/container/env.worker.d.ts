@@ -4,5 +4,6 @@ declare namespace Cloudflare {
     CONTAINER_WORKSPACE: DurableObjectNamespace<import("./main.worker.js").ContainerWorkspaceObject>;
     DIRECT_CONTAINER_WORKSPACE: DurableObjectNamespace<import("./main.worker.js").DirectContainerWorkspaceObject>;
     GATEWAY_CONTAINER_WORKSPACE: DurableObjectNamespace<import("./main.worker.js").GatewayContainerWorkspaceObject>;
+    ORIGINAL_WIRING_WORKSPACE: DurableObjectNamespace<import("./main.worker.js").OriginalWiringWorkspaceObject>;
   }
 }

@@ -1,6 +1,6 @@
 /**
  * The container seam on Cloudflare: `ctx.container` (the platform's container
- * API) behind `WorkspaceContainerAPI`, with the launch record in DO storage
+ * API) behind `WorkspaceContainer`, with the launch record in DO storage
  * so a new Durable Object incarnation adopts the container that still runs.
  * Each launch gets a monitor; a stale monitor (of an earlier generation)
  * cannot overwrite newer state.
@@ -13,7 +13,7 @@
 import { WorkerEntrypoint } from "cloudflare:workers";
 import { EGRESS_TOKEN_HEADER, EGRESS_URL_HEADER } from "./egress.js";
 import { clientSecret, decideLaunch, type LaunchStorage, recordExit, recordLaunch } from "./launch.js";
-import type { ContainerExit, ContainerLaunch, ContainerStart, WorkspaceContainerAPI, WorkspaceRef } from "./types.js";
+import type { ContainerExit, ContainerLaunch, ContainerStart, WorkspaceContainer, WorkspaceRef } from "./types.js";
 
 /** The slice of `ctx.container` used here (what tests fake). */
 export interface PlatformContainer {
@@ -41,7 +41,7 @@ export interface PlatformContainerOptions {
 
 const EXIT_KEY = "computer:container-exit";
 
-export class CloudflarePlatformContainer implements WorkspaceContainerAPI {
+export class CloudflarePlatformContainer implements WorkspaceContainer {
   readonly port: number;
   readonly #options: PlatformContainerOptions;
   /** Bumped per launch: a monitor only records the exit of its own generation. */

@@ -71,7 +71,7 @@ export interface WorkspaceRef {
   id: string;
 }
 
-export interface WorkspaceContainerAPI {
+export interface WorkspaceContainer {
   /** The port computerd listens on inside the container. */
   readonly port: number;
   /** The backend's `workspace` option: which object `WorkspaceProxy` routes the container's requests to. */
