@@ -7,7 +7,11 @@ import type { Database, WorkspaceFilesystem } from "@cloudflare/dofs";
 import type { WorkspaceArtifacts, WorkspaceGit } from "../workspace/capabilities.js";
 import type { BackendContext } from "./backend.js";
 
-/** What `connect(host)` is given. `git` and `artifacts` throw ENOTCONFIGURED when unset. */
+/**
+ * What `connect(host)` is given. An unset `git` or `artifacts` is a client
+ * whose every call rejects with ENOTCONFIGURED, as the original's disabled
+ * clients do, so a backend may destructure the host without configuring both.
+ */
 export interface WorkspaceBackendHost {
   readonly db: Database;
   readonly fs: WorkspaceFilesystem;
@@ -15,16 +19,32 @@ export interface WorkspaceBackendHost {
   readonly artifacts: WorkspaceArtifacts;
 }
 
-/** The host handed to `connect(host)`; `git` and `artifacts` are read when used, so unset ones throw only then. */
+/** The host handed to `connect(host)`; `git` and `artifacts` are opened when first read. */
 export function hostFor(context: BackendContext): WorkspaceBackendHost {
   return {
     db: context.db,
     fs: context.fs,
     get git() {
-      return context.git();
+      return orDisabled(() => context.git());
     },
     get artifacts() {
-      return context.artifacts();
+      return orDisabled(() => context.artifacts());
     },
   };
+}
+
+/** The capability, or, when it is not configured, a client whose calls reject with that error. */
+function orDisabled<T extends object>(open: () => T): T {
+  try {
+    return open();
+  } catch (error) {
+    if ((error as { code?: unknown } | null)?.code !== "ENOTCONFIGURED") throw error;
+    return new Proxy({} as T, {
+      get(_target, property) {
+        // Not a thenable: awaiting the client itself must not call a method.
+        if (property === "then") return undefined;
+        return () => Promise.reject(error);
+      },
+    });
+  }
 }

@@ -164,10 +164,13 @@ describe("module backends (the original's protocol: module)", () => {
         skipped: [],
         sync: { status: "complete", applied: 0, skipped: [] },
       });
-      // The host is the workspace's own database and filesystem; git is read only when used.
+      // The host is the workspace's own database and filesystem; unset git and artifacts reject when called.
       expect(cat.connects).toHaveLength(1);
       expect(cat.connects[0]).toMatchObject({ db: workspace.db, fs: workspace.fs });
-      expect(() => cat.connects[0]?.git).toThrow(/git is not configured/);
+      const { git, artifacts } = cat.connects[0] as WorkspaceModuleBackendHost;
+      await expect(git.cli({ args: ["status"] } as never)).rejects.toThrow(/git is not configured/);
+      await expect(artifacts.cli({ args: ["list"] } as never)).rejects.toMatchObject({ code: "ENOTCONFIGURED" });
+      expect(await Promise.resolve(git)).toBe(git);
       expect(cat.calls[0]).toEqual({
         name: "exec",
         input: {

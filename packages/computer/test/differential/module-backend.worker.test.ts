@@ -20,6 +20,7 @@ type Event =
 
 interface Host {
   fs: { readFile(path: string, encoding: "utf8"): Promise<string> };
+  git: { status(): Promise<unknown> };
 }
 
 /** `cat <path>`, `wait` (until killed), `fail`; keeps every execution's events for replay. */
@@ -76,6 +77,16 @@ function catBackend(calls: unknown[], sync?: { pushed: number; applied: number }
                 },
               }),
             );
+          }
+          if (command === "git") {
+            // Git is not configured on either side: the host's client rejects each call.
+            const outcome = await host.git.status().then(
+              () => "resolved",
+              () => "rejected",
+            );
+            log.push({ id, seq: 1, name: "stdout", value: new TextEncoder().encode(`${outcome}\n`) });
+            log.push({ id, seq: 2, name: "exit", code: 0 });
+            return envelope(stream(log));
           }
           if (command === "fail") {
             log.push({ id, seq: 1, name: "stderr", value: new TextEncoder().encode("failing\n") });
@@ -172,6 +183,7 @@ describe("differential: a module backend on both packages", () => {
       bytes: async () => decoded(await (await runtime.exec("cat /a.txt", { id: "e2" })).result()),
       value: async () => (await runtime.exec("cat /a.txt", { id: "e3", encoding: "utf8", input: { n: 1 } })).result(),
       failed: async () => (await runtime.exec("fail", { id: "e4", encoding: "utf8" })).result(),
+      "unset git": async () => (await runtime.exec("git", { id: "e7", encoding: "utf8" })).result(),
       streamed: async () => seqs(await runtime.exec("cat /a.txt", { id: "e5", encoding: "utf8" })),
       // The code is the same; the message is the fs's, Node-shaped in ours (docs/migration.md).
       "a missing file": async () =>
@@ -183,6 +195,7 @@ describe("differential: a module backend on both packages", () => {
     const reference = await runOn("reference", steps);
     const ours = await runOn("ours", steps);
     expect(reference.trace.utf8).toMatchObject({ status: "completed", stdout: "héllo ✓" });
+    expect(reference.trace["unset git"]).toMatchObject({ stdout: "rejected\n" });
     expect(ours.trace).toEqual(reference.trace);
     expect(ours.calls).toEqual(reference.calls);
   });
