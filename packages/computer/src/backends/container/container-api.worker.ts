@@ -93,8 +93,14 @@ export class WorkspaceContainerAPI extends RpcTarget implements IWorkspaceContai
     return this.#container.fetchPort(port, new Request(input, init));
   }
 
-  /** A Fetcher for one port of the container. Only `fetch` is supported: computerd speaks HTTP. */
+  /**
+   * A Fetcher for one port of the container: the platform's own on
+   * Cloudflare (`fetch` and `connect`); elsewhere one whose `fetch` goes
+   * through `fetchPort` and whose `connect` throws.
+   */
   port(port: number): Fetcher {
+    const own = this.#container.tcpPort?.(port);
+    if (own) return own;
     const fetchPort = (input: RequestInfo | URL, init?: RequestInit) => this.fetchPort(port, input, init);
     return {
       fetch: fetchPort,

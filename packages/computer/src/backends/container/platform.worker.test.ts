@@ -211,8 +211,8 @@ describe("WorkspaceContainerAPI (the original's container API)", () => {
     expect(await (await api.fetchPort(8080, "http://container/health", { method: "HEAD" })).text()).toBe(
       "8080 /health",
     );
-    expect(await (await api.port(9000).fetch("http://container/x")).text()).toBe("9000 /x");
-    expect(() => api.port(9000).connect("container:9000")).toThrow(/raw TCP to the container is not supported/);
+    // On Cloudflare's container, port(n) is the platform's own Fetcher.
+    expect(await (await api.port(9000).fetch(new Request("http://container/x"))).text()).toBe("9000 /x");
 
     const ref = { binding: "AGENT", id: "c3d4" };
     await api.interceptOutboundHttp("computer.internal", ref);
@@ -262,6 +262,10 @@ describe("WorkspaceContainerAPI (the original's container API)", () => {
       ["restart", { K: secret }, false],
       ["start", { K: secret }, false],
     ]);
+    // Over a seam without a platform Fetcher, port(n) fetches through fetchPort and refuses raw TCP.
+    const wrapped = new WorkspaceContainerAPI(state({}), seam);
+    expect(await (await wrapped.port(8080).fetch("http://container/y")).text()).toBe("8080 /y");
+    expect(() => wrapped.port(8080).connect("container:8080")).toThrow(/raw TCP to the container is not supported/);
     const bare = containerFromAPI(recorded, { workspace: undefined, port: 8080 });
     await expect(bare.interceptOutboundHttp("computer.internal")).rejects.toThrow(/needs workspace: \{ binding, id \}/);
   });

@@ -91,6 +91,11 @@ export class CloudflarePlatformContainer implements WorkspaceContainer {
     return this.#options.container.getTcpPort(port).fetch(request);
   }
 
+  tcpPort(port: number): Fetcher {
+    // workerd's getTcpPort() is a full Fetcher (fetch and connect); the interface above names only what tests fake.
+    return this.#options.container.getTcpPort(port) as Fetcher;
+  }
+
   setInactivityTimeout(ms: number): Promise<void> {
     return this.#options.container.setInactivityTimeout(ms);
   }

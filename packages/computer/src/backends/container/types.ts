@@ -94,6 +94,8 @@ export interface WorkspaceContainer {
    * it from anything else that reaches the object.
    */
   interceptAllOutboundHttp(token: string): Promise<void>;
+  /** The platform's own Fetcher for a port (with `connect`), where there is one (Cloudflare's container). */
+  tcpPort?(port: number): Fetcher;
   /** The bearer secret computerd was launched with (16 random bytes, hex), kept in DO storage. */
   secret(): Promise<string>;
   dial?(): ContainerDial;
