@@ -50,6 +50,9 @@ class FakePlatform implements PlatformContainer {
   async interceptAllOutboundHttp(): Promise<void> {
     this.intercepted.push("*");
   }
+  async interceptOutboundHttps(addr: string): Promise<void> {
+    this.intercepted.push(`https:${addr}`);
+  }
 }
 
 const launch = { env: { PORT: "8080", RPC_CLIENT_SECRET: "k" }, enableInternet: false };
@@ -106,7 +109,7 @@ describe("CloudflarePlatformContainer", () => {
     });
     await container.interceptOutboundHttp("computer.internal");
     await container.interceptAllOutboundHttp("t0k3n");
-    expect(platform.intercepted).toEqual(["computer.internal", "*"]);
+    expect(platform.intercepted).toEqual(["computer.internal", "*", "https:*"]);
     // The original's prop name, egressToken.
     expect(seen).toEqual([{}, { egressToken: "t0k3n" }]);
     // The backend's `workspace` option reaches the proxy (binding and id for WorkspaceProxy).

@@ -25,6 +25,8 @@ export interface PlatformContainer {
   setInactivityTimeout(durationMs: number): Promise<void>;
   interceptOutboundHttp(addr: string, binding: Fetcher): Promise<void>;
   interceptAllOutboundHttp(binding: Fetcher): Promise<void>;
+  /** HTTPS by host (`"*"` for all); absent on a workerd that predates it. */
+  interceptOutboundHttps?(addr: string, binding: Fetcher): Promise<void>;
 }
 
 export interface PlatformContainerOptions {
@@ -106,9 +108,10 @@ export class CloudflarePlatformContainer implements WorkspaceContainer {
 
   async interceptAllOutboundHttp(token: string): Promise<void> {
     // The token travels in the proxy's props; the backend checks it in handleFetch.
-    return this.#options.container.interceptAllOutboundHttp(
-      this.#options.proxy({ egressToken: token }, this.#workspace),
-    );
+    const proxy = this.#options.proxy({ egressToken: token }, this.#workspace);
+    const { container } = this.#options;
+    // HTTPS too, as the original does, so gateway mode covers every request the commands make.
+    await Promise.all([container.interceptAllOutboundHttp(proxy), container.interceptOutboundHttps?.("*", proxy)]);
   }
 
   serve(handler: (request: Request) => Promise<Response>): void {
