@@ -42,6 +42,8 @@ const acceptedTypes = new Set([
   "WorkspaceBackend",
   "WorkspaceModuleBackend",
   "WorkspaceModuleBackendHandle",
+  // What a module backend's handle answers `exec` with: built by the backend, read by the runtime.
+  "ModuleExecutionEnvelope",
   "BackendHandle",
   "WorkspaceRuntimeLoader",
   "WorkerShellLoader",

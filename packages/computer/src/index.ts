@@ -71,6 +71,14 @@ export type {
   WorkspaceBackendHost,
   WorkspaceRegisteredBackend,
 } from "./runtime/hosted-backend.js";
+export type {
+  ModuleExecutionEnvelope,
+  ModuleExecutionInput,
+  ModuleExecutionSync,
+  WorkspaceModuleBackend,
+  WorkspaceModuleBackendHandle,
+  WorkspaceModuleBackendHost,
+} from "./runtime/module-backend.js";
 export {
   DEFAULT_SYNC_RETRY,
   type RetryPendingSyncResult,

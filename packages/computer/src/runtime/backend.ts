@@ -12,9 +12,9 @@
  *   its own journal, and hands back event streams.
  */
 import type { Database, WorkspaceFilesystem } from "@cloudflare/dofs";
-import type { SyncRPC } from "@cloudflare/dofs/sync";
+import type { SkippedEntry, SyncRPC } from "@cloudflare/dofs/sync";
 import type { WorkspaceArtifacts, WorkspaceGit } from "../workspace/capabilities.js";
-import type { ExecEvent, ExecOptions, GetExecOptions, KillSignal } from "./types.js";
+import type { ExecEvent, ExecOptions, ExecSyncResult, GetExecOptions, KillSignal } from "./types.js";
 
 /** What a backend learns about the workspace it serves when the Workspace is built. */
 export interface BackendContext {
@@ -106,6 +106,15 @@ export interface CommandBackend {
 export interface DirectExec {
   id: string;
   events: ReadableStream<ExecEvent>;
+  /**
+   * The sync the backend did around the execution (a module backend's
+   * envelope may carry it): entries pushed, and the pull that settles after
+   * the events end. Unset: nothing to sync (0/0).
+   */
+  sync?: {
+    pushed: number;
+    outcome: Promise<{ applied: number; skipped: SkippedEntry[]; sync: ExecSyncResult }>;
+  };
 }
 
 export interface DirectExecRequest extends Omit<ExecOptions, "backend" | "sync" | "encoding"> {

@@ -3,10 +3,32 @@
  * itself on the workspace's own storage, so there is no bracket, no fencing
  * and no connection to manage — only handles to build.
  */
-import type { DirectBackend, DirectExecRequest } from "./backend.js";
+import type { DirectBackend, DirectExec, DirectExecRequest } from "./backend.js";
 import { ignoredExecIdError } from "./errors.js";
-import { ExecHandle } from "./handle.js";
-import type { ExecEncoding, KillSignal } from "./types.js";
+import { ExecHandle, type ExecHandleOptions } from "./handle.js";
+import { safeErrorMessage } from "./transport.js";
+import type { ExecEncoding, ExecSyncSummary, KillSignal } from "./types.js";
+
+/** The handle's finish hook for an execution that reports its own sync; it never throws. */
+function finishWith(sync: DirectExec["sync"]): Pick<ExecHandleOptions, "finish"> {
+  if (!sync) return {};
+  return {
+    finish: async (): Promise<ExecSyncSummary> => {
+      try {
+        const { applied, skipped, sync: result } = await sync.outcome;
+        return { pushed: sync.pushed, pulled: applied, skipped, sync: result };
+      } catch (error) {
+        const message = safeErrorMessage(error);
+        return {
+          pushed: sync.pushed,
+          pulled: 0,
+          skipped: [],
+          sync: { status: "pending", applied: 0, skipped: [], error: message },
+        };
+      }
+    },
+  };
+}
 
 export class DirectRuntime {
   readonly kind = "direct";
@@ -40,6 +62,7 @@ export class DirectRuntime {
       backend: this.id,
       ...(encoding === undefined ? {} : { encoding }),
       kill: (signal) => this.killExec(exec.id, signal),
+      ...finishWith(exec.sync),
     });
   }
 
@@ -54,6 +77,7 @@ export class DirectRuntime {
       backend: this.id,
       ...(options.encoding === undefined ? {} : { encoding: options.encoding }),
       kill: (signal) => this.killExec(id, signal),
+      ...finishWith(exec.sync),
       ...(after === 0 ? {} : { replay: async () => (await this.#backend.getExec(id, { after: 0 })).events }),
     });
   }

@@ -6,17 +6,11 @@
  * original's defaults (the backend syncs; no runtime fencing; the connection
  * lasts until an error says otherwise).
  */
-import type { Database, WorkspaceFilesystem } from "@cloudflare/dofs";
-import type { WorkspaceArtifacts, WorkspaceGit } from "../workspace/capabilities.js";
 import type { BackendContext, BackendHandle, CommandBackend, WorkspaceBackend as KindedBackend } from "./backend.js";
+import { hostFor, type WorkspaceBackendHost } from "./backend-host.js";
+import { adoptModuleBackend, isModuleBackend, type WorkspaceModuleBackend } from "./module-backend.js";
 
-/** What `connect(host)` is given. `git` and `artifacts` throw ENOTCONFIGURED when unset. */
-export interface WorkspaceBackendHost {
-  readonly db: Database;
-  readonly fs: WorkspaceFilesystem;
-  readonly git: WorkspaceGit;
-  readonly artifacts: WorkspaceArtifacts;
-}
+export type { WorkspaceBackendHost };
 
 /** A handle as an original-shaped backend may return it. */
 export type HostedBackendHandle = Omit<BackendHandle, "runtimeId" | "sync" | "closed"> &
@@ -32,9 +26,10 @@ export interface HostedBackend {
   close?(): Promise<void>;
 }
 
-/** Every backend a Workspace takes: ours (`kind: "command" | "direct"`) and the original's command backends. */
+/** Every command backend a Workspace takes: ours (`kind: "command" | "direct"`) and the original's (no `kind`). */
 export type WorkspaceBackend = KindedBackend | HostedBackend;
-export type WorkspaceRegisteredBackend = WorkspaceBackend;
+/** Everything `backends` takes: the command backends and the original's module backends (`protocol: "module"`). */
+export type WorkspaceRegisteredBackend = WorkspaceBackend | WorkspaceModuleBackend;
 
 /** The runtime id reported for a handle that gives none: every execution on it is in one, unfenced runtime. */
 export const UNFENCED_RUNTIME_ID = "";
@@ -42,6 +37,20 @@ export const UNFENCED_RUNTIME_ID = "";
 export function isHostedBackend(backend: object): backend is HostedBackend {
   const candidate = backend as { kind?: unknown; protocol?: unknown; connect?: unknown };
   return candidate.kind === undefined && candidate.protocol === undefined && typeof candidate.connect === "function";
+}
+
+/**
+ * A registered backend as the runtime drives it: ours as given, the
+ * original's command backends as command backends, its module backends as
+ * direct ones. Anything else is refused here, at construction.
+ */
+export function adoptBackend(backend: WorkspaceRegisteredBackend): KindedBackend {
+  if (typeof backend !== "object" || backend === null) throw new TypeError("each backend must be an object");
+  if (isModuleBackend(backend)) return adoptModuleBackend(backend);
+  if (isHostedBackend(backend)) return adoptHostedBackend(backend);
+  const kind = (backend as { kind?: unknown }).kind;
+  if (kind === "command" || kind === "direct") return backend as KindedBackend;
+  throw new TypeError(`Backend ${JSON.stringify((backend as { id?: unknown }).id)} has an unknown kind`);
 }
 
 export function adoptHostedBackend(backend: HostedBackend): CommandBackend {
@@ -58,18 +67,7 @@ export function adoptHostedBackend(backend: HostedBackend): CommandBackend {
     },
     async connect(): Promise<BackendHandle> {
       if (!context) throw new Error(`Backend "${backend.id}" connected before the Workspace attached it`);
-      const { db, fs } = context;
-      const host: WorkspaceBackendHost = {
-        db,
-        fs,
-        get git() {
-          return (context as BackendContext).git();
-        },
-        get artifacts() {
-          return (context as BackendContext).artifacts();
-        },
-      };
-      const handle = await backend.connect(host);
+      const handle = await backend.connect(hostFor(context));
       return {
         rpc: handle.rpc,
         runtimeId: handle.runtimeId ?? UNFENCED_RUNTIME_ID,

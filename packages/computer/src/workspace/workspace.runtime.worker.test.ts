@@ -103,7 +103,9 @@ describe("routing and validation", () => {
       expect(hosts[0]).toMatchObject({ db: workspace.db, fs: workspace.fs });
       // The default sync is "remote": the bracket pulled the file the command wrote on the peer.
       expect(await workspace.fs.readFile("/o.txt", "utf8")).toBe("adopted\n");
-      expect(() => (hosts[0] as { git: unknown }).git).toThrow(/git is not configured/);
+      // Unset git is a client whose calls reject, as the original's disabled client does.
+      const { git } = hosts[0] as { git: { status(): Promise<unknown> } };
+      await expect(git.status()).rejects.toMatchObject({ code: "ENOTCONFIGURED" });
       await expect(workspace.runtime.exec("x", { input: 1 })).rejects.toThrow(/not callable/);
     });
   });

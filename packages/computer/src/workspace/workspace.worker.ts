@@ -16,7 +16,7 @@ import { CommandRuntime, type RuntimeServices, type SyncPullResult } from "../ru
 import { DirectRuntime } from "../runtime/direct-runtime.js";
 import { closedError, WorkspaceError } from "../runtime/errors.js";
 import { RuntimeFence } from "../runtime/fence.js";
-import { adoptHostedBackend, type HostedBackend, isHostedBackend } from "../runtime/hosted-backend.js";
+import { adoptBackend, type WorkspaceRegisteredBackend } from "../runtime/hosted-backend.js";
 import {
   type RetryPendingSyncResult,
   resolveSyncRetryOptions,
@@ -50,9 +50,10 @@ export interface WorkspaceOptions<Git extends WorkspaceGit = WorkspaceGit> {
   storage: WorkspaceStorage;
   /**
    * Execution backends; the first is the default. None makes a filesystem-only Workspace.
-   * A backend in the original's shape (`{ id, type, connect(host) }`, no `kind`) is a command backend.
+   * A backend in the original's shapes is adopted: `{ id, type, connect(host) }` (no `kind`) as a command
+   * backend, `{ protocol: "module", … }` as one that runs executions itself.
    */
-  backends?: readonly (WorkspaceBackend | HostedBackend)[];
+  backends?: readonly WorkspaceRegisteredBackend[];
   /** Names this agent session for capabilities that scope by it (published asset prefixes, artifacts). */
   sessionId?: string;
   /** Keyed by absolute root; factories are called once, here. Indexed by `ready()` or before the first exec. */
@@ -139,17 +140,11 @@ export class Workspace<Git extends WorkspaceGit = WorkspaceGit> {
     };
     const given = options.backends ?? [];
     if (!Array.isArray(given)) throw new TypeError("backends must be an array");
-    const backends = given.map((backend: WorkspaceBackend | HostedBackend) =>
-      typeof backend === "object" && backend !== null && isHostedBackend(backend)
-        ? adoptHostedBackend(backend)
-        : backend,
-    ) as WorkspaceBackend[];
+    const backends: WorkspaceBackend[] = given.map((backend) => adoptBackend(backend));
     // The router rejects duplicate ids before any backend is attached to this storage.
     this.runtime = new WorkspaceRuntime(
       backends.map((backend): BackendRuntime => {
-        if (backend.kind === "command") return new CommandRuntime(backend, services);
-        if (backend.kind === "direct") return new DirectRuntime(backend);
-        throw new TypeError(`Backend ${JSON.stringify((backend as { id?: unknown }).id)} has an unknown kind`);
+        return backend.kind === "command" ? new CommandRuntime(backend, services) : new DirectRuntime(backend);
       }),
       () => this.#scheduler !== undefined,
       // Mounts are indexed before the first execution, so a command sees them without an explicit ready().

@@ -6,13 +6,10 @@ import type { ClassFits, Fits, OptionsFits, ResultFits, ValueFits } from "./chec
 
 // @ts-expect-error incompatible, issue 19 row 1
 type _CloudflareContainerBackend = Fits<ClassFits<typeof O.CloudflareContainerBackend, typeof R.CloudflareContainerBackend>>;
-// @ts-expect-error incompatible, issue 19 row 1
 type _CloudflareContainerBackendOptions = Fits<OptionsFits<O.CloudflareContainerBackendOptions, R.CloudflareContainerBackendOptions>>;
-// @ts-expect-error missing, issue 19 row 1
 type _IWorkspaceContainerAPI = Fits<ResultFits<O.IWorkspaceContainerAPI, R.IWorkspaceContainerAPI>>;
 // @ts-expect-error incompatible, issue 19 row 1
 type _withWorkspaceContainer = Fits<ValueFits<typeof O.withWorkspaceContainer, typeof R.withWorkspaceContainer>>;
-// @ts-expect-error missing, issue 19 row 1
 type _WorkspaceContainerAPI = Fits<ClassFits<typeof O.WorkspaceContainerAPI, typeof R.WorkspaceContainerAPI>>;
 type _WorkspaceEgressPolicy = Fits<OptionsFits<O.WorkspaceEgressPolicy, R.WorkspaceEgressPolicy>>;
 type _WorkspaceRef = Fits<ResultFits<O.WorkspaceRef, R.WorkspaceRef>>;

@@ -4,7 +4,6 @@ import type * as R from "computer-reference/backends/worker-javascript";
 import type * as O from "../../src/backends/worker-javascript/index.js";
 import type { ClassFits, Fits, OptionsFits } from "./check.js";
 
-// @ts-expect-error incompatible, issue 19 row 10
 type _WorkerJavaScriptBackend = Fits<ClassFits<typeof O.WorkerJavaScriptBackend, typeof R.WorkerJavaScriptBackend>>;
 type _WorkerJavaScriptBackendOptions = Fits<OptionsFits<O.WorkerJavaScriptBackendOptions, R.WorkerJavaScriptBackendOptions>>;
 type _WorkspaceEgressPolicy = Fits<OptionsFits<O.WorkspaceEgressPolicy, R.WorkspaceEgressPolicy>>;

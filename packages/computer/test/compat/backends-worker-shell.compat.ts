@@ -19,7 +19,6 @@ type _ShellModuleGroup = Fits<ResultFits<O.ShellModuleGroup, R.ShellModuleGroup>
 type _ShellWorker = Fits<ClassFits<typeof O.ShellWorker, typeof R.ShellWorker>>;
 // @ts-expect-error missing, issue 19 row 6
 type _ShellWorkerOptions = Fits<OptionsFits<O.ShellWorkerOptions, R.ShellWorkerOptions>>;
-// @ts-expect-error incompatible, issue 19 row 6
 type _WorkerShellBackend = Fits<ClassFits<typeof O.WorkerShellBackend, typeof R.WorkerShellBackend>>;
 type _WorkerShellBackendOptions = Fits<OptionsFits<O.WorkerShellBackendOptions, R.WorkerShellBackendOptions>>;
 type _WorkerShellLoader = Fits<OptionsFits<O.WorkerShellLoader, R.WorkerShellLoader>>;

@@ -23,9 +23,7 @@ type _ExecSyncResult = Fits<ResultFits<O.ExecSyncResult, R.ExecSyncResult>>;
 // @ts-expect-error incompatible, issue 19 row 3
 type _getWorkspace = Fits<ValueFits<typeof O.getWorkspace, typeof R.getWorkspace>>;
 type _KillSignal = Fits<MutualFits<O.KillSignal, R.KillSignal>>;
-// @ts-expect-error missing, issue 19 row 3
-type _ModuleExecutionEnvelope = Fits<ResultFits<O.ModuleExecutionEnvelope, R.ModuleExecutionEnvelope>>;
-// @ts-expect-error missing, issue 19 row 3
+type _ModuleExecutionEnvelope = Fits<OptionsFits<O.ModuleExecutionEnvelope, R.ModuleExecutionEnvelope>>;
 type _ModuleExecutionInput = Fits<OptionsFits<O.ModuleExecutionInput, R.ModuleExecutionInput>>;
 type _Mount = Fits<OptionsFits<O.Mount, R.Mount>>;
 type _MountBase = Fits<OptionsFits<O.MountBase, R.MountBase>>;
@@ -84,11 +82,10 @@ type _WorkspaceGitStub = Fits<ClassFits<typeof O.WorkspaceGitStub, typeof R.Work
 type _WorkspaceHandle = Fits<ResultFits<O.WorkspaceHandle, R.WorkspaceHandle>>;
 // @ts-expect-error incompatible, issue 19 row 3
 type _WorkspaceLocalHost = Fits<ResultFits<O.WorkspaceLocalHost, R.WorkspaceLocalHost>>;
-// @ts-expect-error missing, issue 19 row 3
+// @ts-expect-error incompatible, issue 19 row 3
 type _WorkspaceModuleBackend = Fits<OptionsFits<O.WorkspaceModuleBackend, R.WorkspaceModuleBackend>>;
-// @ts-expect-error missing, issue 19 row 15
 type _WorkspaceModuleBackendHandle = Fits<OptionsFits<O.WorkspaceModuleBackendHandle, R.WorkspaceModuleBackendHandle>>;
-// @ts-expect-error missing, issue 19 row 3
+// @ts-expect-error incompatible, issue 19 row 3
 type _WorkspaceModuleBackendHost = Fits<ResultFits<O.WorkspaceModuleBackendHost, R.WorkspaceModuleBackendHost>>;
 type _WorkspaceObserver = Fits<OptionsFits<O.WorkspaceObserver, R.WorkspaceObserver>>;
 // @ts-expect-error incompatible, issue 19 row 7

@@ -6,10 +6,11 @@
 import { abortAllDurableObjects, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, inject, it } from "vitest";
+import { WorkspaceContainerAPI } from "../../src/backends/container/container-api.worker.js";
 import { EGRESS_TOKEN_HEADER, EGRESS_URL_HEADER } from "../../src/backends/container/egress.js";
 import { WORKSPACE_INSTANCE } from "../../src/workspace/client.js";
 import type { Workspace } from "../../src/workspace/workspace.worker.js";
-import type { ContainerWorkspaceObject } from "./main.worker.js";
+import type { ContainerWorkspaceObject, OriginalWiringWorkspaceObject } from "./main.worker.js";
 
 const utf8 = { encoding: "utf8" } as const;
 
@@ -77,6 +78,26 @@ async function collect(handle: ReadableStream<{ name: string }>): Promise<{ name
 }
 
 describe("container-shell on the local container host", () => {
+  it("works wired the original's way: withWorkspaceContainer(Base), container: () => this, workspace", async () => {
+    const stub = env.ORIGINAL_WIRING_WORKSPACE.get(env.ORIGINAL_WIRING_WORKSPACE.newUniqueId());
+    await stub.connectTo(inject("containerHost"));
+    const name = await runInDurableObject(stub, async (instance: OriginalWiringWorkspaceObject, state) => {
+      const workspace = (instance as unknown as Record<typeof WORKSPACE_INSTANCE, Workspace>)[WORKSPACE_INSTANCE];
+      await workspace.fs.mkdir("/workspace", { recursive: true });
+      await workspace.fs.writeFile("/workspace/in.txt", "wired\n");
+      const result = await (await workspace.runtime.exec("cat in.txt && echo back > out.txt", utf8)).result();
+      expect(result).toMatchObject({ status: "completed", exitCode: 0, stdout: "wired\n" });
+      expect(await workspace.fs.readFile("/workspace/out.txt", "utf8")).toBe("back\n");
+      // The original's container API over the same container.
+      const api = instance.getWorkspaceContainer();
+      expect(api).toBeInstanceOf(WorkspaceContainerAPI);
+      expect(await api.status()).toEqual({ running: true, exit: null });
+      expect((await api.port(8080).fetch("http://container/health")).status).toBe(200);
+      return state.id.toString();
+    });
+    await hostCall(name, "stop");
+  });
+
   it("runs a command on a real computerd and brings its writes back", async () => {
     await inContainerWorkspace(async (workspace) => {
       await workspace.fs.mkdir("/workspace", { recursive: true });

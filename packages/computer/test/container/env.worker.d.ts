@@ -5,5 +5,6 @@ declare namespace Cloudflare {
     DIRECT_CONTAINER_WORKSPACE: DurableObjectNamespace<import("./main.worker.js").DirectContainerWorkspaceObject>;
     GATEWAY_CONTAINER_WORKSPACE: DurableObjectNamespace<import("./main.worker.js").GatewayContainerWorkspaceObject>;
     SCRATCH: DurableObjectNamespace<import("./main.worker.js").ScratchObject>;
+    ORIGINAL_WIRING_WORKSPACE: DurableObjectNamespace<import("./main.worker.js").OriginalWiringWorkspaceObject>;
   }
 }

@@ -7,6 +7,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { CloudflareContainerBackend } from "../../src/backends/container/backend.worker.js";
 import { localContainer } from "../../src/backends/container/local.js";
+import { CONTAINER_HOST_ENV, withWorkspaceContainer } from "../../src/backends/container/mixin.worker.js";
 import type { WorkspaceEgressPolicy } from "../../src/backends/container/types.js";
 import { sqlSyncRetryScheduler } from "../../src/runtime/retry.js";
 import { withWorkspace, workspaceOf } from "../../src/workspace/with-workspace.worker.js";
@@ -95,6 +96,34 @@ export class GatewayContainerWorkspaceObject extends withWorkspace(DurableObject
   async connectTo(url: string): Promise<void> {
     this.hostUrl = url;
     await this.ctx.storage.put("test:host-url", url);
+  }
+}
+
+/**
+ * Wired as the original's docs wire it: `withWorkspaceContainer(Base)` with no
+ * options, `container: () => self`, the object named by `workspace`. The
+ * container is chosen by `COMPUTER_CONTAINER_HOST` in the environment, which
+ * `connectTo` adds here (a deployment sets it in wrangler config, or not at all).
+ */
+export class OriginalWiringWorkspaceObject extends withWorkspace(
+  withWorkspaceContainer(DurableObject<Cloudflare.Env>),
+  (self) => ({
+    storage: self.ctx.storage,
+    backends: [
+      new CloudflareContainerBackend({
+        container: () => self,
+        workspace: { binding: "ORIGINAL_WIRING_WORKSPACE", id: self.ctx.id.toString() },
+        containerPort: 8080,
+        healthProbeTimeoutMs: 2000,
+        heartbeatIntervalMs: 0,
+        connectTimeoutMs: 20_000,
+      }),
+    ],
+  }),
+) {
+  async connectTo(url: string): Promise<void> {
+    const env = this.env as unknown as Record<string, unknown>;
+    (this as unknown as { env: Record<string, unknown> }).env = { ...env, [CONTAINER_HOST_ENV]: url };
   }
 }
 

@@ -107,6 +107,8 @@ export const scenarios: Record<string, Scenario> = {
     await step("readFile through the link", () => fs.readFile("/link", "utf8"));
     await step("dangling symlink", () => fs.symlink("/missing", "/dangling"));
     await step("readFile a dangling link", () => fs.readFile("/dangling", "utf8"));
+    // The original's find types entries as file or dir, but lists links as "symlink", as ours does.
+    await step("find / lists the links", () => fs.find("/"));
   },
 
   "path forms": async ({ fs }, step) => {

@@ -3,16 +3,23 @@
  * names (its types come from `computer-reference`; none of its code runs
  * here): host modules as `{ "ws:<name>": { call(method, args, context) } }`
  * next to ours, and `maxDirectoryEntries` / `maxExecutionSubscribers` for
- * `maxDirEntries` / `maxSubscribers`.
+ * `maxDirEntries` / `maxSubscribers`; and the backend itself as the
+ * original's module backend (`protocol: "module"`, `connect(host)`).
  */
+import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import type { WorkerJavaScriptBackendOptions as ReferenceOptions } from "computer-reference/backends/worker-javascript";
+import type {
+  WorkerJavaScriptBackend as ReferenceBackend,
+  WorkerJavaScriptBackendOptions as ReferenceOptions,
+} from "computer-reference/backends/worker-javascript";
 import { describe, expect, it } from "vitest";
 import {
   WorkerJavaScriptBackend,
   type WorkerLoaderLike,
   type WorkspaceTrustedModule,
 } from "../../src/backends/worker-javascript/index.js";
+import type { WorkspaceModuleBackend, WorkspaceRuntimeEvent } from "../../src/index.js";
+import { Workspace } from "../../src/workspace/workspace.worker.js";
 import { inJsWorkspace, run } from "./harness.worker.js";
 
 const loader: WorkerLoaderLike = env.LOADER;
@@ -102,5 +109,116 @@ describe("the original's limit names", () => {
       },
       { maxDirectoryEntries: 2 },
     );
+  });
+});
+
+describe("typing both forms of trustedModules", () => {
+  it("infers the parameters of a function of ours named call, and of the original's call", async () => {
+    const seen: unknown[] = [];
+    // No annotations: the parameter types come from the options (a `ws:` key is the original's form).
+    const backend = new WorkerJavaScriptBackend({
+      loader,
+      trustedModules: {
+        ours: {
+          call: (input, context) => {
+            seen.push([input, context.deadline > 0, context.signal.aborted]);
+            return { echoed: input };
+          },
+        },
+        "ws:theirs": { call: async (method, args) => `${method.toUpperCase()} ${args.length}` },
+      },
+    });
+    const stub = env.JS_WORKSPACE.get(env.JS_WORKSPACE.newUniqueId());
+    await runInDurableObject(stub, async (_instance, state) => {
+      const workspace = new Workspace({ storage: state.storage, backends: [backend] });
+      try {
+        await workspace.fs.mkdir("/workspace");
+        const source = `import { call } from "ws:ours"; import { call as theirs } from "ws:theirs";
+          export default async () => [await call({ n: 1 }), await theirs("ping", 1, 2)];`;
+        expect((await run(workspace, source)).value).toEqual([{ echoed: { n: 1 } }, "PING 2"]);
+        expect(seen).toEqual([[{ n: 1 }, true, false]]);
+      } finally {
+        await workspace.close();
+      }
+    });
+  });
+});
+
+describe("the backend as the original's module backend", () => {
+  it("is one by type and by shape: protocol module, callable, connect(host)", () => {
+    const backend = new WorkerJavaScriptBackend({ loader });
+    const asTheirs: Pick<ReferenceBackend, "protocol" | "type" | "callable" | "id" | "connect"> = backend;
+    const asModule: WorkspaceModuleBackend = backend;
+    expect([asTheirs.protocol, asTheirs.type, asTheirs.callable, asModule.id]).toEqual([
+      "module",
+      "worker-javascript",
+      true,
+      "worker-javascript",
+    ]);
+  });
+
+  it("runs through workspace.runtime when registered only by its module protocol", async () => {
+    const backend = new WorkerJavaScriptBackend({ loader, id: "js-module" });
+    const hosts: object[] = [];
+    // What a Workspace that knows only the original's protocol sees of it.
+    const moduleOnly: WorkspaceModuleBackend = {
+      protocol: "module",
+      id: backend.id,
+      type: backend.type,
+      callable: backend.callable,
+      connect: (host) => {
+        hosts.push(host);
+        return backend.connect(host);
+      },
+    };
+    const stub = env.JS_WORKSPACE.get(env.JS_WORKSPACE.newUniqueId());
+    await runInDurableObject(stub, async (_instance, state) => {
+      const workspace = new Workspace({ storage: state.storage, backends: [moduleOnly] });
+      try {
+        await workspace.fs.mkdir("/workspace");
+        await workspace.fs.writeFile("/workspace/n.txt", "41");
+        const source = `import { readFile, writeFile } from "node:fs/promises";
+          export default async (input) => {
+            console.log("reading");
+            const n = Number(await readFile("n.txt", "utf8")) + input.add;
+            await writeFile("out.txt", String(n));
+            return n;
+          }`;
+        const handle = await workspace.runtime.exec(source, { id: "m-1", input: { add: 1 }, encoding: "utf8" });
+        expect(await handle.result()).toMatchObject({ status: "completed", value: 42, stdout: "reading\n" });
+        expect(await workspace.fs.readFile("/workspace/out.txt", "utf8")).toBe("42");
+        expect(hosts).toHaveLength(1);
+        expect(hosts[0]).toMatchObject({ db: workspace.db, fs: workspace.fs });
+        // The journal replays through the module handle, and dispose removes it.
+        expect((await (await workspace.runtime.getExec("m-1", { encoding: "utf8" })).result()).value).toBe(42);
+        await workspace.runtime.disposeExec("m-1");
+        await expect(workspace.runtime.getExec("m-1")).rejects.toMatchObject({ code: "ENOENT" });
+
+        // The handle itself, as code driving the protocol would use it: no id given, events as bytes.
+        const handleOf = await backend.connect({ db: workspace.db, fs: workspace.fs });
+        const envelope = await handleOf.exec({ source: "export default () => 'ok';" });
+        expect(envelope.id).toMatch(/^[0-9a-f-]{36}$/);
+        const events: WorkspaceRuntimeEvent[] = [];
+        for await (const event of envelope.events) events.push(event);
+        expect(events.at(-1)).toMatchObject({ name: "exit", code: 0, result: "ok" });
+      } finally {
+        await workspace.close();
+      }
+    });
+  });
+
+  it("refuses a host whose database is not a workspace database of this package, and a second workspace", async () => {
+    const backend = new WorkerJavaScriptBackend({ loader });
+    await expect(backend.connect({ db: {}, fs: {} })).rejects.toThrow(
+      /host\.db is not a workspace database of this package/,
+    );
+    await inJsWorkspace(async ({ workspace, backend: attached }) => {
+      await expect(
+        attached.connect({
+          db: { ...workspace.db, all() {}, one() {}, run() {}, transaction() {}, script() {} },
+          fs: {},
+        }),
+      ).rejects.toThrow(/already serves another workspace/);
+    });
   });
 });

@@ -4,9 +4,11 @@
  * `computer-reference`; nothing of its code runs here), and they work: a flat
  * options object with `ctx: unknown`, an external runtime with no
  * `disposeExec`, `assembleShellModules(groups)`, an assets host whose
- * `publish` resolves to the URL string.
+ * `publish` resolves to the URL string; and `connect()`'s handle is the
+ * original's `BackendHandle` by type.
  */
 import { env } from "cloudflare:workers";
+import type { BackendHandle as ReferenceHandle } from "computer-reference";
 import type {
   AssetsCommandHost as ReferenceAssetsHost,
   WorkerShellBackendOptions as ReferenceOptions,
@@ -52,6 +54,40 @@ describe("worker-shell takes the original's option shapes", () => {
         expect(events.at(-1)).toMatchObject({ name: "exit", code: 0 });
       } finally {
         handle.close();
+      }
+    });
+  });
+
+  test("connect() gives the original's BackendHandle: its shell request shape runs, sync refuses", async () => {
+    await inShell(async ({ state, write }) => {
+      await write("/workspace/y.txt", "why\n");
+      const backend = new WorkerShellBackend({
+        loader: env.LOADER,
+        workspace: { binding: "SHELL_WORKSPACE", id: state.id.toString() },
+        ctx: state,
+      });
+      const handle: ReferenceHandle = await backend.connect();
+      try {
+        expect(handle.sync).toBe("none");
+        // The original's request: no id (the shell picks one), stdin as bytes, `input` ignored.
+        const exec = await handle.rpc.shell.exec({
+          source: "cat y.txt; cat",
+          cwd: "/workspace",
+          stdin: new TextEncoder().encode("piped"),
+          input: { ignored: true },
+        });
+        expect(exec.id).not.toBe("");
+        const events = [];
+        for await (const event of exec.events) events.push(event);
+        const stdout = events.flatMap((event) =>
+          event.name === "stdout" ? [new TextDecoder().decode(event.value)] : [],
+        );
+        expect(stdout.join("")).toBe("why\npiped");
+        expect(events.at(-1)).toEqual({ id: exec.id, seq: events.length, name: "exit", code: 0 });
+        expect(() => handle.rpc.sync.watermarks()).toThrow(/worker-shell has no sync \(watermarks\)/);
+        expect(() => handle.rpc.sync.fetchObjects([])).toThrow(/no sync \(fetchObjects\)/);
+      } finally {
+        await handle.close();
       }
     });
   });

@@ -10,10 +10,10 @@ import { waitFor } from "../../../test/wait.js";
 import { CloudflareContainerBackend } from "./backend.worker.js";
 import { EGRESS_TOKEN_HEADER, EGRESS_URL_HEADER } from "./egress.js";
 import { CONTAINER_STORAGE_KEYS, decideLaunch, recordExit, recordLaunch } from "./launch.js";
-import type { ContainerExit, ContainerLaunch, WorkspaceContainerAPI } from "./types.js";
+import type { ContainerExit, ContainerLaunch, WorkspaceContainer } from "./types.js";
 
 /** A container whose port answers with `answer`; records launches and restarts. */
-class ScriptedContainer implements WorkspaceContainerAPI {
+class ScriptedContainer implements WorkspaceContainer {
   readonly port = 8080;
   readonly launches: ContainerLaunch[] = [];
   restarts = 0;

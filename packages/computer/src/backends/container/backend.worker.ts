@@ -14,9 +14,10 @@ import { createWorkspaceClient } from "@cloudflare/computer-rpc/client";
 import type { BackendContext, BackendHandle, CommandBackend, ShellRPCLike } from "../../runtime/backend.js";
 import { isTransportError } from "../../runtime/transport.js";
 import { connectContainer, PROBE_BACKOFF_MS, PROBE_TIMEOUT_MS } from "./connect.js";
+import { containerFromAPI, type IWorkspaceContainerAPI, seamOf } from "./container-api.worker.js";
 import { EGRESS_TOKEN_HEADER, EGRESS_URL_HEADER, forwardToGateway } from "./egress.js";
 import { SECRET_ENV } from "./launch.js";
-import type { WorkspaceContainerAPI, WorkspaceEgressPolicy, WorkspaceRef } from "./types.js";
+import type { WorkspaceContainer, WorkspaceEgressPolicy, WorkspaceRef } from "./types.js";
 
 export const CONTAINER_BACKEND_DEFAULTS = {
   id: "container-shell",
@@ -27,17 +28,29 @@ export const CONTAINER_BACKEND_DEFAULTS = {
   restartAttempts: 1,
 } as const;
 
-/** What the original's `container` option returns: the object with `getWorkspaceContainer()` (a `withWorkspaceContainer` DO). */
+/**
+ * What the original's `container` option returns: the object with
+ * `getWorkspaceContainer()` (a `withWorkspaceContainer` DO). It may give
+ * our `WorkspaceContainerAPI`, any object with the original's methods, or a
+ * container seam of ours.
+ */
 export interface ContainerHostHolder {
-  getWorkspaceContainer(): WorkspaceContainerAPI | Promise<WorkspaceContainerAPI>;
+  getWorkspaceContainer():
+    | IWorkspaceContainerAPI
+    | WorkspaceContainer
+    | Promise<IWorkspaceContainerAPI | WorkspaceContainer>;
 }
+
+/** What `container()` may return. */
+export type ContainerSource = WorkspaceContainer | IWorkspaceContainerAPI | ContainerHostHolder;
 
 export interface CloudflareContainerBackendOptions {
   /**
-   * The container seam: `() => this` (or `() => this.getWorkspaceContainer()`) in a
-   * `withWorkspaceContainer` DO, or `() => localContainer(...)`.
+   * The container: `() => this` (or `() => this.getWorkspaceContainer()`) in a
+   * `withWorkspaceContainer` DO, `() => localContainer(...)`, or an object with the
+   * original's `IWorkspaceContainerAPI` methods.
    */
-  container: () => WorkspaceContainerAPI | ContainerHostHolder | Promise<WorkspaceContainerAPI | ContainerHostHolder>;
+  container: () => ContainerSource | Promise<ContainerSource>;
   /**
    * This object's Durable Object binding and id (`{ binding: "AGENT", id: ctx.id.toString() }`), for
    * `WorkspaceProxy` to find it; needed unless `withWorkspaceContainer(Base, { binding })` named it.
@@ -87,10 +100,11 @@ export class CloudflareContainerBackend implements CommandBackend {
   readonly #egressToken = crypto.randomUUID();
   #slot: UpgradeSlot | undefined;
   #secret: string | undefined;
+  readonly #adopted = new WeakMap<IWorkspaceContainerAPI, WorkspaceContainer>();
 
   constructor(options: CloudflareContainerBackendOptions) {
     if (typeof options?.container !== "function") {
-      throw new TypeError("CloudflareContainerBackend needs container: () => WorkspaceContainerAPI");
+      throw new TypeError("CloudflareContainerBackend needs container: () => WorkspaceContainer");
     }
     this.#options = options;
     this.id = options.id ?? CONTAINER_BACKEND_DEFAULTS.id;
@@ -171,12 +185,26 @@ export class CloudflareContainerBackend implements CommandBackend {
     return this.#open(connected.socket, connected.runtimeId);
   }
 
-  /** The container API, from whichever form `container` returned; tells it this object's binding when given. */
-  async #container(): Promise<WorkspaceContainerAPI> {
+  /** The container seam, from whichever form `container` returned; tells it this object's binding when given. */
+  async #container(): Promise<WorkspaceContainer> {
     const given = await this.#options.container();
-    const container = isHolder(given) ? await given.getWorkspaceContainer() : given;
+    const api = isHolder(given) ? await given.getWorkspaceContainer() : given;
+    const container = seamOf(api) ?? (isOriginalAPI(api) ? this.#adopt(api) : api);
     if (this.#options.workspace !== undefined) container.useWorkspace?.(this.#options.workspace);
     return container;
+  }
+
+  /** One seam per foreign container API object, so its secret lasts as long as this backend. */
+  #adopt(api: IWorkspaceContainerAPI): WorkspaceContainer {
+    let seam = this.#adopted.get(api);
+    if (!seam) {
+      seam = containerFromAPI(api, {
+        workspace: this.#options.workspace,
+        port: this.#settings.port ?? CONTAINER_BACKEND_DEFAULTS.port,
+      });
+      this.#adopted.set(api, seam);
+    }
+    return seam;
   }
 
   /**
@@ -282,7 +310,7 @@ export class CloudflareContainerBackend implements CommandBackend {
 }
 
 function armDial(
-  dial: NonNullable<ReturnType<NonNullable<WorkspaceContainerAPI["dial"]>>>,
+  dial: NonNullable<ReturnType<NonNullable<WorkspaceContainer["dial"]>>>,
   timeoutMs: number,
 ): { socket: Promise<WebSocket>; disarm(reason: Error): void } {
   const socket = dial.accept(timeoutMs);
@@ -305,8 +333,13 @@ export function timingSafeEqual(a: string, b: string): boolean {
   return diff === 0;
 }
 
-function isHolder(value: WorkspaceContainerAPI | ContainerHostHolder): value is ContainerHostHolder {
+function isHolder(value: ContainerSource): value is ContainerHostHolder {
   return typeof (value as Partial<ContainerHostHolder>).getWorkspaceContainer === "function";
+}
+
+/** The original's API has `port(n)`; our seam has `port`, a number. */
+function isOriginalAPI(value: IWorkspaceContainerAPI | WorkspaceContainer): value is IWorkspaceContainerAPI {
+  return typeof (value as { port?: unknown }).port === "function";
 }
 
 function optionalPort(port: number | undefined): number | undefined {

@@ -9,7 +9,7 @@
 import { withTimeout } from "@cloudflare/computer-rpc";
 import { WorkspaceTransportError } from "../../runtime/errors.js";
 import { safeErrorMessage } from "../../runtime/transport.js";
-import type { ContainerExit, ContainerLaunch, ContainerStart, WorkspaceContainerAPI } from "./types.js";
+import type { ContainerExit, ContainerLaunch, ContainerStart, WorkspaceContainer } from "./types.js";
 
 /** Per-probe timeout, and the backoff between probes (doubling). */
 export const PROBE_TIMEOUT_MS = 2000;
@@ -19,13 +19,13 @@ export type ConnectStage = "start" | "egress" | "health" | "restart" | "auth" | 
 
 export interface ConnectPlan {
   backendId: string;
-  container: WorkspaceContainerAPI;
+  container: WorkspaceContainer;
   launch: ContainerLaunch;
   port: number;
   connectTimeoutMs: number;
   restartAttempts: number;
   /** Routes the container's outbound traffic (dial-back host, gateway) before computerd needs it. */
-  egress(container: WorkspaceContainerAPI): Promise<void>;
+  egress(container: WorkspaceContainer): Promise<void>;
   /** Arms the slot computerd's socket will arrive in; must happen before `POST /connect`. */
   arm(): { socket: Promise<WebSocket>; disarm(reason: Error): void };
   /** The `base` computerd dials back to, e.g. `http://computer.internal`. */

@@ -25,7 +25,7 @@ import {
   recordLaunch,
 } from "./launch.js";
 import { openEgressChannel } from "./local-egress.js";
-import type { ContainerDial, ContainerExit, ContainerLaunch, ContainerStart, WorkspaceContainerAPI } from "./types.js";
+import type { ContainerDial, ContainerExit, ContainerLaunch, ContainerStart, WorkspaceContainer } from "./types.js";
 
 export interface LocalContainerOptions {
   /** The host's base URL, e.g. `http://127.0.0.1:45600` (from `COMPUTER_CONTAINER_HOST`). */
@@ -46,11 +46,11 @@ interface HostState {
   exit?: ContainerExit;
 }
 
-export function localContainer(options: LocalContainerOptions): WorkspaceContainerAPI {
+export function localContainer(options: LocalContainerOptions): WorkspaceContainer {
   return new LocalContainer(options);
 }
 
-class LocalContainer implements WorkspaceContainerAPI {
+class LocalContainer implements WorkspaceContainer {
   readonly port: number;
   readonly #base: string;
   readonly #storage: LaunchStorage;

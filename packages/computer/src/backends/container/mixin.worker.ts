@@ -15,9 +15,10 @@
  * export { WorkspaceProxy } from "@cloudflare/computer/backends/container";
  * ```
  */
+import { platformContainer, seamOf, WorkspaceContainerAPI } from "./container-api.worker.js";
 import { localContainer } from "./local.js";
-import { CloudflarePlatformContainer, type PlatformContainer, type WorkspaceProxyProps } from "./platform.worker.js";
-import type { WorkspaceContainerAPI } from "./types.js";
+import { CloudflarePlatformContainer } from "./platform.worker.js";
+import type { WorkspaceContainer } from "./types.js";
 
 /** The environment variable naming the local container host (e.g. `http://127.0.0.1:45600`). */
 export const CONTAINER_HOST_ENV = "COMPUTER_CONTAINER_HOST";
@@ -33,6 +34,7 @@ export interface WorkspaceContainerOptions {
 }
 
 export interface WorkspaceContainerHost {
+  /** The same object on every call; the original's API over this object's container. */
   getWorkspaceContainer(): WorkspaceContainerAPI;
   __handleContainerFetch(request: Request): Promise<Response>;
 }
@@ -42,12 +44,19 @@ interface ObjectState {
   env: unknown;
 }
 
-type Constructor<T, Env> = abstract new (ctx: DurableObjectState, env: Env) => T;
+// biome-ignore lint/suspicious/noExplicitAny: a mixin takes a constructor of any arguments.
+type DurableObjectClass = abstract new (...args: any) => object;
 
-export function withWorkspaceContainer<T extends object, Env>(
-  Base: Constructor<T, Env>,
+/** The base class itself (its statics), whose instances also host the container. */
+export type WithWorkspaceContainerCtor<Base extends DurableObjectClass> = Base &
+  (new (
+    ...args: ConstructorParameters<Base>
+  ) => InstanceType<Base> & WorkspaceContainerHost);
+
+export function withWorkspaceContainer<Base extends DurableObjectClass>(
+  Base: Base,
   options: WorkspaceContainerOptions = {},
-): Constructor<T & WorkspaceContainerHost, Env> {
+): WithWorkspaceContainerCtor<Base> {
   if (typeof options !== "object" || options === null) {
     throw new TypeError("withWorkspaceContainer(Base, options): options must be an object");
   }
@@ -55,26 +64,27 @@ export function withWorkspaceContainer<T extends object, Env>(
     throw new TypeError("withWorkspaceContainer: binding must be this class's Durable Object binding name");
   }
   abstract class WithWorkspaceContainer
-    extends (Base as unknown as Constructor<object, unknown>)
+    extends (Base as unknown as abstract new (...args: unknown[]) => object)
     implements WorkspaceContainerHost
   {
     #container: WorkspaceContainerAPI | undefined;
 
     getWorkspaceContainer(): WorkspaceContainerAPI {
-      this.#container ??= containerFor(this as unknown as ObjectState, options);
+      const self = this as unknown as ObjectState;
+      this.#container ??= new WorkspaceContainerAPI(self.ctx, containerFor(self, options));
       return this.#container;
     }
 
     async __handleContainerFetch(request: Request): Promise<Response> {
-      const container = this.getWorkspaceContainer();
+      const container = seamOf(this.getWorkspaceContainer());
       if (container instanceof CloudflarePlatformContainer) return container.dispatch(request);
       return new Response("this object's container does not route through WorkspaceProxy\n", { status: 404 });
     }
   }
-  return WithWorkspaceContainer as unknown as Constructor<T & WorkspaceContainerHost, Env>;
+  return WithWorkspaceContainer as unknown as WithWorkspaceContainerCtor<Base>;
 }
 
-function containerFor(self: ObjectState, options: WorkspaceContainerOptions): WorkspaceContainerAPI {
+function containerFor(self: ObjectState, options: WorkspaceContainerOptions): WorkspaceContainer {
   const { ctx } = self;
   const env = (self.env ?? {}) as Record<string, unknown>;
   const hostUrl = env[CONTAINER_HOST_ENV];
@@ -86,33 +96,5 @@ function containerFor(self: ObjectState, options: WorkspaceContainerOptions): Wo
       ...(options.port === undefined ? {} : { port: options.port }),
     });
   }
-  const container = (ctx as unknown as { container?: PlatformContainer }).container;
-  if (!container) {
-    throw new Error(
-      `This Durable Object has no container: add a "containers" entry for it in wrangler config, ` +
-        `or set ${CONTAINER_HOST_ENV} to a local container host (computerd host)`,
-    );
-  }
-  const exports = (ctx as unknown as { exports?: Record<string, (init: { props: WorkspaceProxyProps }) => Fetcher> })
-    .exports;
-  return new CloudflarePlatformContainer({
-    container,
-    storage: ctx.storage,
-    ...(options.port === undefined ? {} : { port: options.port }),
-    proxy: (props, workspace) => {
-      const make = exports?.WorkspaceProxy;
-      if (!make)
-        throw new Error(
-          "re-export WorkspaceProxy from your Worker's main module so the container can reach this object",
-        );
-      const binding = workspace?.binding ?? options.binding;
-      if (binding === undefined) {
-        throw new TypeError(
-          "WorkspaceProxy needs this object's binding: pass workspace: { binding, id } to CloudflareContainerBackend " +
-            "(or withWorkspaceContainer(Base, { binding }))",
-        );
-      }
-      return make({ props: { binding, id: workspace?.id ?? ctx.id.toString(), ...props } });
-    },
-  });
+  return platformContainer(ctx, options);
 }

@@ -7,6 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { MemoryStorage } from "../../../test/memory-storage.js";
 import { waitFor } from "../../../test/wait.js";
+import { containerFromAPI, seamOf, WorkspaceContainerAPI } from "./container-api.worker.js";
 import { CONTAINER_HOST_ENV, withWorkspaceContainer } from "./mixin.worker.js";
 import { CloudflarePlatformContainer, type PlatformContainer } from "./platform.worker.js";
 
@@ -48,6 +49,9 @@ class FakePlatform implements PlatformContainer {
   }
   async interceptAllOutboundHttp(): Promise<void> {
     this.intercepted.push("*");
+  }
+  async interceptOutboundHttps(addr: string): Promise<void> {
+    this.intercepted.push(`https:${addr}`);
   }
 }
 
@@ -105,7 +109,7 @@ describe("CloudflarePlatformContainer", () => {
     });
     await container.interceptOutboundHttp("computer.internal");
     await container.interceptAllOutboundHttp("t0k3n");
-    expect(platform.intercepted).toEqual(["computer.internal", "*"]);
+    expect(platform.intercepted).toEqual(["computer.internal", "*", "https:*"]);
     // The original's prop name, egressToken.
     expect(seen).toEqual([{}, { egressToken: "t0k3n" }]);
     // The backend's `workspace` option reaches the proxy (binding and id for WorkspaceProxy).
@@ -140,16 +144,17 @@ describe("withWorkspaceContainer", () => {
         env: unknown,
       ) => InstanceType<typeof Agent>
     )(state({ container: new FakePlatform() }), {});
-    expect(onPlatform.getWorkspaceContainer()).toBeInstanceOf(CloudflarePlatformContainer);
+    expect(onPlatform.getWorkspaceContainer()).toBeInstanceOf(WorkspaceContainerAPI);
+    expect(seamOf(onPlatform.getWorkspaceContainer())).toBeInstanceOf(CloudflarePlatformContainer);
     expect(onPlatform.getWorkspaceContainer()).toBe(onPlatform.getWorkspaceContainer());
 
     const local = new (Agent as unknown as new (ctx: DurableObjectState, env: unknown) => InstanceType<typeof Agent>)(
       state({}),
       { [CONTAINER_HOST_ENV]: "http://127.0.0.1:45600" },
     );
-    const container = local.getWorkspaceContainer();
+    const container = seamOf(local.getWorkspaceContainer());
     expect(container).not.toBeInstanceOf(CloudflarePlatformContainer);
-    expect(container.dial?.().base).toBe("http://127.0.0.1:45600/v1/containers/a1b2/callback");
+    expect(container?.dial?.().base).toBe("http://127.0.0.1:45600/v1/containers/a1b2/callback");
   });
 
   it("says what to configure when there is no container at all", () => {
@@ -175,12 +180,96 @@ describe("withWorkspaceContainer", () => {
       state({ container: new FakePlatform(), exports }),
       {},
     );
-    const container = object.getWorkspaceContainer();
-    await expect(container.interceptOutboundHttp("computer.internal")).rejects.toThrow(
+    const container = seamOf(object.getWorkspaceContainer());
+    await expect(container?.interceptOutboundHttp("computer.internal")).rejects.toThrow(
       /pass workspace: \{ binding, id \} to CloudflareContainerBackend/,
     );
-    container.useWorkspace?.({ binding: "AGENT", id: "a1b2" });
-    await container.interceptAllOutboundHttp("t0k3n");
+    // The original's form names the workspace on each call.
+    await object.getWorkspaceContainer().interceptAllOutboundHttp({ binding: "AGENT", id: "a1b2" }, "t0k3n");
     expect(made).toEqual([{ binding: "AGENT", id: "a1b2", egressToken: "t0k3n" }]);
+  });
+});
+
+describe("WorkspaceContainerAPI (the original's container API)", () => {
+  const state = (extra: Record<string, unknown>) =>
+    ({ id: { toString: () => "c3d4" }, storage: new MemoryStorage(), ...extra }) as unknown as DurableObjectState;
+
+  it("new WorkspaceContainerAPI(ctx) drives ctx.container with the original's methods", async () => {
+    const platform = new FakePlatform();
+    const made: unknown[] = [];
+    const exports = {
+      WorkspaceProxy: (init: { props: unknown }) => {
+        made.push(init.props);
+        return fetcher;
+      },
+    };
+    const api = new WorkspaceContainerAPI(state({ container: platform, exports }));
+    expect(await api.status()).toEqual({ running: false, exit: null });
+    const { runtimeId } = await api.start({ PORT: "8080" }, true);
+    expect(platform.starts).toEqual([{ env: { PORT: "8080" }, enableInternet: true }]);
+    // Started again with the same environment, the running container is adopted.
+    expect(await api.start({ PORT: "8080" }, true)).toEqual({ runtimeId });
+    expect(await api.status()).toEqual({ running: true, exit: null });
+
+    expect(await (await api.fetchPort(8080, "http://container/health", { method: "HEAD" })).text()).toBe(
+      "8080 /health",
+    );
+    // On Cloudflare's container, port(n) is the platform's own Fetcher.
+    expect(await (await api.port(9000).fetch(new Request("http://container/x"))).text()).toBe("9000 /x");
+
+    const ref = { binding: "AGENT", id: "c3d4" };
+    await api.interceptOutboundHttp("computer.internal", ref);
+    await api.interceptAllOutboundHttp(ref, "t0k3n");
+    expect(made).toEqual([ref, { ...ref, egressToken: "t0k3n" }]);
+
+    platform.exit(3);
+    await waitFor(async () => (await api.exitInfo()) !== null, "the monitor to record the exit");
+    const exit = await api.exitInfo();
+    expect(exit).toEqual({ exitedAt: expect.any(Number), reason: "exited 3" });
+    expect(await api.status()).toEqual({ running: false, exit });
+    await expect(api.fetchPort(8080, "http://container/health")).rejects.toThrow(/container exited: 3/);
+    const restarted = await api.restart({ PORT: "8080" }, false);
+    expect(restarted.runtimeId).not.toBe(runtimeId);
+  });
+
+  it("refuses a Durable Object without a container, saying what to configure", () => {
+    expect(() => new WorkspaceContainerAPI(state({}))).toThrow(/no container.*COMPUTER_CONTAINER_HOST/);
+  });
+
+  it("containerFromAPI drives an object with only the original's methods, replacing what ran before its first start", async () => {
+    const calls: unknown[] = [];
+    const api = new WorkspaceContainerAPI(state({ container: new FakePlatform(), exports: {} }));
+    const recorded = new Proxy(api, {
+      get(target, name) {
+        const value = Reflect.get(target, name);
+        if (typeof value !== "function") return value;
+        return (...args: unknown[]) => {
+          calls.push([name, ...args]);
+          return value.apply(target, args);
+        };
+      },
+    });
+    const seam = containerFromAPI(recorded, { workspace: { binding: "AGENT", id: "c3d4" }, port: 8080 });
+    const secret = await seam.secret();
+    expect(secret).toMatch(/^[0-9a-f]{32}$/);
+    expect(await seam.secret()).toBe(secret);
+    const first = await seam.start({ env: { K: secret }, enableInternet: false });
+    expect(first.status).toBe("launched");
+    expect(await seam.start({ env: { K: secret }, enableInternet: false })).toEqual({
+      status: "adopted",
+      runtimeId: first.runtimeId,
+    });
+    expect(await seam.status()).toBe("running");
+    expect(await seam.exitInfo()).toBeUndefined();
+    expect(calls.slice(0, 2)).toEqual([
+      ["restart", { K: secret }, false],
+      ["start", { K: secret }, false],
+    ]);
+    // Over a seam without a platform Fetcher, port(n) fetches through fetchPort and refuses raw TCP.
+    const wrapped = new WorkspaceContainerAPI(state({}), seam);
+    expect(await (await wrapped.port(8080).fetch("http://container/y")).text()).toBe("8080 /y");
+    expect(() => wrapped.port(8080).connect("container:8080")).toThrow(/raw TCP to the container is not supported/);
+    const bare = containerFromAPI(recorded, { workspace: undefined, port: 8080 });
+    await expect(bare.interceptOutboundHttp("computer.internal")).rejects.toThrow(/needs workspace: \{ binding, id \}/);
   });
 });

@@ -1,6 +1,6 @@
 /**
  * The container seam on Cloudflare: `ctx.container` (the platform's container
- * API) behind `WorkspaceContainerAPI`, with the launch record in DO storage
+ * API) behind `WorkspaceContainer`, with the launch record in DO storage
  * so a new Durable Object incarnation adopts the container that still runs.
  * Each launch gets a monitor; a stale monitor (of an earlier generation)
  * cannot overwrite newer state.
@@ -13,7 +13,7 @@
 import { WorkerEntrypoint } from "cloudflare:workers";
 import { EGRESS_TOKEN_HEADER, EGRESS_URL_HEADER } from "./egress.js";
 import { clientSecret, decideLaunch, type LaunchStorage, recordExit, recordLaunch } from "./launch.js";
-import type { ContainerExit, ContainerLaunch, ContainerStart, WorkspaceContainerAPI, WorkspaceRef } from "./types.js";
+import type { ContainerExit, ContainerLaunch, ContainerStart, WorkspaceContainer, WorkspaceRef } from "./types.js";
 
 /** The slice of `ctx.container` used here (what tests fake). */
 export interface PlatformContainer {
@@ -25,6 +25,8 @@ export interface PlatformContainer {
   setInactivityTimeout(durationMs: number): Promise<void>;
   interceptOutboundHttp(addr: string, binding: Fetcher): Promise<void>;
   interceptAllOutboundHttp(binding: Fetcher): Promise<void>;
+  /** HTTPS by host (`"*"` for all); absent on a workerd that predates it. */
+  interceptOutboundHttps?(addr: string, binding: Fetcher): Promise<void>;
 }
 
 export interface PlatformContainerOptions {
@@ -41,7 +43,7 @@ export interface PlatformContainerOptions {
 
 const EXIT_KEY = "computer:container-exit";
 
-export class CloudflarePlatformContainer implements WorkspaceContainerAPI {
+export class CloudflarePlatformContainer implements WorkspaceContainer {
   readonly port: number;
   readonly #options: PlatformContainerOptions;
   /** Bumped per launch: a monitor only records the exit of its own generation. */
@@ -91,6 +93,11 @@ export class CloudflarePlatformContainer implements WorkspaceContainerAPI {
     return this.#options.container.getTcpPort(port).fetch(request);
   }
 
+  tcpPort(port: number): Fetcher {
+    // workerd's getTcpPort() is a full Fetcher (fetch and connect); the interface above names only what tests fake.
+    return this.#options.container.getTcpPort(port) as Fetcher;
+  }
+
   setInactivityTimeout(ms: number): Promise<void> {
     return this.#options.container.setInactivityTimeout(ms);
   }
@@ -101,9 +108,10 @@ export class CloudflarePlatformContainer implements WorkspaceContainerAPI {
 
   async interceptAllOutboundHttp(token: string): Promise<void> {
     // The token travels in the proxy's props; the backend checks it in handleFetch.
-    return this.#options.container.interceptAllOutboundHttp(
-      this.#options.proxy({ egressToken: token }, this.#workspace),
-    );
+    const proxy = this.#options.proxy({ egressToken: token }, this.#workspace);
+    const { container } = this.#options;
+    // HTTPS too, as the original does, so gateway mode covers every request the commands make.
+    await Promise.all([container.interceptAllOutboundHttp(proxy), container.interceptOutboundHttps?.("*", proxy)]);
   }
 
   serve(handler: (request: Request) => Promise<Response>): void {

@@ -71,7 +71,7 @@ export interface WorkspaceRef {
   id: string;
 }
 
-export interface WorkspaceContainerAPI {
+export interface WorkspaceContainer {
   /** The port computerd listens on inside the container. */
   readonly port: number;
   /** The backend's `workspace` option: which object `WorkspaceProxy` routes the container's requests to. */
@@ -94,6 +94,8 @@ export interface WorkspaceContainerAPI {
    * it from anything else that reaches the object.
    */
   interceptAllOutboundHttp(token: string): Promise<void>;
+  /** The platform's own Fetcher for a port (with `connect`), where there is one (Cloudflare's container). */
+  tcpPort?(port: number): Fetcher;
   /** The bearer secret computerd was launched with (16 random bytes, hex), kept in DO storage. */
   secret(): Promise<string>;
   dial?(): ContainerDial;

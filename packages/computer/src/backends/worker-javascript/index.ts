@@ -3,7 +3,12 @@
  * the workspace in a fresh Dynamic Worker, with structured input and output
  * and a durable journal. See docs/worker-javascript.md.
  */
-export { WorkerJavaScriptBackend } from "./host/backend.js";
+export {
+  WorkerJavaScriptBackend,
+  type WorkerJavaScriptEnvelope,
+  type WorkerJavaScriptHandle,
+  type WorkerJavaScriptHost,
+} from "./host/backend.js";
 export { CANCELLED_MESSAGE, TIMED_OUT_MESSAGE } from "./host/execution.js";
 export { INTERRUPTED_MESSAGE } from "./host/journal.js";
 // The original's names for the same types.
@@ -23,6 +28,7 @@ export {
   type TrustedCallContext,
   type TrustedFunction,
   type TrustedModule,
+  type TrustedModules,
   WORKER_JAVASCRIPT_DEFAULTS,
   type WorkerJavaScriptEgress,
   type WorkerJavaScriptOptions,

@@ -5,11 +5,22 @@
  * so `getExec` replays running and finished executions alike. Executions
  * left `running` by an earlier incarnation of the Durable Object are closed
  * as failed when the backend is attached, or when one is looked up.
+ *
+ * It speaks both protocols: our Workspace drives it as a direct backend
+ * (attached at construction), and `connect(host)` serves the original's
+ * module protocol over the same executions, for code that drives module
+ * backends itself.
  */
 import { rpcError } from "@cloudflare/computer-rpc";
 import type { BackendContext, DirectBackend, DirectExec, DirectExecRequest } from "../../../runtime/backend.js";
 import { closedError, WorkspaceError } from "../../../runtime/errors.js";
-import type { ExecEvent, KillSignal } from "../../../runtime/types.js";
+import type {
+  ModuleExecutionInput,
+  WorkspaceModuleBackend,
+  WorkspaceModuleBackendHandle,
+} from "../../../runtime/module-backend.js";
+import type { ExecEvent, KillSignal, WorkspaceRuntimeEvent } from "../../../runtime/types.js";
+import type { WorkspaceArtifacts, WorkspaceGit } from "../../../workspace/capabilities.js";
 import { jsonPlainProblem } from "../protocol/json.js";
 import { utf8Length } from "../protocol/stdio.js";
 import { LiveExecution } from "./execution.js";
@@ -41,7 +52,42 @@ function replayStream(events: ExecEvent[]): ReadableStream<ExecEvent> {
   );
 }
 
-export class WorkerJavaScriptBackend implements DirectBackend {
+// `Names` only types the constructor's `trustedModules` (see TrustedModules in options.ts).
+/**
+ * What `connect(host)` takes. Typed as loosely as the original's host is
+ * (its database is its own class), and checked when called: the backend
+ * keeps its journal in the workspace database, so `db` must be ours.
+ */
+export interface WorkerJavaScriptHost {
+  readonly db: object;
+  readonly fs: object;
+  readonly git?: unknown;
+  readonly artifacts?: unknown;
+  /** Clock for journal times; default `Date.now`. */
+  readonly now?: () => number;
+}
+
+/** An execution as `connect(host)`'s handle answers it: no sync, the backend works on the workspace itself. */
+export interface WorkerJavaScriptEnvelope {
+  id: string;
+  /** Output events carry bytes (the journal keeps text and hands back bytes). */
+  events: ReadableStream<WorkspaceRuntimeEvent>;
+}
+
+export interface WorkerJavaScriptHandle extends WorkspaceModuleBackendHandle {
+  exec(input: ModuleExecutionInput): Promise<WorkerJavaScriptEnvelope>;
+  getExec(input: { id: string; after?: number | "tail"; runtimeId?: string }): Promise<WorkerJavaScriptEnvelope>;
+  close(): Promise<void>;
+}
+
+function isWorkspaceDatabase(db: object): db is BackendContext["db"] {
+  const candidate = db as Partial<Record<"all" | "one" | "run" | "transaction" | "script", unknown>>;
+  return ["all", "one", "run", "transaction", "script"].every(
+    (name) => typeof candidate[name as keyof typeof candidate] === "function",
+  );
+}
+
+export class WorkerJavaScriptBackend<Names extends string = string> implements DirectBackend, WorkspaceModuleBackend {
   readonly kind = "direct";
   readonly type = "worker-javascript";
   readonly callable = true;
@@ -54,7 +100,7 @@ export class WorkerJavaScriptBackend implements DirectBackend {
   readonly #live = new Map<string, LiveExecution | "starting">();
   #closed = false;
 
-  constructor(options: WorkerJavaScriptOptions) {
+  constructor(options: WorkerJavaScriptOptions<Names>) {
     this.#options = resolveOptions(options);
     this.id = this.#options.id;
   }
@@ -73,6 +119,45 @@ export class WorkerJavaScriptBackend implements DirectBackend {
 
   async ready(): Promise<void> {
     this.#ready("ready");
+  }
+
+  /**
+   * The original's module protocol: attaches to the host's workspace (unless
+   * a Workspace already attached this backend to the same one) and returns a
+   * handle over this backend's executions.
+   */
+  async connect(host: WorkerJavaScriptHost): Promise<WorkerJavaScriptHandle> {
+    if (this.#closed) throw closedError("connect");
+    const { db, fs } = host;
+    if (!isWorkspaceDatabase(db)) {
+      throw new TypeError(
+        `${this.id}.connect(host): host.db is not a workspace database of this package (a Workspace from @cloudflare/computer passes one)`,
+      );
+    }
+    if (this.#context && this.#context.db !== db) {
+      throw new TypeError(`${this.id}.connect(host): the backend already serves another workspace`);
+    }
+    if (!this.#context) {
+      this.attach({
+        db,
+        fs: fs as BackendContext["fs"],
+        now: host.now ?? Date.now,
+        git: () => host.git as WorkspaceGit,
+        artifacts: () => host.artifacts as WorkspaceArtifacts,
+      });
+    }
+    const envelope = (exec: DirectExec): WorkerJavaScriptEnvelope => ({
+      id: exec.id,
+      events: exec.events as ReadableStream<WorkspaceRuntimeEvent>,
+    });
+    return {
+      exec: async ({ source, id, ...request }) =>
+        envelope(await this.exec(source, { ...request, id: id ?? crypto.randomUUID() })),
+      getExec: async ({ id, after }) => envelope(await this.getExec(id, { after: after ?? 0 })),
+      killExec: ({ id, signal }) => this.killExec(id, signal),
+      disposeExec: ({ id }) => this.disposeExec(id),
+      close: () => this.close(),
+    };
   }
 
   async exec(source: string, request: DirectExecRequest): Promise<DirectExec> {

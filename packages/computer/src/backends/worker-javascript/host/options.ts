@@ -67,7 +67,23 @@ export type ResolvedTrustedModule =
   | { form: "functions"; functions: TrustedModule }
   | { form: "call"; module: WorkspaceTrustedModule };
 
-export interface WorkerJavaScriptOptions {
+/**
+ * `trustedModules` typed by key: a `ws:<name>` key holds the original's
+ * `{ call }` dispatcher, any other key our named functions. Written as a
+ * mapped type over the keys given (`Names`, inferred from the literal) so a
+ * function of ours named `call` still gets its parameter types; a plain
+ * `string` key (a `Record<string, …>` built elsewhere) may hold either form.
+ */
+export type TrustedModules<Names extends string = string> = {
+  readonly [Key in Names]: Key extends `ws:${string}`
+    ? WorkspaceTrustedModule
+    : string extends Key
+      ? TrustedModule | WorkspaceTrustedModule
+      : TrustedModule;
+};
+
+/** `Names` is the keys of `trustedModules`, inferred where the options are written; see `TrustedModules`. */
+export interface WorkerJavaScriptOptions<Names extends string = string> {
   /** The Worker Loader binding (`worker_loaders` in wrangler config). */
   loader: WorkerLoaderLike;
   /** Default `"worker-javascript"`. */
@@ -82,7 +98,7 @@ export interface WorkerJavaScriptOptions {
    * Host modules importable as `ws:<name>`: `{ name: { fn(input, context) } }`
    * (one export per function), or the original's `{ "ws:name": { call } }`.
    */
-  trustedModules?: Readonly<Record<string, TrustedModule | WorkspaceTrustedModule>>;
+  trustedModules?: TrustedModules<Names>;
   egress?: WorkerJavaScriptEgress;
   /** Legacy spelling of `egress`: `null` is `none`, a Fetcher is `http-gateway`. Not together with `egress`. */
   globalOutbound?: FetcherLike | null;

@@ -14,13 +14,7 @@
 import { rpcError } from "@cloudflare/computer-rpc";
 import type { SyncRPC } from "@cloudflare/dofs/sync";
 import core from "#sandbox/worker-shell/core";
-import type {
-  BackendExec,
-  BackendHandle,
-  CommandBackend,
-  ShellExecRequest,
-  ShellRPCLike,
-} from "../../../runtime/backend.js";
+import type { BackendHandle, CommandBackend, ShellRPCLike } from "../../../runtime/backend.js";
 import {
   groupMarkerModule,
   SHELL_ENTRYPOINT,
@@ -29,7 +23,7 @@ import {
   type ShellExecReply,
   type WorkerShellRuntime,
 } from "../protocol/messages.js";
-import { decodeFrames } from "./frames.js";
+import { decodeFrames, type ShellWireEvent } from "./frames.js";
 import { mergeShellModules, type ShellModuleGroup } from "./modules.js";
 import {
   egressKey,
@@ -77,16 +71,61 @@ export function enabledCommands(modules: ShellModuleGroup): string[] {
   );
 }
 
-/** The worker-shell has nothing to sync: the runtime never calls these for a `sync: "none"` handle. */
-const NO_SYNC: SyncRPC = new Proxy({} as SyncRPC, {
-  get(_target, name) {
-    return () =>
-      Promise.reject(new TypeError(`worker-shell has no sync (${String(name)}): it works on the workspace itself`));
-  },
-});
+/**
+ * The handle's `rpc.sync`: every method throws, since the handle says
+ * `sync: "none"` and the runtime never calls them. Typed to return `never`,
+ * so the handle fits our `BackendHandle` and the original's alike (their
+ * sync wire differs from ours, and neither is spoken here).
+ */
+export type NoSyncRPC = { readonly [Method in keyof SyncRPC]: (...args: unknown[]) => never };
+
+const NO_SYNC: NoSyncRPC = Object.freeze(
+  Object.fromEntries(
+    (["push", "fetchChanges", "watermarks", "readEntry", "hasObjects", "fetchObjects", "pushObjects"] as const).map(
+      (name) => [
+        name,
+        (): never => {
+          throw new TypeError(`worker-shell has no sync (${name}): it works on the workspace itself`);
+        },
+      ],
+    ),
+  ) as NoSyncRPC,
+);
+
+/** What the handle's shell takes: our request (an id is always set) or the original's (`id` optional, `input` ignored). */
+export interface WorkerShellExecRequest {
+  source: string;
+  id?: string;
+  cwd?: string;
+  timeoutMs?: number;
+  env?: Record<string, string>;
+  stdin?: string | Uint8Array;
+  input?: unknown;
+}
+
+/** One execution on the shell: the id it runs under and its decoded events. */
+export interface WorkerShellExec {
+  id: string;
+  events: ReadableStream<ShellWireEvent>;
+}
+
+/** The handle's `rpc.shell`. */
+export interface WorkerShellRPC extends ShellRPCLike {
+  exec(request: WorkerShellExecRequest): Promise<WorkerShellExec>;
+  getExec(request: { id: string; after?: number | "tail" }): Promise<WorkerShellExec>;
+  killExec(request: { id: string; signal?: string }): Promise<void>;
+  disposeExec(request: { id: string }): Promise<void>;
+}
+
+/** What `connect()` returns: a command backend handle with nothing to sync. */
+export interface WorkerShellHandle extends BackendHandle {
+  readonly sync: "none";
+  readonly rpc: { readonly sync: NoSyncRPC; readonly shell: WorkerShellRPC };
+  close(): Promise<void>;
+}
 
 /** Wire errors cross Workers RPC as name + message only; the code is the message's first word. */
-function rewire(error: unknown, syscall: string, id: string): unknown {
+function rewire(error: unknown, syscall: string, id: string | undefined): unknown {
   const message = error instanceof Error ? error.message : "";
   if (message.startsWith("EEXEC_BUSY")) return rpcError("EEXEC_BUSY", syscall, id);
   if (message.startsWith("ENOENT")) return rpcError("ENOENT", syscall, id);
@@ -146,7 +185,7 @@ export class WorkerShellBackend implements CommandBackend {
     };
   }
 
-  async connect(): Promise<BackendHandle> {
+  async connect(): Promise<WorkerShellHandle> {
     const { source, egress } = this.#options;
     let runtime: WorkerShellRuntime;
     let release = (): void => {};
@@ -162,7 +201,7 @@ export class WorkerShellBackend implements CommandBackend {
       closeHandle = resolve;
     });
     let open = true;
-    const close = (): void => {
+    const close = async (): Promise<void> => {
       if (!open) return;
       open = false;
       release();
@@ -189,11 +228,11 @@ export class WorkerShellBackend implements CommandBackend {
     };
   }
 
-  #shell(runtime: WorkerShellRuntime): ShellRPCLike {
-    const wrap = (reply: ShellExecReply): BackendExec => ({ id: reply.id, events: decodeFrames(reply.events) });
+  #shell(runtime: WorkerShellRuntime): WorkerShellRPC {
+    const wrap = (reply: ShellExecReply): WorkerShellExec => ({ id: reply.id, events: decodeFrames(reply.events) });
     return {
-      async exec(request: ShellExecRequest): Promise<BackendExec> {
-        const { source, stdin, ...rest } = request;
+      async exec(request: WorkerShellExecRequest): Promise<WorkerShellExec> {
+        const { source, stdin, input: _input, ...rest } = request;
         try {
           return wrap(
             await runtime.exec({
@@ -208,7 +247,7 @@ export class WorkerShellBackend implements CommandBackend {
           throw rewire(error, "exec", request.id);
         }
       },
-      async getExec(request): Promise<BackendExec> {
+      async getExec(request): Promise<WorkerShellExec> {
         try {
           return wrap(await runtime.getExec({ id: request.id }));
         } catch (error) {

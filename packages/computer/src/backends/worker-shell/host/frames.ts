@@ -4,15 +4,19 @@
  * errors the stream with EPROTOCOL.
  */
 import { rpcError } from "@cloudflare/computer-rpc";
-import type { WireExecEvent } from "../../../runtime/backend.js";
 import { base64ToBytes } from "../../../runtime/wire.js";
+
+/** A decoded frame: output as bytes, or the exit code. The original's `ExecEvent` and our `WireExecEvent` both take it. */
+export type ShellWireEvent =
+  | { id: string; seq: number; name: "stdout" | "stderr"; value: Uint8Array }
+  | { id: string; seq: number; name: "exit"; code: number };
 
 function malformed(line: number, why: string): Error {
   return rpcError("EPROTOCOL", "shell.exec", undefined, `malformed shell frame ${line}: ${why}`);
 }
 
 /** One line back into an event with byte values. Throws EPROTOCOL on anything else. */
-export function decodeFrame(text: string, line: number, encoder: { encode(text: string): Uint8Array }): WireExecEvent {
+export function decodeFrame(text: string, line: number, encoder: { encode(text: string): Uint8Array }): ShellWireEvent {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -45,11 +49,11 @@ export function decodeFrame(text: string, line: number, encoder: { encode(text: 
  * NDJSON bytes → events. A malformed line errors the stream with EPROTOCOL
  * (and cancels the source); a line split across chunks is joined first.
  */
-export function decodeFrames(bytes: ReadableStream<Uint8Array>): ReadableStream<WireExecEvent> {
+export function decodeFrames(bytes: ReadableStream<Uint8Array>): ReadableStream<ShellWireEvent> {
   const reader = bytes.getReader();
   const decoder = new TextDecoder();
   const encoder = new TextEncoder();
-  const ready: WireExecEvent[] = [];
+  const ready: ShellWireEvent[] = [];
   let buffered = "";
   let line = 0;
   let ended = false;
@@ -57,7 +61,7 @@ export function decodeFrames(bytes: ReadableStream<Uint8Array>): ReadableStream<
     line += 1;
     if (text.trim() !== "") ready.push(decodeFrame(text, line, encoder));
   };
-  return new ReadableStream<WireExecEvent>(
+  return new ReadableStream<ShellWireEvent>(
     {
       async pull(controller) {
         try {
