@@ -100,7 +100,7 @@ export class WorkspaceContainerAPI extends RpcTarget implements IWorkspaceContai
    */
   port(port: number): Fetcher {
     const own = this.#container.tcpPort?.(port);
-    if (own) return own;
+    if (own) return own as unknown as Fetcher;
     const fetchPort = (input: RequestInfo | URL, init?: RequestInit) => this.fetchPort(port, input, init);
     return {
       fetch: fetchPort,

@@ -94,8 +94,12 @@ export interface WorkspaceContainer {
    * it from anything else that reaches the object.
    */
   interceptAllOutboundHttp(token: string): Promise<void>;
-  /** The platform's own Fetcher for a port (with `connect`), where there is one (Cloudflare's container). */
-  tcpPort?(port: number): Fetcher;
+  /**
+   * The platform's own Fetcher for a port (with `connect`), where there is
+   * one (Cloudflare's container). Typed by its `fetch` only: this file is
+   * runtime-neutral, and workers-types' `Fetcher` exists only in workerd.
+   */
+  tcpPort?(port: number): { fetch(input: Request | string | URL, init?: RequestInit): Promise<Response> };
   /** The bearer secret computerd was launched with (16 random bytes, hex), kept in DO storage. */
   secret(): Promise<string>;
   dial?(): ContainerDial;
