@@ -93,7 +93,7 @@ describe("truncate", () => {
   it("counts UTF-8 bytes and never splits a character", () => {
     expect(utf8Length("aé😀")).toBe(1 + 2 + 4);
     expect(utf8Prefix("a😀b", 4)).toBe("a");
-    expect(truncateUtf8("éé", 3)).toBe("é\n[truncated, 2 more bytes]");
+    expect(truncateUtf8("éé", 3)).toBe("é\n\n[truncated, 2 more bytes]");
     expect(truncateUtf8("abc", 3)).toBe("abc");
   });
 });

@@ -58,7 +58,7 @@ describe("exec", () => {
       },
     };
     const tool = createExecTool({
-      workspace: { fs: undefined as never, runtime },
+      workspace: { runtime },
       backends: { sh: { description: "Shell." }, js: { description: "JavaScript." } },
     });
     expect(tool.description).toContain("- sh (default): Shell.");
@@ -118,7 +118,7 @@ describe("exec", () => {
           return handle;
         },
       };
-      const tool = createExecTool({ workspace: { fs: workspace.fs, runtime }, backends });
+      const tool = createExecTool({ workspace: { runtime }, backends });
       const controller = new AbortController();
       controller.abort();
       const results: unknown[] = [];

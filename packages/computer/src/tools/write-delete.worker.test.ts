@@ -22,7 +22,7 @@ class GatedStore extends WorkspaceFileStore implements MutableFileStore {
     this.#open();
   }
 
-  override async readAll(path: string): Promise<Uint8Array> {
+  override async readAll(path: string): Promise<Uint8Array | null> {
     this.reads.push(path);
     await this.#gate;
     return super.readAll(path);
