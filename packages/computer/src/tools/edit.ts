@@ -26,7 +26,9 @@ export const EDIT_MAX_BYTES = 2 * 1024 * 1024;
 
 const editItem = z
   .object({
-    oldText: z.string().describe("Text to replace, copied exactly from the file; must occur once and not overlap another edit."),
+    oldText: z
+      .string()
+      .describe("Text to replace, copied exactly from the file; must occur once and not overlap another edit."),
     newText: z.string().describe("Replacement text."),
   })
   .strict();
@@ -35,7 +37,9 @@ const editInput = z.object({
   path: z.string().describe("File to edit: absolute, or relative to /workspace."),
   edits: z
     .array(editItem)
-    .describe("Replacements, each matched against the original file (not one another's results); they must not overlap."),
+    .describe(
+      "Replacements, each matched against the original file (not one another's results); they must not overlap.",
+    ),
 });
 
 export type EditInput = z.infer<typeof editInput>;

@@ -10,7 +10,14 @@ import { type Tool, tool } from "ai";
 import { z } from "zod";
 import { utf8Length } from "../backends/worker-javascript/protocol/stdio.js";
 import { guarded, isToolError } from "./errors.js";
-import { capOption, type FileStore, type FileToolTarget, noSuchFile, resolveToolPath, toolStore } from "./file-store.js";
+import {
+  capOption,
+  type FileStore,
+  type FileToolTarget,
+  noSuchFile,
+  resolveToolPath,
+  toolStore,
+} from "./file-store.js";
 import { BINARY_MEDIA_TYPE, type Classification, classifyByName, type MediaKind, sniff, toBase64 } from "./media.js";
 import type { ToolError } from "./types.js";
 

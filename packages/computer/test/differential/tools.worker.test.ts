@@ -16,9 +16,9 @@
  */
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
+import type { ToolSet } from "ai";
 import { Workspace as ReferenceWorkspace } from "computer-reference";
 import * as reference from "computer-reference/tools";
-import type { ToolSet } from "ai";
 import { describe, expect, it } from "vitest";
 import * as ours from "../../src/tools/index.js";
 import { Workspace } from "../../src/workspace/workspace.worker.js";
@@ -180,7 +180,10 @@ const scenarios: Record<string, Scenario> = {
     calls: [read({ path: "/workspace/w.txt" }), read({ path: "/workspace/w.txt", offset: 3, byteOffset: 10 })],
   },
   "read: a first line longer than the page is an error, not a silent cut": {
-    files: { "/workspace/wide.txt": `${"x".repeat(50)}\nshort\n`, "/workspace/later.txt": `short\n${"y".repeat(50)}\n` },
+    files: {
+      "/workspace/wide.txt": `${"x".repeat(50)}\nshort\n`,
+      "/workspace/later.txt": `short\n${"y".repeat(50)}\n`,
+    },
     options: { read: { maxBytes: 20 } },
     calls: [read({ path: "/workspace/wide.txt" }), read({ path: "/workspace/later.txt" })],
   },
@@ -211,8 +214,8 @@ const scenarios: Record<string, Scenario> = {
       "/workspace/Makefile": "all:\n\techo\n",
       "/workspace/data.json": new Uint8Array([0x7b, 0, 0x7d]),
     },
-    calls: ["pic.png", "noext", "doc.pdf", "anim", "icon.svg", "blob.bin", "latin", "Makefile", "data.json"].map((name) =>
-      read({ path: `/workspace/${name}` }),
+    calls: ["pic.png", "noext", "doc.pdf", "anim", "icon.svg", "blob.bin", "latin", "Makefile", "data.json"].map(
+      (name) => read({ path: `/workspace/${name}` }),
     ),
   },
   "read: the sniff looks at the first 512 bytes only": {
@@ -245,7 +248,12 @@ const scenarios: Record<string, Scenario> = {
     ],
   },
   "find: globs from /workspace by default, paging": {
-    files: { "/workspace/src/a.ts": "", "/workspace/src/lib/b.ts": "", "/workspace/src/c.js": "", "/workspace/x.ts": "" },
+    files: {
+      "/workspace/src/a.ts": "",
+      "/workspace/src/lib/b.ts": "",
+      "/workspace/src/c.js": "",
+      "/workspace/x.ts": "",
+    },
     calls: [
       { tool: "find", input: { pattern: "**/*.ts" } },
       { tool: "find", input: { path: "/workspace/src", pattern: "*.?s" } },
@@ -291,7 +299,10 @@ const scenarios: Record<string, Scenario> = {
   },
   "edit: two disjoint edits in a BOM + CRLF 0755 file keep the BOM, the line endings and the mode": {
     files: {
-      "/workspace/s.sh": { text: `\ufeff${["#!/bin/sh", "a=1", "b=2", "c=3", "d=4", "e=5", "f=6"].join("\r\n")}\r\n`, mode: 0o755 },
+      "/workspace/s.sh": {
+        text: `\ufeff${["#!/bin/sh", "a=1", "b=2", "c=3", "d=4", "e=5", "f=6"].join("\r\n")}\r\n`,
+        mode: 0o755,
+      },
     },
     calls: [
       {
@@ -367,13 +378,17 @@ const scenarios: Record<string, Scenario> = {
   },
   "edit: a fuzzy match (curly quotes) rewrites only the matched range": {
     files: { "/workspace/q.txt": "say “hi”\nkeep ‘this’ — as is\n" },
-    calls: [{ tool: "edit", input: { path: "/workspace/q.txt", edits: [{ oldText: 'say "hi"', newText: 'say "bye"' }] } }],
+    calls: [
+      { tool: "edit", input: { path: "/workspace/q.txt", edits: [{ oldText: 'say "hi"', newText: 'say "bye"' }] } },
+    ],
     after: ["/workspace/q.txt"],
     differs:
       "the original writes the whole file back normalized once a fuzzy match is used (every curly quote and dash " +
       "in it becomes ASCII); ours replaces only the matched range and leaves the rest of the bytes as they were",
     ours: (outcomes) => {
-      expect(outcomes.at(-1)).toEqual({ "/workspace/q.txt": { text: 'say "bye"\nkeep ‘this’ — as is\n', mode: 0o644 } });
+      expect(outcomes.at(-1)).toEqual({
+        "/workspace/q.txt": { text: 'say "bye"\nkeep ‘this’ — as is\n', mode: 0o644 },
+      });
     },
   },
   "delete: a missing path, a non-empty directory without and with recursive": {
