@@ -114,7 +114,7 @@ describe("delete and locks", () => {
       };
       const run = runScript(tools, [
         [
-          { tool: "edit", input: { path: "/workspace/dir/a.txt", oldText: "a", newText: "b" } },
+          { tool: "edit", input: { path: "/workspace/dir/a.txt", edits: [{ oldText: "a", newText: "b" }] } },
           { tool: "delete", input: { path: "/workspace/dir", recursive: true } },
           { tool: "write", input: { path: "/workspace/dir/c.txt", content: "c" } },
         ],

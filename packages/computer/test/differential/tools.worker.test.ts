@@ -101,7 +101,7 @@ async function fileState(fs: Workspace["fs"], path: string): Promise<unknown> {
     if (stat.isDirectory) return { dir: true };
     // Bytes, not readFile(path, "utf8"): the original's utf8 read drops a byte-order mark.
     const bytes = new Uint8Array(await new Response(await fs.readFile(path)).arrayBuffer());
-    return { text: new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes), mode: stat.mode & 0o777 };
+    return { text: new TextDecoder("utf-8", { fatal: false, ignoreBOM: true }).decode(bytes), mode: stat.mode & 0o777 };
   } catch (error) {
     return { missing: (error as { code?: string }).code };
   }
@@ -339,6 +339,42 @@ const scenarios: Record<string, Scenario> = {
       },
     ],
     after: ["/workspace/long.txt"],
+  },
+  "edit: hunks more than 8 lines apart, changes 8 lines apart in one hunk, an unterminated last line": {
+    files: {
+      "/workspace/far.txt": Array.from({ length: 16 }, (_, i) => `L${i + 1}`).join("\n"),
+      "/workspace/near.txt": Array.from({ length: 12 }, (_, i) => `L${i + 1}`).join("\n"),
+    },
+    calls: [
+      {
+        tool: "edit",
+        input: {
+          path: "/workspace/far.txt",
+          edits: [
+            { oldText: "L2\n", newText: "two\n" },
+            { oldText: "L14", newText: "fourteen\nand more" },
+          ],
+        },
+      },
+      {
+        tool: "edit",
+        input: {
+          path: "/workspace/near.txt",
+          edits: [
+            { oldText: "L2\n", newText: "two\n" },
+            { oldText: "L11", newText: "eleven" },
+          ],
+        },
+      },
+    ],
+  },
+  "edit: a pure insertion, a pure deletion, a change of the last line without a newline": {
+    files: { "/workspace/i.txt": "a\nb\nc", "/workspace/d.txt": "a\nb\nc\n", "/workspace/l.txt": "a\nb" },
+    calls: [
+      { tool: "edit", input: { path: "/workspace/i.txt", edits: [{ oldText: "b\n", newText: "b\nnew\n" }] } },
+      { tool: "edit", input: { path: "/workspace/d.txt", edits: [{ oldText: "b\n", newText: "" }] } },
+      { tool: "edit", input: { path: "/workspace/l.txt", edits: [{ oldText: "b", newText: "B" }] } },
+    ],
   },
   "edit: not unique, overlapping, no change, not found, empty edits, missing file": {
     files: { "/workspace/e.txt": "x = 1\nx = 1\ny = 2\n" },
