@@ -427,6 +427,19 @@ const scenarios: Record<string, Scenario> = {
       });
     },
   },
+  "edit: a replacement that keeps some of its own lines": {
+    files: { "/workspace/k.txt": "top\na\nx\nb\nend\n" },
+    calls: [{ tool: "edit", input: { path: "/workspace/k.txt", edits: [{ oldText: "a\nx\nb", newText: "c\nx\nd" }] } }],
+    after: ["/workspace/k.txt"],
+    differs:
+      "the diff is built from the edit's range, not by a general line diff: a replacement that keeps a line of " +
+      "its own (x here) shows as one block of removed and added lines, where the original's line diff keeps x as " +
+      "an unchanged line between two changes; the file written is the same",
+    ours: (outcomes) => {
+      expect(outcomes[0]).toMatchObject({ output: { diff: " 1 top\n-2 a\n-3 x\n-4 b\n+2 c\n+3 x\n+4 d\n 5 end" } });
+      expect(outcomes[1]).toEqual({ "/workspace/k.txt": { text: "top\nc\nx\nd\nend\n", mode: 0o644 } });
+    },
+  },
   "delete: a missing path, a non-empty directory without and with recursive": {
     files: { "/workspace/t/u/f": "x" },
     calls: [
