@@ -115,9 +115,16 @@ const NO_NEWLINE = "\\ No newline at end of file";
  * `\ No newline at end of file` after a last line without one.
  */
 export function editDiff(path: string, oldText: string, newText: string, ranges: readonly Range[]): EditDiff {
-  const blocks = blocksOf(oldText, newText, ranges);
   const oldLines = linesOf(oldText);
   const newLines = linesOf(newText);
+  // The empty piece after a final newline is not a line: a block that reaches it stops before it.
+  const blocks = blocksOf(oldText, newText, ranges)
+    .map((block) => ({
+      ...block,
+      removed: block.removed.slice(0, Math.max(0, oldLines.length - block.oldLine)),
+      added: block.added.slice(0, Math.max(0, newLines.length - block.newLine)),
+    }))
+    .filter((block) => block.removed.length > 0 || block.added.length > 0);
   return {
     patch: unifiedPatch(path, blocks, oldLines, newLines, oldText.endsWith("\n"), newText.endsWith("\n")),
     diff: readableDiff(blocks, oldLines, Math.max(oldText.split("\n").length, newText.split("\n").length)),

@@ -570,3 +570,85 @@ describe("differential: read paging over random files", () => {
     });
   }
 });
+
+interface EditCase {
+  path: string;
+  edits: { oldText: string; newText: string }[];
+}
+
+/**
+ * Random files of distinct lines and 1–3 disjoint edits of whole lines, with
+ * or without their newline, replaced by new lines or nothing, at the start,
+ * the middle and the unterminated end of a file. Distinct lines keep the
+ * line diff unambiguous, so the original's diff and ours must agree exactly.
+ */
+function editCases(seed: number, count: number): { files: Record<string, string>; cases: EditCase[] } {
+  const next = random(seed);
+  const files: Record<string, string> = {};
+  const cases: EditCase[] = [];
+  let fresh = 0;
+  for (let i = 0; i < count; i++) {
+    const lineCount = 1 + Math.floor(next() * 30);
+    const lines = Array.from({ length: lineCount }, (_, n) => `l${n + 1}`);
+    const terminated = next() < 0.6;
+    const path = `/workspace/e${i}.txt`;
+    files[path] = lines.join("\n") + (terminated ? "\n" : "");
+    const edits: EditCase["edits"] = [];
+    let from = 0;
+    for (let k = 0; k < 3 && from < lineCount; k++) {
+      const start = from + Math.floor(next() * Math.min(lineCount - from, 12));
+      const length = Math.min(1 + Math.floor(next() * 2), lineCount - start);
+      const last = start + length === lineCount;
+      const withNewline = (!last || terminated) && next() < 0.7;
+      const oldText = lines.slice(start, start + length).join("\n") + (withNewline ? "\n" : "");
+      const added = Array.from({ length: Math.floor(next() * 3) }, () => `n${++fresh}`);
+      const newText = added.length === 0 ? "" : added.join("\n") + (withNewline ? "\n" : "");
+      if (newText === "" && !withNewline && length === lineCount) continue;
+      edits.push({ oldText, newText });
+      from = start + length + 1;
+      if (next() < 0.4) break;
+    }
+    if (edits.length > 0) cases.push({ path, edits });
+  }
+  return { files, cases };
+}
+
+async function editThrough(side: Side, files: Record<string, string>, cases: EditCase[]): Promise<unknown[]> {
+  const stub = env.COMPAT_SCRATCH.get(env.COMPAT_SCRATCH.newUniqueId());
+  return runInDurableObject(stub, async (_instance, state) => {
+    const workspace =
+      side === "reference"
+        ? (new ReferenceWorkspace({ storage: referenceStorage(state.storage) }) as unknown as Workspace)
+        : new Workspace({ storage: state.storage });
+    await writeFiles(workspace.fs, files, []);
+    const tool =
+      side === "reference"
+        ? reference.createEditTool({
+            store: new reference.WorkspaceFileStore(workspace as unknown as reference.WorkspaceLike),
+          })
+        : ours.createEditTool({ store: new ours.WorkspaceFileStore(workspace) });
+    const execute = tool.execute as (input: unknown, options: unknown) => Promise<unknown>;
+    const results: unknown[] = [];
+    for (const { path, edits } of cases) {
+      const output = await execute({ path, edits }, { toolCallId: "edit", messages: [] });
+      results.push({ output: normalize(output), after: await fileState(workspace.fs, path) });
+    }
+    return results;
+  });
+}
+
+describe("differential: edit diffs over random files and edits", () => {
+  const seeds = REPLAY_SEED === undefined ? [1, Date.now() % 1_000_000] : [REPLAY_SEED];
+  for (const seed of seeds) {
+    it(`the result, diff, patch and file match the original's (seed ${seed})`, async () => {
+      console.log(`edit diff seed ${seed}`);
+      const { files, cases } = editCases(seed, 40);
+      const theirs = await editThrough("reference", files, cases);
+      const mine = await editThrough("ours", files, cases);
+      cases.forEach((editCase, i) => {
+        const label = `seed ${seed} (set REPLAY_SEED to replay): ${JSON.stringify({ ...editCase, text: files[editCase.path] })}`;
+        expect(mine[i], label).toEqual(theirs[i]);
+      });
+    });
+  }
+});
