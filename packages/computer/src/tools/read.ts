@@ -207,7 +207,7 @@ function modelOutput(input: unknown, output: ReadOutput, maxModelBytes: number) 
   return {
     type: "content" as const,
     value: [
-      { type: "text" as const, text: `Read ${label}.` },
+      { type: "text" as const, text: `Attached: ${label}.` },
       output.kind === "image"
         ? { type: "image-data" as const, data: output.data, mediaType: output.mediaType }
         : { type: "file-data" as const, data: output.data, mediaType: output.mediaType, filename: output.name },

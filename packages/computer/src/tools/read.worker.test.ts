@@ -106,7 +106,7 @@ describe("read", () => {
       expect(image.modelOutput).toEqual({
         type: "content",
         value: [
-          { type: "text", text: "Read /workspace/pic.png (image/png, 11 bytes)." },
+          { type: "text", text: "Attached: /workspace/pic.png (image/png, 11 bytes)." },
           { type: "image-data", mediaType: "image/png", data: btoa(String.fromCharCode(...png)) },
         ],
       });
