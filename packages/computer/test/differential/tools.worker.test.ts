@@ -373,6 +373,35 @@ const scenarios: Record<string, Scenario> = {
       expect(outcomes[1]).toEqual({ "/workspace/k.txt": { text: "top\nc\nx\nd\nend\n", mode: 0o644 } });
     },
   },
+  "edit: a file that is not UTF-8": {
+    files: { "/workspace/latin.txt": new Uint8Array([0x63, 0x61, 0x66, 0xe9, 0x0a, 0x78, 0x0a]) },
+    calls: [{ tool: "edit", input: { path: "/workspace/latin.txt", edits: [{ oldText: "x", newText: "y" }] } }],
+    after: ["/workspace/latin.txt"],
+    differs:
+      "ours refuses to edit a file that is not UTF-8; the original decodes it with replacement characters and " +
+      "writes those back, so bytes the model never touched change",
+    ours: (outcomes) => {
+      expect(outcomes[0]).toMatchObject({ output: { error: "<error>" } });
+      expect(outcomes[1]).toEqual({ "/workspace/latin.txt": { text: "caf\ufffd\nx\n", mode: 0o644 } });
+    },
+  },
+  "paths: relative and unnormalized paths": {
+    files: { "/workspace/a.txt": "a\n" },
+    calls: [
+      read({ path: "a.txt" }),
+      read({ path: "/workspace/./sub/../a.txt" }),
+      { tool: "write", input: { path: "notes/b.txt", content: "b" } },
+    ],
+    after: ["/workspace/notes/b.txt"],
+    differs:
+      "ours takes a relative path from /workspace and reports every path normalized and absolute; the original " +
+      "passes the path to the filesystem as given and echoes it back",
+    ours: (outcomes) => {
+      expect(outcomes[0]).toMatchObject({ output: { path: "/workspace/a.txt", content: "a" } });
+      expect(outcomes[1]).toMatchObject({ output: { path: "/workspace/a.txt", content: "a" } });
+      expect(outcomes[3]).toEqual({ "/workspace/notes/b.txt": { text: "b", mode: 0o644 } });
+    },
+  },
   "delete: a missing path, a non-empty directory without and with recursive": {
     files: { "/workspace/t/u/f": "x" },
     calls: [
