@@ -28,12 +28,6 @@ export interface ToolDirEntry {
   isSymbolicLink: boolean;
 }
 
-/** One `fs.find` hit. A filesystem may report more types than these two; `find` maps the rest to "file". */
-export interface ToolFoundEntry {
-  path: string;
-  type: "file" | "dir";
-}
-
 export interface ToolGrepOptions {
   regex?: boolean;
   ignoreCase?: boolean;
@@ -57,6 +51,7 @@ export interface ToolFilesystem {
   writeFile(path: string, content: Uint8Array, options?: { mode?: number }): Promise<void>;
   mkdir(path: string, options?: { recursive?: boolean }): Promise<void>;
   rm(path: string, options?: { recursive?: boolean; force?: boolean }): Promise<void>;
+  /** A filesystem may report more types than "file" and "dir"; `find` reports the rest as "file". */
   find(
     directory: string,
     pattern?: string,
