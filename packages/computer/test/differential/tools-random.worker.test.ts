@@ -9,7 +9,7 @@ import { env } from "cloudflare:workers";
 import * as reference from "computer-reference/tools";
 import { describe, expect, it } from "vitest";
 import * as ours from "../../src/tools/index.js";
-import { fileState, normalize, type Side, workspaceOn, writeFiles } from "./tools-common.js";
+import { fileState, normalize, type Side, workspaceOn, writeFiles } from "./tools-common.worker.js";
 
 /** A small seeded PRNG (mulberry32): the same seed gives the same files and settings on both sides. */
 function random(seed: number): () => number {

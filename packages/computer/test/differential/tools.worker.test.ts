@@ -7,7 +7,7 @@
  * tool's schema and outputs go through `toModelOutput`). What each call
  * returned, what the model was shown, and the files afterwards must match.
  *
- * Normalized before comparing (tools-common.ts): error texts (ours are our
+ * Normalized before comparing (tools-common.worker.ts): error texts (ours are our
  * own words; the tests of each tool check ours), times, and the AI SDK
  * part type of an attachment.
  * A scenario with `differs` is a deliberate difference: it must still differ,
@@ -27,7 +27,7 @@ import {
   sdkCall,
   workspaceOn,
   writeFiles,
-} from "./tools-common.js";
+} from "./tools-common.worker.js";
 
 interface Scenario {
   files?: Files;
