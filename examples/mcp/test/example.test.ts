@@ -138,7 +138,7 @@ describe("examples/mcp over the SDK client", () => {
     expect(result.edited).toBe(1);
     expect(result.status).toBe(" M a.txt\n");
     expect(result.deleted).toEqual({ deleted: "/workspace/repo/a.txt" });
-    expect(result.gone).toEqual({ error: expect.stringContaining("ENOENT") });
+    expect(result.gone).toEqual({ error: "No such file: /workspace/repo/a.txt" });
   });
 
   it("runs shell commands in the container when exec asks for container-shell", async () => {

@@ -18,16 +18,20 @@ import type { ToolWorkspace } from "./types.js";
 import { createWriteTool, type WriteToolOptions } from "./write.js";
 
 export interface AIToolsOptions {
+  /**
+   * A `Workspace`, the client `getWorkspace()` returns, or anything with the
+   * `fs` calls the tools make (plus `runtime` for `exec`, `assets` for `publish`).
+   */
   workspace: ToolWorkspace;
   /** Only read, ls, find and grep. Default false. */
   readonly?: boolean;
   /** Set false to leave out `publish` even when the workspace has assets. Default true. */
   assets?: boolean;
-  read?: ReadToolOptions;
-  write?: WriteToolOptions;
-  edit?: EditToolOptions;
-  /** Adds `exec`; `true` offers every backend of the runtime. */
-  shell?: ExecToolOptions | true;
+  read?: Omit<ReadToolOptions, "store">;
+  write?: Omit<WriteToolOptions, "store">;
+  edit?: Omit<EditToolOptions, "store">;
+  /** Adds `exec` over `workspace.runtime`; `true` (ours) offers every backend the runtime lists. */
+  shell?: Omit<ExecToolOptions, "workspace"> | true;
 }
 
 /** The AI SDK's `ToolSet`, as the original returns. */
@@ -38,22 +42,22 @@ export function createAITools(options: AIToolsOptions): AITools {
   if (!workspace?.fs) throw new TypeError("createAITools needs { workspace }");
   // One store for the set; its lock identity is workspace.fs, so other sets over this workspace share the locks.
   const store = new WorkspaceFileStore(workspace);
-  const reading: AITools = {
-    read: createReadTool({ store, ...options.read, workspace }),
+  const tools: AITools = {
+    read: createReadTool({ ...options.read, store }),
     ls: createListTool({ workspace }),
     find: createFindTool({ workspace }),
     grep: createGrepTool({ workspace }),
   };
-  if (options.readonly === true) return reading;
-  const shell = options.shell;
-  return {
-    ...reading,
-    write: createWriteTool({ store, ...options.write, workspace }),
-    edit: createEditTool({ store, ...options.edit, workspace }),
-    delete: createDeleteTool({ store, workspace }),
-    ...(shell === undefined ? {} : { exec: createExecTool({ ...(shell === true ? {} : shell), workspace }) }),
-    ...(workspace.assets !== undefined && options.assets !== false
-      ? { publish: createPublishTool({ workspace }) }
-      : {}),
-  };
+  if (options.readonly === true) return tools;
+  tools.write = createWriteTool({ ...options.write, store });
+  tools.edit = createEditTool({ ...options.edit, store });
+  tools.delete = createDeleteTool({ store });
+  const { shell } = options;
+  if (shell !== undefined) {
+    const { runtime } = workspace;
+    if (runtime === undefined) throw new TypeError("createAITools: shell needs a workspace with a runtime");
+    tools.exec = createExecTool({ ...(shell === true ? {} : shell), workspace: { runtime } });
+  }
+  if (options.assets !== false && workspace.assets !== undefined) tools.publish = createPublishTool({ workspace });
+  return tools;
 }

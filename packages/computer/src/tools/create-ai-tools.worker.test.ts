@@ -4,7 +4,7 @@ import { inToolsWorkspace } from "../../test/tools/harness.worker.js";
 import { callTool } from "../../test/tools/scripted-model.js";
 import { createAITools } from "./create-ai-tools.js";
 
-const publish = async (path: string) => ({ url: `https://assets.test${path}` });
+const share = async (path: string) => `https://assets.test${path}`;
 
 describe("createAITools", () => {
   it("(19) default 7 tools; readonly 4; exec only with shell; publish only with assets", async () => {
@@ -26,7 +26,7 @@ describe("createAITools", () => {
         expect(Object.keys(createAITools({ workspace, assets: false }))).not.toContain("publish");
         expect(Object.keys(createAITools({ workspace, readonly: true }))).not.toContain("publish");
       },
-      { assets: { publish } },
+      { assets: { share } as never },
     );
   });
 
@@ -34,7 +34,7 @@ describe("createAITools", () => {
     await inToolsWorkspace(async ({ workspace }) => {
       const tools = createAITools({ workspace });
       const { output } = await callTool(tools, "read", { path: "/workspace/missing.txt" });
-      expect(output).toEqual({ error: "ENOENT: no such file or directory, open '/workspace/missing.txt'" });
+      expect(output).toEqual({ error: "No such file: /workspace/missing.txt" });
       const ls = await callTool(tools, "ls", { path: "/nope" });
       expect(ls.output).toMatchObject({ error: expect.stringMatching(/^ENOENT/) });
     });

@@ -21,7 +21,7 @@ interface Block {
 }
 
 export interface EditDiff {
-  /** Unified diff with `---`/`+++` headers and 3 lines of context. */
+  /** Unified diff with `Index`/`---`/`+++` headers and 4 lines of context. */
   patch: string;
   /** The same hunks for reading: `-12 old`, `+12 new`, ` 12 same`, `...` between hunks. */
   diff: string;
@@ -29,7 +29,8 @@ export interface EditDiff {
   firstChangedLine: number;
 }
 
-const CONTEXT = 3;
+/** Unchanged lines shown beside a change. */
+const CONTEXT = 4;
 
 function lineStarts(text: string): number[] {
   const starts = [0];
@@ -98,9 +99,86 @@ function blocksOf(oldText: string, newText: string, ranges: readonly Range[]): B
   return blocks;
 }
 
+/** The lines of a text as a line diff counts them: a final newline ends the last line, it does not start one. */
+function linesOf(text: string): string[] {
+  const lines = text.split("\n");
+  if (text.endsWith("\n")) lines.pop();
+  return lines;
+}
+
+const NO_NEWLINE = "\\ No newline at end of file";
+
+/**
+ * The diff and the unified patch of an edit. Both follow the layout of the
+ * line diffs agents are used to (and the original's): 4 lines of context,
+ * changes closer than 8 lines in one hunk, removed lines before added ones,
+ * `\ No newline at end of file` after a last line without one.
+ */
 export function editDiff(path: string, oldText: string, newText: string, ranges: readonly Range[]): EditDiff {
-  const blocks = blocksOf(oldText, newText, ranges);
-  const oldLines = oldText.split("\n");
+  const oldLines = linesOf(oldText);
+  const newLines = linesOf(newText);
+  // The empty piece after a final newline is not a line: a block that reaches it stops before it.
+  const blocks = blocksOf(oldText, newText, ranges)
+    .map((block) => ({
+      ...block,
+      removed: block.removed.slice(0, Math.max(0, oldLines.length - block.oldLine)),
+      added: block.added.slice(0, Math.max(0, newLines.length - block.newLine)),
+    }))
+    .filter((block) => block.removed.length > 0 || block.added.length > 0);
+  return {
+    patch: unifiedPatch(path, blocks, oldLines, newLines, oldText.endsWith("\n"), newText.endsWith("\n")),
+    diff: readableDiff(blocks, oldLines, Math.max(oldText.split("\n").length, newText.split("\n").length)),
+    firstChangedLine: blocks.length > 0 ? (blocks[0] as Block).newLine + 1 : 1,
+  };
+}
+
+/** `-N old` / `+N new` / ` N same` lines, with at most 4 unchanged lines beside a change and ` ...` for the rest. */
+function readableDiff(blocks: readonly Block[], oldLines: readonly string[], lineCount: number): string {
+  const width = String(lineCount).length;
+  const num = (n: number): string => String(n).padStart(width, " ");
+  const skip = ` ${"".padStart(width, " ")} ...`;
+  const out: string[] = [];
+  const same = (from: number, to: number): void => {
+    for (let line = from; line < to; line++) out.push(` ${num(line + 1)} ${oldLines[line]}`);
+  };
+  let oldAt = 0;
+  for (const [index, block] of blocks.entries()) {
+    const gap = block.oldLine - oldAt;
+    if (index === 0) {
+      // Before the first change: its last 4 unchanged lines.
+      if (gap > CONTEXT) out.push(skip);
+      same(Math.max(oldAt, block.oldLine - CONTEXT), block.oldLine);
+    } else if (gap <= 2 * CONTEXT) {
+      same(oldAt, block.oldLine);
+    } else {
+      same(oldAt, oldAt + CONTEXT);
+      out.push(skip);
+      same(block.oldLine - CONTEXT, block.oldLine);
+    }
+    block.removed.forEach((line, i) => {
+      out.push(`-${num(block.oldLine + i + 1)} ${line}`);
+    });
+    block.added.forEach((line, i) => {
+      out.push(`+${num(block.newLine + i + 1)} ${line}`);
+    });
+    oldAt = block.oldLine + block.removed.length;
+  }
+  if (blocks.length > 0) {
+    // After the last change: its first 4 unchanged lines.
+    same(oldAt, Math.min(oldLines.length, oldAt + CONTEXT));
+    if (oldLines.length - oldAt > CONTEXT) out.push(skip);
+  }
+  return out.join("\n");
+}
+
+function unifiedPatch(
+  path: string,
+  blocks: readonly Block[],
+  oldLines: readonly string[],
+  newLines: readonly string[],
+  oldEndsWithNewline: boolean,
+  newEndsWithNewline: boolean,
+): string {
   // Group blocks whose contexts touch into hunks.
   const hunks: Block[][] = [];
   for (const block of blocks) {
@@ -108,55 +186,48 @@ export function editDiff(path: string, oldText: string, newText: string, ranges:
     if (last && block.oldLine - (last.oldLine + last.removed.length) <= 2 * CONTEXT) hunks.at(-1)?.push(block);
     else hunks.push([block]);
   }
-  const patch: string[] = [`--- a${path}`, `+++ b${path}`];
-  const readable: string[] = [];
-  const width = String(Math.max(oldLines.length, newText.split("\n").length)).length;
-  const num = (n: number): string => String(n).padStart(width, " ");
+  const out = [`Index: ${path}`, "=".repeat(67), `--- ${path}`, `+++ ${path}`];
   for (const hunk of hunks) {
     const head = hunk[0] as Block;
     const tail = hunk.at(-1) as Block;
     const before = Math.min(CONTEXT, head.oldLine);
-    const afterOld = tail.oldLine + tail.removed.length;
-    const after = Math.min(CONTEXT, oldLines.length - afterOld);
+    const oldStart = head.oldLine - before;
+    const newStart = head.newLine - before;
+    const oldEnd = Math.min(oldLines.length, tail.oldLine + tail.removed.length + CONTEXT);
     const body: string[] = [];
-    const view: string[] = [];
-    let oldAt = head.oldLine - before;
-    let newAt = head.newLine - before;
-    const same = (count: number): void => {
-      for (let k = 0; k < count; k++) {
+    // Marks the end of a side that has no final newline, right after its last line.
+    const mark = (oldLine: number | undefined, newLine: number | undefined): void => {
+      const oldLast = oldLine !== undefined && oldLine === oldLines.length - 1 && !oldEndsWithNewline;
+      const newLast = newLine !== undefined && newLine === newLines.length - 1 && !newEndsWithNewline;
+      if (oldLast || newLast) body.push(NO_NEWLINE);
+    };
+    let oldAt = oldStart;
+    let newAt = newStart;
+    const same = (to: number): void => {
+      for (; oldAt < to; oldAt++, newAt++) {
         body.push(` ${oldLines[oldAt]}`);
-        view.push(` ${num(newAt + 1)} ${oldLines[oldAt]}`);
-        oldAt++;
-        newAt++;
+        mark(oldAt, newAt);
       }
     };
-    same(before);
     for (const block of hunk) {
-      same(block.oldLine - oldAt);
+      same(block.oldLine);
       for (const line of block.removed) {
         body.push(`-${line}`);
-        view.push(`-${num(oldAt + 1)} ${line}`);
-        oldAt++;
+        mark(oldAt++, undefined);
       }
       for (const line of block.added) {
         body.push(`+${line}`);
-        view.push(`+${num(newAt + 1)} ${line}`);
-        newAt++;
+        mark(undefined, newAt++);
       }
     }
-    same(after);
-    const oldStart = head.oldLine - before;
-    const newStart = head.newLine - before;
+    same(oldEnd);
     const oldCount = oldAt - oldStart;
     const newCount = newAt - newStart;
     // Unified diff numbers an empty side by the line before it.
-    patch.push(
+    out.push(
       `@@ -${oldCount === 0 ? oldStart : oldStart + 1},${oldCount} +${newCount === 0 ? newStart : newStart + 1},${newCount} @@`,
       ...body,
     );
-    if (readable.length > 0) readable.push(" ...");
-    readable.push(...view);
   }
-  const firstChangedLine = blocks.length > 0 ? (blocks[0] as Block).newLine + 1 : 1;
-  return { patch: `${patch.join("\n")}\n`, diff: readable.join("\n"), firstChangedLine };
+  return `${out.join("\n")}\n`;
 }

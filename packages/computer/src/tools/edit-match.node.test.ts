@@ -37,13 +37,13 @@ describe("locateEdits", () => {
 });
 
 describe("editDiff", () => {
-  it("merges edits on one line, trims equal lines, numbers hunks", () => {
-    const old = ["L1", "L2", "L3", "L4", "L5", "L6", "L7", "L8", "L9", "L10", "L11", "L12"].join("\n");
+  it("trims equal lines, keeps 4 lines of context, splits hunks more than 8 lines apart", () => {
+    const old = Array.from({ length: 16 }, (_, i) => `L${i + 1}`).join("\n");
     const located = locateEdits(
       old,
       [
         { oldText: "L2\n", newText: "two\n" },
-        { oldText: "L11", newText: "eleven\nand more" },
+        { oldText: "L14", newText: "fourteen\nand more" },
       ],
       "/f",
     );
@@ -52,39 +52,58 @@ describe("editDiff", () => {
     expect(firstChangedLine).toBe(2);
     expect(patch).toBe(
       [
-        "--- a/f",
-        "+++ b/f",
-        "@@ -1,5 +1,5 @@",
+        "Index: /f",
+        "=".repeat(67),
+        "--- /f",
+        "+++ /f",
+        "@@ -1,6 +1,6 @@",
         " L1",
         "-L2",
         "+two",
         " L3",
         " L4",
         " L5",
-        "@@ -8,5 +8,6 @@",
-        " L8",
-        " L9",
+        " L6",
+        "@@ -10,7 +10,8 @@",
         " L10",
-        "-L11",
-        "+eleven",
-        "+and more",
+        " L11",
         " L12",
+        " L13",
+        "-L14",
+        "+fourteen",
+        "+and more",
+        " L15",
+        " L16",
+        "\\ No newline at end of file",
         "",
       ].join("\n"),
     );
-    expect(diff).toContain(" ...");
-    expect(diff).toContain("+12 and more");
+    // Unchanged lines carry their old numbers; the gap between the hunks is one ` ...` line.
+    expect(diff.split("\n")).toEqual([
+      "  1 L1",
+      "- 2 L2",
+      "+ 2 two",
+      ...[3, 4, 5, 6].map((n) => `  ${n} L${n}`),
+      "    ...",
+      ...[10, 11, 12, 13].map((n) => ` ${n} L${n}`),
+      "-14 L14",
+      "+14 fourteen",
+      "+15 and more",
+      " 15 L15",
+      " 16 L16",
+    ]);
   });
 
   it("a pure insertion and a pure deletion", () => {
     const old = "a\nb\nc";
+    const header = `Index: /f\n${"=".repeat(67)}\n--- /f\n+++ /f\n`;
     const ins = locateEdits(old, [{ oldText: "b\n", newText: "b\nnew\n" }], "/f");
     expect(editDiff("/f", old, applyEdits(old, ins), ins).patch).toBe(
-      "--- a/f\n+++ b/f\n@@ -1,3 +1,4 @@\n a\n b\n+new\n c\n",
+      `${header}@@ -1,3 +1,4 @@\n a\n b\n+new\n c\n\\ No newline at end of file\n`,
     );
-    const del = locateEdits(old, [{ oldText: "b\n", newText: "" }], "/f");
-    expect(editDiff("/f", old, applyEdits(old, del), del).patch).toBe(
-      "--- a/f\n+++ b/f\n@@ -1,3 +1,2 @@\n a\n-b\n c\n",
+    const del = locateEdits(`${old}\n`, [{ oldText: "b\n", newText: "" }], "/f");
+    expect(editDiff("/f", `${old}\n`, applyEdits(`${old}\n`, del), del).patch).toBe(
+      `${header}@@ -1,3 +1,2 @@\n a\n-b\n c\n`,
     );
   });
 });
@@ -93,7 +112,7 @@ describe("truncate", () => {
   it("counts UTF-8 bytes and never splits a character", () => {
     expect(utf8Length("aé😀")).toBe(1 + 2 + 4);
     expect(utf8Prefix("a😀b", 4)).toBe("a");
-    expect(truncateUtf8("éé", 3)).toBe("é\n[truncated, 2 more bytes]");
+    expect(truncateUtf8("éé", 3)).toBe("é\n\n[truncated, 2 more bytes]");
     expect(truncateUtf8("abc", 3)).toBe("abc");
   });
 });

@@ -5,7 +5,6 @@
  * line endings (matched as LF, written back as they were), the file mode,
  * the lock, and the diff.
  */
-import { fsError } from "@cloudflare/dofs";
 import { type Tool, tool } from "ai";
 import { z } from "zod";
 import { editDiff } from "./diff.js";
@@ -15,6 +14,7 @@ import {
   capOption,
   type FileStore,
   type FileToolTarget,
+  noSuchFile,
   readAllOrThrow,
   resolveToolPath,
   toolStore,
@@ -24,20 +24,22 @@ import type { ToolError } from "./types.js";
 
 export const EDIT_MAX_BYTES = 2 * 1024 * 1024;
 
-const editItem = z.object({
-  oldText: z.string().describe("Text to replace, copied exactly from the file; must occur once."),
-  newText: z.string().describe("Replacement text."),
-});
+const editItem = z
+  .object({
+    oldText: z
+      .string()
+      .describe("Text to replace, copied exactly from the file; must occur once and not overlap another edit."),
+    newText: z.string().describe("Replacement text."),
+  })
+  .strict();
 
 const editInput = z.object({
   path: z.string().describe("File to edit: absolute, or relative to /workspace."),
   edits: z
-    .union([z.array(editItem).min(1), z.string()])
-    .optional()
-    .describe("Replacements, each matched against the original file; they must not overlap."),
-  // The single-edit form some models send at the top level.
-  oldText: z.string().optional(),
-  newText: z.string().optional(),
+    .array(editItem)
+    .describe(
+      "Replacements, each matched against the original file (not one another's results); they must not overlap.",
+    ),
 });
 
 export type EditInput = z.infer<typeof editInput>;
@@ -60,8 +62,15 @@ export interface EditToolOptions {
   maxBytes?: number;
 }
 
-function editsOf(input: EditInput): Edit[] {
-  let edits: unknown = input.edits;
+/**
+ * The edits of a call. The SDK has checked the input against the schema; a
+ * direct `execute` call has not, so the forms models send anyway are taken
+ * too: `edits` as a JSON string of the array, and a top-level
+ * `oldText`/`newText` pair (added after the others).
+ */
+function editsOf(input: unknown): Edit[] {
+  const raw = (typeof input === "object" && input !== null ? input : {}) as Record<string, unknown>;
+  let edits: unknown = raw.edits;
   if (typeof edits === "string") {
     try {
       edits = JSON.parse(edits);
@@ -69,11 +78,12 @@ function editsOf(input: EditInput): Edit[] {
       throw new EditError("edits must be an array of { oldText, newText } (a JSON string of one is accepted too)");
     }
   }
-  if (edits === undefined && input.oldText !== undefined && input.newText !== undefined) {
-    return [{ oldText: input.oldText, newText: input.newText }];
+  if (typeof raw.oldText === "string" && typeof raw.newText === "string") {
+    edits = [...(Array.isArray(edits) ? edits : []), { oldText: raw.oldText, newText: raw.newText }];
   }
-  const parsed = z.array(editItem).min(1).safeParse(edits);
-  if (!parsed.success) throw new EditError("edits must be a non-empty array of { oldText, newText }");
+  const parsed = z.array(z.object({ oldText: z.string(), newText: z.string() })).safeParse(edits);
+  if (!parsed.success) throw new EditError("edits must be an array of { oldText, newText }");
+  if (parsed.data.length === 0) throw new EditError("edits is empty: give at least one { oldText, newText }");
   return parsed.data;
 }
 
@@ -94,8 +104,7 @@ export function createEditTool(options: FileToolTarget & EditToolOptions): Tool<
         const edits = editsOf(input);
         return withPathLock(store.lockIdentity ?? store, path, {}, async () => {
           const info = await store.stat(path);
-          if (!info) throw fsError("ENOENT", "open", path);
-          if (info.isDirectory) throw fsError("EISDIR", "open", path);
+          if (!info) throw noSuchFile(path);
           if (info.size > maxBytes) {
             throw new Error(`EFBIG: ${path} is ${info.size} bytes; edit works on files of at most ${maxBytes} bytes`);
           }
@@ -119,7 +128,7 @@ export function createEditTool(options: FileToolTarget & EditToolOptions): Tool<
           if (updated === original) throw new EditError(`No changes made to ${path}`);
           const text = bom + (crlf ? updated.replace(/\n/g, "\r\n") : updated);
           await store.write(path, new TextEncoder().encode(text), info.mode === undefined ? {} : { mode: info.mode });
-          return { path, editsApplied: located.length, ...editDiff(path, original, updated, located) };
+          return { path, editsApplied: edits.length, ...editDiff(path, original, updated, located) };
         });
       }),
   });

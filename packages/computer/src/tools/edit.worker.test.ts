@@ -1,7 +1,7 @@
 /** `edit` through the AI SDK (`docs/tools.md`) and the input forms models send. */
 import { describe, expect, it } from "vitest";
 import { inToolsWorkspace } from "../../test/tools/harness.worker.js";
-import { callTool } from "../../test/tools/scripted-model.js";
+import { callTool, runScript } from "../../test/tools/scripted-model.js";
 import { createAITools } from "./create-ai-tools.js";
 
 const bytes = async (stream: ReadableStream<Uint8Array>): Promise<Uint8Array> =>
@@ -30,9 +30,11 @@ describe("edit", () => {
       const { patch, diff } = output as { patch: string; diff: string };
       expect(patch).toBe(
         [
-          "--- a/workspace/run.sh",
-          "+++ b/workspace/run.sh",
-          "@@ -1,6 +1,6 @@",
+          "Index: /workspace/run.sh",
+          "=".repeat(67),
+          "--- /workspace/run.sh",
+          "+++ /workspace/run.sh",
+          "@@ -1,5 +1,5 @@",
           " #!/bin/sh",
           "-echo one",
           "-echo two",
@@ -41,7 +43,6 @@ describe("edit", () => {
           " echo three",
           "-echo four",
           "+echo FOUR",
-          " ",
           "",
         ].join("\n"),
       );
@@ -100,21 +101,41 @@ describe("edit", () => {
     });
   });
 
-  it("accepts edits as a JSON string and the legacy top-level oldText/newText", async () => {
+  it("the schema holds the model to the strict array; a direct execute also takes a JSON string and a top-level pair", async () => {
     await inToolsWorkspace(async ({ workspace }) => {
       await workspace.fs.mkdir("/workspace", { recursive: true });
-      await workspace.fs.writeFile("/workspace/b.txt", "alpha beta\n");
+      await workspace.fs.writeFile("/workspace/b.txt", "alpha beta gamma\n");
       const tools = createAITools({ workspace });
-      const json = await callTool(tools, "edit", {
-        path: "/workspace/b.txt",
-        edits: JSON.stringify([{ oldText: "alpha", newText: "ALPHA" }]),
+      // Through the SDK the input is checked against the schema first: these never reach execute.
+      const refused = await runScript(tools, [
+        [
+          { tool: "edit", input: { path: "/workspace/b.txt", edits: "[]" } },
+          { tool: "edit", input: { path: "/workspace/b.txt", oldText: "beta", newText: "BETA" } },
+          { tool: "edit", input: { path: "/workspace/b.txt", edits: [{ oldText: "a", newText: "b", note: "x" }] } },
+        ],
+      ]);
+      const parts = refused.result.steps[0]?.content.filter((part) => part.type === "tool-error") ?? [];
+      expect(parts).toHaveLength(3);
+      const execute = tools.edit?.execute as (input: unknown, options: unknown) => Promise<unknown>;
+      const options = { toolCallId: "direct", messages: [] };
+      const json = await execute(
+        { path: "/workspace/b.txt", edits: JSON.stringify([{ oldText: "alpha", newText: "ALPHA" }]) },
+        options,
+      );
+      expect(json).toMatchObject({ editsApplied: 1 });
+      // A top-level pair is added after the array's edits.
+      const both = await execute(
+        { path: "/workspace/b.txt", edits: [{ oldText: "gamma", newText: "GAMMA" }], oldText: "beta", newText: "BETA" },
+        options,
+      );
+      expect(both).toMatchObject({ editsApplied: 2 });
+      expect(await workspace.fs.readFile("/workspace/b.txt", "utf8")).toBe("ALPHA BETA GAMMA\n");
+      expect(await execute({ path: "/workspace/b.txt" }, options)).toEqual({
+        error: expect.stringMatching(/edits must be an array/),
       });
-      expect(json.output).toMatchObject({ editsApplied: 1 });
-      const legacy = await callTool(tools, "edit", { path: "/workspace/b.txt", oldText: "beta", newText: "BETA" });
-      expect(legacy.output).toMatchObject({ editsApplied: 1 });
-      expect(await workspace.fs.readFile("/workspace/b.txt", "utf8")).toBe("ALPHA BETA\n");
-      const none = await callTool(tools, "edit", { path: "/workspace/b.txt" });
-      expect(none.output).toEqual({ error: expect.stringMatching(/non-empty array/) });
+      expect(await execute({ path: "/workspace/b.txt", edits: [] }, options)).toEqual({
+        error: expect.stringMatching(/edits is empty/),
+      });
     });
   });
 
@@ -125,11 +146,12 @@ describe("edit", () => {
       await workspace.fs.writeFile("/workspace/bin", new Uint8Array([0xff, 0xfe, 0x41]));
       const tools = createAITools({ workspace });
       expect(
-        (await callTool(tools, "edit", { path: "/workspace/big.txt", oldText: "a", newText: "b" })).output,
+        (await callTool(tools, "edit", { path: "/workspace/big.txt", edits: [{ oldText: "a", newText: "b" }] })).output,
       ).toEqual({
         error: expect.stringMatching(/^EFBIG/),
       });
-      expect((await callTool(tools, "edit", { path: "/workspace/bin", oldText: "A", newText: "B" })).output).toEqual({
+      const binary = await callTool(tools, "edit", { path: "/workspace/bin", edits: [{ oldText: "A", newText: "B" }] });
+      expect(binary.output).toEqual({
         error: expect.stringMatching(/not UTF-8/),
       });
     });

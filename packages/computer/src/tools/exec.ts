@@ -2,19 +2,19 @@
  * `exec`: runs a command on one of the workspace's backends and streams
  * snapshots of its output to the caller (the AI SDK forwards each yield of an
  * async-generator tool as a preliminary result; the last one is the result).
- * Snapshots are rate-limited to one per 100 ms of the injected clock, and
- * stdout/stderr are cut to `maxBytes` on a UTF-8 boundary with
- * `[truncated, N more bytes]`; at most `streamMaxBytes` of each are buffered
- * while the command runs, the rest is only counted.
+ * A handle that is async-iterable (a Workspace's is) is read event by event,
+ * with a running snapshot at most once per 100 ms of the injected clock;
+ * any other handle is awaited through `result()`. stdout/stderr are cut to
+ * `maxBytes` on a UTF-8 boundary with `[truncated, N more bytes]`; at most
+ * `streamMaxBytes` of each are held while the command runs, the rest is only
+ * counted. Every output, errors included, names the command, cwd and backend.
  */
 import { type Tool, tool } from "ai";
 import { z } from "zod";
 import { utf8Length, utf8Prefix } from "../backends/worker-javascript/protocol/stdio.js";
-import { statusForExitCode } from "../runtime/status.js";
-import type { ExecStatus } from "../runtime/types.js";
-import { toolError } from "./errors.js";
+import type { WorkspaceRuntimeValue } from "../runtime/types.js";
 import { truncateUtf8 } from "./truncate.js";
-import type { ToolError, ToolExecHandle, ToolRuntime, ToolWorkspace } from "./types.js";
+import type { ExecWorkspaceLike, ToolExecEvent, ToolExecHandle, ToolExecOptions } from "./types.js";
 
 export const EXEC_MAX_BYTES = 64 * 1024;
 export const EXEC_STREAM_MAX_BYTES = 512 * 1024;
@@ -26,56 +26,64 @@ export interface ExecBackendInfo {
 }
 
 export interface ExecToolOptions {
-  /** The backends the model may use, with descriptions. Default: every backend of the runtime. */
+  workspace: ExecWorkspaceLike;
+  /**
+   * The backends the model may use, with descriptions. Optional (ours): by
+   * default every backend the runtime lists.
+   */
   backends?: Record<string, ExecBackendInfo>;
-  /** Default: the first of `backends`. */
+  /** Default (ours): the first of `backends`. */
   defaultBackend?: string;
   /** Bytes of stdout and of stderr in a snapshot. Default 64 KiB. */
   maxBytes?: number;
-  /** Bytes of stdout and of stderr kept in memory while the command runs. Default 512 KiB. */
+  /** Bytes of stdout and of stderr held while the command runs. Default 512 KiB. */
   streamMaxBytes?: number;
-  /** Clock for the snapshot rate limit. */
+  /** Clock for the snapshot rate limit. Default `Date.now`. */
   now?: () => number;
 }
 
-const execInputBase = {
-  command: z.string().min(1).describe("The command (a shell command line, or source for a callable backend)."),
-  cwd: z.string().optional().describe("Absolute working directory (default: the backend's, usually /workspace)."),
-  env: z.record(z.string(), z.string()).optional().describe("Extra environment variables."),
-  input: z.unknown().optional().describe("JSON input; only for backends marked callable."),
-};
+/** A JSON value: what a callable backend's module takes as `input`. */
+const jsonValue: z.ZodType<WorkspaceRuntimeValue> = z.lazy(() =>
+  z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(jsonValue), z.record(z.string(), jsonValue)]),
+);
 
 export interface ExecInput {
   command: string;
-  cwd?: string | undefined;
-  backend?: string | undefined;
-  env?: Record<string, string> | undefined;
-  input?: unknown;
+  cwd?: string;
+  backend?: string;
+  env?: Record<string, string>;
+  input?: WorkspaceRuntimeValue;
 }
 
-export interface ExecSnapshot {
+/** Where an output came from: on every output, so the model can match it to its call. */
+export interface ExecOrigin {
   command: string;
   cwd: string | null;
   backend: string;
-  /** Null while the command runs. */
+}
+
+export interface ExecSnapshot extends ExecOrigin {
+  /** Null while the command runs (and when it ended without an exit code). */
   exitCode: number | null;
   stdout: string;
   stderr: string;
-  /** On the final snapshot. */
-  status?: ExecStatus;
   /** The return value of a callable backend, on the final snapshot. */
   result?: unknown;
 }
 
-export type ExecOutput = ExecSnapshot | ToolError;
+export interface ExecFailure extends ExecOrigin {
+  error: string;
+}
 
-/** Output of one stream: a bounded buffer plus the count of everything seen. */
+export type ExecOutput = ExecSnapshot | ExecFailure;
+
+/** Output of one stream: a bounded prefix plus the count of everything seen. */
 class Collected {
-  text = "";
-  bytes = 0;
+  #text = "";
+  #kept = 0;
+  #total = 0;
   readonly #cap: number;
   readonly #decoder = new TextDecoder();
-  #kept = 0;
 
   constructor(cap: number) {
     this.#cap = cap;
@@ -84,134 +92,160 @@ class Collected {
   add(value: string | Uint8Array): void {
     const chunk = typeof value === "string" ? value : this.#decoder.decode(value, { stream: true });
     const size = utf8Length(chunk);
-    if (this.#kept < this.#cap) {
-      const part = this.#kept + size <= this.#cap ? chunk : utf8Prefix(chunk, this.#cap - this.#kept);
-      this.text += part;
-      this.#kept += part === chunk ? size : utf8Length(part);
-    }
-    this.bytes += size;
+    this.#total += size;
+    if (this.#kept >= this.#cap) return;
+    const part = this.#kept + size <= this.#cap ? chunk : utf8Prefix(chunk, this.#cap - this.#kept);
+    this.#text += part;
+    this.#kept += part === chunk ? size : utf8Length(part);
   }
 
   view(maxBytes: number): string {
-    return truncateUtf8(this.text, maxBytes, this.bytes);
+    return truncateUtf8(this.#text, maxBytes, this.#total);
   }
 }
 
-export function createExecTool(options: { workspace: ToolWorkspace } & ExecToolOptions): Tool<ExecInput, ExecOutput> {
-  const runtime: ToolRuntime | undefined = options.workspace.runtime;
-  if (!runtime) throw new TypeError("createExecTool needs a workspace with a runtime");
-  const listed = runtime.backends;
-  if (options.backends === undefined && listed === undefined) {
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** The backends on offer: the ones named, or (ours) every one the runtime lists. */
+function backendsOf(options: ExecToolOptions): Record<string, ExecBackendInfo> {
+  if (options.backends !== undefined) return options.backends;
+  const listed = options.workspace.runtime.backends;
+  if (listed === undefined) {
     throw new TypeError(
       "createExecTool needs backends: { <id>: { description } } for a runtime that does not list its own (a getWorkspace() client)",
     );
   }
-  const backends =
-    options.backends ??
-    Object.fromEntries((listed ?? []).map((id) => [id, { description: `Runs commands on the "${id}" backend.` }]));
-  const isCallable = (id: string): boolean => runtime.isCallable?.(id) ?? false;
+  return Object.fromEntries(listed.map((id) => [id, { description: `Runs commands on the "${id}" backend.` }]));
+}
+
+export function createExecTool(options: ExecToolOptions): Tool<ExecInput, ExecOutput> {
+  const runtime = options.workspace?.runtime;
+  if (typeof runtime?.exec !== "function") throw new TypeError("createExecTool needs a workspace with a runtime");
+  const backends = backendsOf(options);
   const ids = Object.keys(backends);
   if (ids.length === 0) throw new TypeError("createExecTool needs at least one backend");
   const defaultBackend = options.defaultBackend ?? (ids[0] as string);
-  if (!(defaultBackend in backends)) {
+  if (!ids.includes(defaultBackend)) {
     throw new TypeError(
-      `defaultBackend ${JSON.stringify(defaultBackend)} is not one of the backends: ${ids.join(", ")}`,
+      `defaultBackend ${JSON.stringify(defaultBackend)} is not one of the backends: ${ids.map((id) => JSON.stringify(id)).join(", ")}`,
     );
   }
+  const callable = new Set(ids.filter((id) => runtime.isCallable?.(id) === true));
   const maxBytes = options.maxBytes ?? EXEC_MAX_BYTES;
-  const streamMaxBytes = Math.max(options.streamMaxBytes ?? EXEC_STREAM_MAX_BYTES, maxBytes);
+  const streamMaxBytes = options.streamMaxBytes ?? EXEC_STREAM_MAX_BYTES;
   const now = options.now ?? Date.now;
   const lines = ids.map((id) => {
-    const tags = [id === defaultBackend ? "default" : "", isCallable(id) ? "callable: takes input" : ""]
+    const tags = [id === defaultBackend ? "default" : "", callable.has(id) ? "callable: takes input" : ""]
       .filter(Boolean)
       .join(", ");
     return `- ${id}${tags ? ` (${tags})` : ""}: ${(backends[id] as ExecBackendInfo).description}`;
   });
+  const callableNote =
+    callable.size > 0
+      ? "\nOn a callable backend, `command` is the source of an ES module: `input` is handed to it, and what it " +
+        "returns comes back as `result`. Other backends refuse `input`."
+      : "";
   const inputSchema = z.object({
-    ...execInputBase,
+    command: z
+      .string()
+      .describe("The command line to run (for a callable backend: the module source), e.g. `npm test`."),
+    cwd: z.string().optional().describe("Working directory (default: the workspace root)."),
     backend: z
       .enum(ids as [string, ...string[]])
       .optional()
-      .describe(`Backend to run on (default ${defaultBackend}).`),
+      .describe(`The backend to run on (default ${defaultBackend}); pick another when this one lacks a command.`),
+    env: z
+      .record(z.string(), z.string())
+      .optional()
+      .describe("Environment variables for this command only, over the backend's own."),
+    input: jsonValue.optional().describe("A JSON value for a callable backend's module; other backends refuse it."),
   });
 
   return tool({
     description:
       `Run a command in the workspace. Backends:\n${lines.join("\n")}\n` +
-      "If a command is not found on one backend, retry it on another. " +
-      `stdout and stderr are cut to ${maxBytes} bytes each.`,
+      "Start with the default; if a command is not found on one backend, retry it on another whose description " +
+      `covers it. Prefer read, write and edit for files. stdout and stderr are cut to ${maxBytes} bytes each.` +
+      callableNote,
     inputSchema,
     execute: async function* (input, { abortSignal }): AsyncGenerator<ExecOutput> {
       const backend = input.backend ?? defaultBackend;
-      if (input.input !== undefined && !isCallable(backend)) {
+      const origin: ExecOrigin = { command: input.command, cwd: input.cwd ?? null, backend };
+      if (input.input !== undefined && !callable.has(backend)) {
+        const others = ids.filter((id) => callable.has(id));
         yield {
-          error: `Backend "${backend}" is not callable: it does not take input. Callable backends: ${ids.filter((id) => isCallable(id)).join(", ") || "none"}`,
+          ...origin,
+          error: `Backend "${backend}" is not callable: it does not take input. Callable backends: ${others.join(", ") || "none"}`,
         };
         return;
       }
-      const base = { command: input.command, cwd: input.cwd ?? null, backend };
+      const execOptions: ToolExecOptions = {
+        backend,
+        encoding: "utf8",
+        ...(input.cwd === undefined ? {} : { cwd: input.cwd }),
+        ...(input.env === undefined ? {} : { env: input.env }),
+        ...(input.input === undefined ? {} : { input: input.input }),
+      };
       let handle: ToolExecHandle;
       try {
-        handle = await runtime.exec(input.command, {
-          backend,
-          encoding: "utf8",
-          ...(input.cwd === undefined ? {} : { cwd: input.cwd }),
-          ...(input.env === undefined ? {} : { env: input.env }),
-          ...(input.input === undefined ? {} : { input: input.input }),
-        });
+        handle = await runtime.exec(input.command, execOptions);
       } catch (error) {
-        yield toolError(error);
+        yield { ...origin, error: message(error) };
         return;
       }
-      const kill = (): void => void handle.kill().catch(() => {});
+      const kill = (): void => void handle.kill?.().catch(() => {});
       if (abortSignal?.aborted) kill();
-      abortSignal?.addEventListener("abort", kill, { once: true });
-      const stdout = new Collected(streamMaxBytes);
-      const stderr = new Collected(streamMaxBytes);
+      else abortSignal?.addEventListener("abort", kill, { once: true });
       try {
-        if (typeof handle.getReader !== "function") {
-          const result = await handle.result();
-          stdout.add(result.stdout);
-          stderr.add(result.stderr);
-          yield {
-            ...base,
-            exitCode: result.exitCode,
-            status: result.status,
-            stdout: stdout.view(maxBytes),
-            stderr: stderr.view(maxBytes),
-            ...(result.value === undefined ? {} : { result: result.value }),
-          };
+        const events = handle[Symbol.asyncIterator];
+        if (typeof events !== "function") {
+          try {
+            const result = await handle.result();
+            const stdout = new Collected(streamMaxBytes);
+            const stderr = new Collected(streamMaxBytes);
+            stdout.add(result.stdout);
+            stderr.add(result.stderr);
+            yield {
+              ...origin,
+              exitCode: result.exitCode,
+              stdout: stdout.view(maxBytes),
+              stderr: stderr.view(maxBytes),
+              ...(result.value === undefined ? {} : { result: result.value }),
+            };
+          } catch (error) {
+            yield { ...origin, error: message(error) };
+          }
           return;
         }
-        const reader = handle.getReader();
-        let exitCode = -1;
-        let value: unknown;
-        let lastSnapshot = Number.NEGATIVE_INFINITY;
-        for (;;) {
-          const { done, value: event } = await reader.read();
-          if (done) break;
-          if (event.name === "exit") {
-            exitCode = event.code;
-            value = event.result;
-            continue;
-          }
-          (event.name === "stdout" ? stdout : stderr).add(event.value);
-          const at = now();
-          if (at - lastSnapshot >= EXEC_SNAPSHOT_INTERVAL_MS) {
+        const stdout = new Collected(streamMaxBytes);
+        const stderr = new Collected(streamMaxBytes);
+        let exit: Extract<ToolExecEvent, { name: "exit" }> | undefined;
+        let lastSnapshot = 0;
+        try {
+          for await (const event of { [Symbol.asyncIterator]: () => events.call(handle) }) {
+            if (event.name === "exit") {
+              exit = event;
+              continue;
+            }
+            (event.name === "stdout" ? stdout : stderr).add(event.value);
+            const at = now();
+            if (at - lastSnapshot < EXEC_SNAPSHOT_INTERVAL_MS) continue;
             lastSnapshot = at;
-            yield { ...base, exitCode: null, stdout: stdout.view(maxBytes), stderr: stderr.view(maxBytes) };
+            yield { ...origin, exitCode: null, stdout: stdout.view(maxBytes), stderr: stderr.view(maxBytes) };
           }
+        } catch (error) {
+          yield { ...origin, error: message(error) };
+          return;
         }
         yield {
-          ...base,
-          exitCode,
-          status: statusForExitCode(exitCode),
+          ...origin,
+          exitCode: exit?.code ?? null,
           stdout: stdout.view(maxBytes),
           stderr: stderr.view(maxBytes),
-          ...(value === undefined ? {} : { result: value }),
+          ...(exit !== undefined && "result" in exit ? { result: exit.result } : {}),
         };
-      } catch (error) {
-        yield toolError(error);
       } finally {
         abortSignal?.removeEventListener("abort", kill);
       }

@@ -26,9 +26,12 @@ export interface FindResult {
 
 export type FindOutput = FindResult | ToolError;
 
-export function createFindTool(options: {
-  workspace: { readonly fs: Pick<ToolFilesystem, "find"> };
-}): Tool<FindInput, FindOutput> {
+/** `createFindTool(options)`: only `fs.find` is used. */
+export interface FindToolOptions {
+  workspace: { fs: Pick<ToolFilesystem, "find"> };
+}
+
+export function createFindTool(options: FindToolOptions): Tool<FindInput, FindOutput> {
   const { fs } = options.workspace;
   return tool({
     description: "Find files and directories by glob, e.g. `**/*.ts` or `src/*/index.?s` (paged).",

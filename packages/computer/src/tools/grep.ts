@@ -4,29 +4,24 @@ import { z } from "zod";
 import { guarded } from "./errors.js";
 import { resolveToolPath, TOOL_CWD } from "./file-store.js";
 import { page, pageFields } from "./page.js";
-import type { ToolError, ToolFilesystem } from "./types.js";
+import type { ToolError, ToolFilesystem, ToolGrepMatch } from "./types.js";
 
 const grepInput = z.object({
   path: z.string().default(TOOL_CWD).describe("File or directory to search (default /workspace)."),
-  query: z.string().min(1).describe("Text to look for; a JavaScript regular expression when regex is true."),
+  query: z.string().describe("Text to look for; a JavaScript regular expression when regex is true."),
   include: z
     .string()
     .optional()
     .describe("Only files whose path relative to `path` matches this glob, e.g. `**/*.ts`."),
-  regex: z.boolean().default(false).describe("Treat query as a regular expression (default: literal text)."),
-  ignoreCase: z.boolean().default(false),
+  regex: z.boolean().optional().describe("Treat query as a regular expression (default: literal text)."),
+  ignoreCase: z.boolean().optional().describe("Match regardless of case (default: case-sensitive)."),
   context: z.number().int().min(0).max(10).optional().describe("Lines of context around each match, 0–10."),
   ...pageFields,
 });
 
 export type GrepInput = z.infer<typeof grepInput>;
 
-export interface GrepToolMatch {
-  path: string;
-  line: number;
-  text: string;
-  context?: { line: number; text: string; isMatch: boolean }[];
-}
+export type GrepToolMatch = ToolGrepMatch;
 
 export interface GrepResult {
   path: string;
@@ -38,9 +33,12 @@ export interface GrepResult {
 
 export type GrepOutput = GrepResult | ToolError;
 
-export function createGrepTool(options: {
-  workspace: { readonly fs: Pick<ToolFilesystem, "grep"> };
-}): Tool<GrepInput, GrepOutput> {
+/** `createGrepTool(options)`: only `fs.grep` is used. */
+export interface GrepToolOptions {
+  workspace: { fs: Pick<ToolFilesystem, "grep"> };
+}
+
+export function createGrepTool(options: GrepToolOptions): Tool<GrepInput, GrepOutput> {
   const { fs } = options.workspace;
   return tool({
     description: "Search file contents. Literal and case-sensitive unless regex / ignoreCase are set (paged).",

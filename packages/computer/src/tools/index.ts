@@ -24,7 +24,9 @@ export {
   EXEC_MAX_BYTES,
   EXEC_STREAM_MAX_BYTES,
   type ExecBackendInfo,
+  type ExecFailure,
   type ExecInput,
+  type ExecOrigin,
   type ExecOutput,
   type ExecSnapshot,
   type ExecToolOptions,
@@ -35,26 +37,36 @@ export {
   type FileToolTarget,
   type MutableFileStore,
   WorkspaceFileStore,
+  type WorkspaceFileStoreLike,
 } from "./file-store.js";
-export { createFindTool, type FindInput, type FindOutput, type FindResult } from "./find.js";
-export { createGrepTool, type GrepInput, type GrepOutput, type GrepResult } from "./grep.js";
-export { createListTool, type ListEntry, type ListInput, type ListOutput, type ListResult } from "./ls.js";
-// The original's names for the same types.
-export type {
-  AIToolsOptions as CreateAIToolsOptions,
-  ExecBackendInfo as ExecBackendDescription,
-  ExecOutput as ExecToolOutput,
-  FileInfo as FileStat,
-  FindToolOptions,
-  GrepToolOptions,
-  ListToolOptions,
-  PublishToolOptions,
-  ToolExecHandle as ExecRuntimeHandle,
-  ToolWorkspace as WorkspaceLike,
-} from "./option-names.js";
-export { createPublishTool, type PublishInput, type PublishOutput } from "./publish.js";
+export { createFindTool, type FindInput, type FindOutput, type FindResult, type FindToolOptions } from "./find.js";
+export {
+  createGrepTool,
+  type GrepInput,
+  type GrepOutput,
+  type GrepResult,
+  type GrepToolMatch,
+  type GrepToolOptions,
+} from "./grep.js";
+export {
+  createListTool,
+  type ListEntry,
+  type ListInput,
+  type ListOutput,
+  type ListResult,
+  type ListToolOptions,
+} from "./ls.js";
+// The original's names for types that are named differently here.
+export type { CreateAIToolsOptions, ExecBackendDescription, ExecToolOutput, FileStat } from "./option-names.js";
+export {
+  createPublishTool,
+  type PublishInput,
+  type PublishOutput,
+  type PublishToolOptions,
+} from "./publish.js";
 export {
   createReadTool,
+  LINE_TRUNCATION_MARKER,
   type LineTruncation,
   READ_MAX_BYTES,
   READ_MAX_LINES,
@@ -66,7 +78,22 @@ export {
   type ReadTextResult,
   type ReadToolOptions,
 } from "./read.js";
-export type { ToolAssets, ToolError, ToolPublishOptions, ToolRuntime, ToolWorkspace } from "./types.js";
+export type {
+  ExecRuntimeHandle,
+  ExecStreamEvent,
+  ExecWorkspaceLike,
+  PublishWorkspaceLike,
+  ToolAssets,
+  ToolError,
+  ToolExecEvent,
+  ToolExecHandle,
+  ToolExecOptions,
+  ToolFilesystem,
+  ToolRuntime,
+  ToolShareOptions,
+  ToolWorkspace,
+  WorkspaceLike,
+} from "./types.js";
 export {
   createWriteTool,
   type WriteInput,

@@ -4,7 +4,7 @@ import { z } from "zod";
 import { guarded } from "./errors.js";
 import { resolveToolPath } from "./file-store.js";
 import { page, pageFields } from "./page.js";
-import type { ToolError, ToolFilesystem } from "./types.js";
+import type { ToolDirEntry, ToolError, ToolFilesystem } from "./types.js";
 
 const lsInput = z.object({
   path: z.string().describe("Directory to list: absolute, or relative to /workspace."),
@@ -13,14 +13,7 @@ const lsInput = z.object({
 
 export type ListInput = z.infer<typeof lsInput>;
 
-export interface ListEntry {
-  name: string;
-  size: number;
-  mtime: number;
-  isFile: boolean;
-  isDirectory: boolean;
-  isSymbolicLink: boolean;
-}
+export type ListEntry = ToolDirEntry;
 
 export interface ListResult {
   path: string;
@@ -31,9 +24,12 @@ export interface ListResult {
 
 export type ListOutput = ListResult | ToolError;
 
-export function createListTool(options: {
-  workspace: { readonly fs: Pick<ToolFilesystem, "readdir"> };
-}): Tool<ListInput, ListOutput> {
+/** `createListTool(options)`: only `fs.readdir` is used. */
+export interface ListToolOptions {
+  workspace: { fs: Pick<ToolFilesystem, "readdir"> };
+}
+
+export function createListTool(options: ListToolOptions): Tool<ListInput, ListOutput> {
   const { fs } = options.workspace;
   return tool({
     description: "List a directory (name order, paged). Directories show isDirectory: true.",

@@ -8,7 +8,10 @@
 
 import type { ToolSet } from "ai";
 import type {
+  CreateAIToolsOptions as ReferenceAIToolsOptions,
   EditToolOptions as ReferenceEditOptions,
+  ExecRuntimeHandle as ReferenceExecHandle,
+  ExecToolOptions as ReferenceExecOptions,
   MutableFileStore as ReferenceMutableStore,
   ReadToolOptions as ReferenceReadOptions,
   WriteToolOptions as ReferenceWriteOptions,
@@ -19,6 +22,7 @@ import { callTool } from "../../test/tools/scripted-model.js";
 import { createAITools } from "./create-ai-tools.js";
 import { createDeleteTool } from "./delete.js";
 import { createEditTool } from "./edit.js";
+import { createExecTool } from "./exec.js";
 import { createReadTool } from "./read.js";
 import { createWriteTool } from "./write.js";
 
@@ -68,13 +72,13 @@ describe("the original's tool options", () => {
     expect(edited.output).not.toHaveProperty("error");
     expect(new TextDecoder().decode(store.files.get("/workspace/a.txt"))).toBe("one\n2\n");
     expect((await callTool(tools, "read", { path: "/workspace/a.txt" })).output).toMatchObject({ content: "one\n2" });
-    // readAll answering null (the original's contract for a missing file) is ENOENT, not a crash.
+    // readAll answering null (the original's contract for a missing file) is an error result, not a crash.
     store.stat = async () => ({ size: 1, mtime: 0 });
     const missing = await callTool(tools, "edit", {
       path: "/workspace/gone.txt",
       edits: [{ oldText: "a", newText: "b" }],
     });
-    expect(missing.output).toEqual({ error: expect.stringMatching(/^ENOENT/) });
+    expect(missing.output).toEqual({ error: "No such file: /workspace/gone.txt" });
     await callTool(tools, "delete", { path: "/workspace/a.txt" });
     expect(store.files.size).toBe(0);
     expect(() => createReadTool({} as never)).toThrow(/needs \{ store \} or \{ workspace \}/);
@@ -109,6 +113,80 @@ describe("the original's tool options", () => {
       expect(() => createAITools({ workspace, read: { maxLines: 0 } })).toThrow(
         /read maxLines must be a positive integer/,
       );
+    });
+  });
+
+  it("exec runs over a workspace that is only a runtime, with the original's handle shape", async () => {
+    const seen: unknown[] = [];
+    const handle = (command: string): ReferenceExecHandle => ({
+      async *[Symbol.asyncIterator]() {
+        yield { name: "stdout", value: `ran ${command}\n` };
+        yield { name: "exit", code: 0, result: { ok: true } };
+      },
+      result: async () => ({ exitCode: 0, stdout: "", stderr: "" }),
+    });
+    const options = {
+      workspace: {
+        runtime: {
+          exec: async (command: string, execOptions: unknown) => {
+            seen.push(execOptions);
+            return handle(command);
+          },
+          isCallable: (id: string) => id === "js",
+        },
+      },
+      backends: { js: { description: "JavaScript" } },
+      defaultBackend: "js",
+    } satisfies ReferenceExecOptions;
+    const { output } = await callTool({ exec: createExecTool(options) }, "exec", { command: "go", input: [1] });
+    expect(output).toEqual({
+      command: "go",
+      cwd: null,
+      backend: "js",
+      exitCode: 0,
+      stdout: "ran go\n",
+      stderr: "",
+      result: { ok: true },
+    });
+    expect(seen).toEqual([{ backend: "js", encoding: "utf8", input: [1] }]);
+  });
+
+  it("createAITools takes the original's option object: a share() assets client, shell with backends", async () => {
+    await inToolsWorkspace(async ({ workspace }) => {
+      const shares: unknown[] = [];
+      // Typed by the original's types (our Workspace's own fs and runtime are wider than its structural ones).
+      const assets = {
+        share: async (path: string, shareOptions: unknown) => {
+          shares.push([path, shareOptions]);
+          return `https://assets.test${path}`;
+        },
+      } satisfies NonNullable<ReferenceAIToolsOptions["workspace"]["assets"]>;
+      const rest = {
+        read: { maxLines: 5 },
+        shell: { backends: { "test-shell": { description: "shell" } }, defaultBackend: "test-shell" },
+      } satisfies Omit<ReferenceAIToolsOptions, "workspace">;
+      const options = { workspace: { fs: workspace.fs, runtime: workspace.runtime, sessionId: "s9", assets }, ...rest };
+      const tools = createAITools(options);
+      expect(Object.keys(tools).sort()).toEqual([
+        "delete",
+        "edit",
+        "exec",
+        "find",
+        "grep",
+        "ls",
+        "publish",
+        "read",
+        "write",
+      ]);
+      expect((await callTool(tools, "publish", { path: "/workspace/out.txt" })).output).toEqual({
+        ok: true,
+        url: "https://assets.test/workspace/out.txt",
+      });
+      expect(shares).toEqual([["/workspace/out.txt", { expiresAfter: 3_600_000, prefix: "agent-s9" }]]);
+      expect((await callTool(tools, "exec", { command: "echo hi" })).output).toMatchObject({
+        exitCode: 0,
+        stdout: "hi\n",
+      });
     });
   });
 });

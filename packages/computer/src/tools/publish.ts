@@ -7,38 +7,49 @@
 import { type Tool, tool } from "ai";
 import { z } from "zod";
 import { resolveToolPath } from "./file-store.js";
-import type { ToolPublishOptions, ToolWorkspace } from "./types.js";
+import type { PublishWorkspaceLike, ToolAssets, ToolShareOptions } from "./types.js";
 
 export const PUBLISH_DEFAULT_EXPIRES_MS = 60 * 60 * 1000;
 
 const publishInput = z.object({
-  path: z.string().describe("File to publish: absolute, or relative to /workspace."),
+  path: z.string().min(1).describe("File to publish: absolute, or relative to /workspace."),
   expiresAfterMs: z
     .number()
+    .int()
     .positive()
     .optional()
-    .describe("How long the URL works, in ms (default 1 hour, at most 7 days)."),
+    .describe("How long the URL works, in milliseconds (default one hour)."),
 });
 
 export type PublishInput = z.infer<typeof publishInput>;
 
 export type PublishOutput = { ok: true; url: string } | { ok: false; error: string };
 
-export function createPublishTool(options: { workspace: ToolWorkspace }): Tool<PublishInput, PublishOutput> {
+export interface PublishToolOptions {
+  workspace: PublishWorkspaceLike;
+}
+
+/** The URL of a share, through whichever of the two assets shapes the workspace has. */
+async function share(assets: ToolAssets, path: string, options: ToolShareOptions): Promise<string> {
+  if ("share" in assets) return assets.share(path, options);
+  return (await assets.publish(path, options)).url;
+}
+
+export function createPublishTool(options: PublishToolOptions): Tool<PublishInput, PublishOutput> {
   const { workspace } = options;
+  const assets = workspace?.assets;
+  // As the original: a publish tool without a publisher is a wiring mistake, reported when it is built.
+  if (!assets) throw new TypeError("createPublishTool needs a workspace with assets (workspace.assets is not set)");
   return tool({
     description: "Publish a file from the workspace and get a URL anyone can open until it expires (default 1 hour).",
     inputSchema: publishInput,
     execute: async (input): Promise<PublishOutput> => {
       try {
-        const assets = workspace.assets;
-        if (!assets) throw new Error("Workspace assets are not configured");
-        const publishOptions: ToolPublishOptions = {
+        const shareOptions: ToolShareOptions = {
           expiresAfter: input.expiresAfterMs ?? PUBLISH_DEFAULT_EXPIRES_MS,
           ...(workspace.sessionId ? { prefix: `agent-${workspace.sessionId}` } : {}),
         };
-        const { url } = await assets.publish(resolveToolPath(input.path), publishOptions);
-        return { ok: true, url };
+        return { ok: true, url: await share(assets, resolveToolPath(input.path), shareOptions) };
       } catch (error) {
         return { ok: false, error: error instanceof Error ? error.message : String(error) };
       }

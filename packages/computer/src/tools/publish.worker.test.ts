@@ -3,13 +3,13 @@ import { describe, expect, it } from "vitest";
 import { inToolsWorkspace } from "../../test/tools/harness.worker.js";
 import { callTool } from "../../test/tools/scripted-model.js";
 import { createAITools } from "./create-ai-tools.js";
-import type { ToolPublishOptions } from "./types.js";
+import type { ToolShareOptions } from "./types.js";
 
 describe("publish", () => {
   it("(30) with sessionId s1: prefix agent-s1 and 3 600 000 ms by default", async () => {
-    const calls: [string, ToolPublishOptions][] = [];
+    const calls: [string, ToolShareOptions][] = [];
     const assets = {
-      publish: async (path: string, options: ToolPublishOptions) => {
+      publish: async (path: string, options: ToolShareOptions) => {
         calls.push([path, options]);
         return { url: `https://assets.test/${options.prefix}${path}` };
       },
@@ -30,9 +30,9 @@ describe("publish", () => {
   });
 
   it("no prefix without a session id; a failed upload is { ok: false, error }", async () => {
-    const calls: ToolPublishOptions[] = [];
+    const calls: ToolShareOptions[] = [];
     const assets = {
-      publish: async (_path: string, options: ToolPublishOptions) => {
+      publish: async (_path: string, options: ToolShareOptions) => {
         calls.push(options);
         throw new Error("ENOENT: no such file or directory, open '/workspace/x'");
       },

@@ -2,65 +2,68 @@
  * `read`: a page of a text file (2000 lines or 256 KiB at most), or an image
  * or PDF handed to the model as a media part. One ranged stream per call: a
  * continuation passes back `nextOffset` and `nextByteOffset`, and the read
- * starts at that byte instead of re-scanning the file from the top.
+ * starts at that byte instead of re-scanning the file from the top. At most
+ * `maxBytes + 1` bytes of any one line are held, so a huge single-line file
+ * costs a page, not the file.
  */
-import { fsError } from "@cloudflare/dofs";
 import { type Tool, tool } from "ai";
 import { z } from "zod";
-import { utf8Length, utf8Prefix } from "../backends/worker-javascript/protocol/stdio.js";
+import { utf8Length } from "../backends/worker-javascript/protocol/stdio.js";
 import { guarded, isToolError } from "./errors.js";
 import {
   capOption,
   type FileStore,
   type FileToolTarget,
-  readAllOrThrow,
+  noSuchFile,
   resolveToolPath,
   toolStore,
 } from "./file-store.js";
-import { classifyByName, type MediaKind, sniff, toBase64 } from "./media.js";
+import { BINARY_MEDIA_TYPE, type Classification, classifyByName, type MediaKind, sniff, toBase64 } from "./media.js";
 import type { ToolError } from "./types.js";
 
 export const READ_MAX_LINES = 2000;
 export const READ_MAX_BYTES = 256 * 1024;
 export const READ_MAX_MODEL_BYTES = 3.5 * 1024 * 1024;
 export const READ_MEDIA_SNIFF_BYTES = 512;
+/** Appended to a line cut by `lineTruncation`. */
+export const LINE_TRUNCATION_MARKER = "... (truncated)";
 
-/** How `lineTruncation` cuts a long line: by UTF-8 bytes or by UTF-16 chars. */
+/** How `lineTruncation` cuts a long line: by UTF-8 bytes or by code points. */
 export type LineTruncation = { bytes: number } | { chars: number };
 
 export interface ReadToolOptions {
+  /** Default: the workspace's files (`workspace` instead of `store` is ours in addition). */
+  store?: FileStore;
   /** Lines per page at most. Default 2000. */
   maxLines?: number;
-  /** UTF-8 bytes per page at most. Default 256 KiB. */
+  /** UTF-8 bytes per page at most (newlines between lines and line numbers count). Default 256 KiB. */
   maxBytes?: number;
   /** Prefix each line with `N\t` (1-based). Default false. */
   includeLineNumbers?: boolean;
-  /** Cut lines longer than this (UTF-8 bytes or UTF-16 chars); the cut says how much was dropped. */
+  /** Cut lines longer than this, with `... (truncated)`, before the page budget applies. */
   lineTruncation?: LineTruncation;
   /** Largest image or PDF sent to the model. Default 3.5 MiB. */
   maxModelBytes?: number;
-  /** Bytes sniffed for a file whose extension says nothing. Default 512. */
+  /** Bytes sniffed for a file whose name says nothing. Default 512. */
   mediaSniffBytes?: number;
-  /** Default: the workspace's files. */
-  store?: FileStore;
 }
 
-const readInput = z.object({
-  path: z.string().describe("File to read: absolute, or relative to /workspace."),
-  offset: z.number().int().min(1).optional().describe("1-based line to start at (default 1)."),
-  byteOffset: z
-    .number()
-    .int()
-    .min(0)
-    .optional()
-    .describe("Byte position of line `offset`, from a previous read's nextByteOffset; only together with offset."),
-  limit: z
-    .number()
-    .int()
-    .min(1)
-    .optional()
-    .describe(`Lines to read (at most one page: ${READ_MAX_LINES} lines unless the tool is configured otherwise).`),
-});
+const readInput = z
+  .object({
+    path: z.string().describe("The file to read (absolute, or relative to /workspace)."),
+    offset: z.number().int().min(1).optional().describe("First line to return, counting from 1."),
+    byteOffset: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .describe("The nextByteOffset of the previous page; pass it together with that page's nextOffset."),
+    limit: z.number().int().min(1).optional().describe("Most lines to return."),
+  })
+  .refine((input) => input.byteOffset === undefined || input.byteOffset === 0 || input.offset !== undefined, {
+    message: "byteOffset needs offset: pass a previous read's nextOffset and nextByteOffset together",
+    path: ["byteOffset"],
+  });
 
 export type ReadInput = z.infer<typeof readInput>;
 
@@ -77,104 +80,157 @@ export interface ReadTextResult {
 }
 
 export interface ReadMediaResult {
-  path: string;
   kind: MediaKind;
+  path: string;
+  /** The file name, which the model sees as the attachment's name. */
+  name: string;
   mediaType: string;
-  size: number;
-  /** Base64 of the bytes as they were when the tool ran. */
-  data: string;
+  sizeBytes: number;
+  /** Base64 of the bytes as they were when the tool ran; absent when the file is over `maxModelBytes`. */
+  data?: string;
 }
 
 export interface ReadBinaryResult {
-  path: string;
   kind: "binary";
+  path: string;
+  name: string;
+  mediaType: string;
+  sizeBytes: number;
   unsupported: true;
-  size: number;
 }
 
 export type ReadResult = ReadTextResult | ReadMediaResult | ReadBinaryResult;
 export type ReadOutput = ReadResult | ToolError;
 
+/** A limit that must be a positive integer that leaves room for `+ 1`. */
+function boundedLimit(value: number, name: string): number {
+  if (!Number.isSafeInteger(value) || value < 1 || value === Number.MAX_SAFE_INTEGER) {
+    throw new TypeError(`read ${name} must be a positive integer below Number.MAX_SAFE_INTEGER; got ${value}`);
+  }
+  return value;
+}
+
+function lineTruncationOption(value: LineTruncation | undefined): LineTruncation | undefined {
+  if (value === undefined) return undefined;
+  const amount = "bytes" in value ? value.bytes : value.chars;
+  if (!Number.isSafeInteger(amount) || amount < 1) {
+    throw new TypeError(`read lineTruncation must be a positive integer; got ${String(amount)}`);
+  }
+  return value;
+}
+
+interface ReadSettings {
+  maxLines: number;
+  maxBytes: number;
+  includeLineNumbers: boolean;
+  lineTruncation: LineTruncation | undefined;
+  maxModelBytes: number;
+  mediaSniffBytes: number;
+}
+
 export function createReadTool(options: FileToolTarget & ReadToolOptions): Tool<ReadInput, ReadOutput> {
   const store = toolStore(options, "createReadTool");
-  const maxLines = capOption(options.maxLines, "read maxLines", READ_MAX_LINES);
-  const maxBytes = capOption(options.maxBytes, "read maxBytes", READ_MAX_BYTES);
-  const caps = { ...options, maxLines, maxBytes };
-  const maxModelBytes = options.maxModelBytes ?? READ_MAX_MODEL_BYTES;
-  const sniffBytes = options.mediaSniffBytes ?? READ_MEDIA_SNIFF_BYTES;
+  const settings: ReadSettings = {
+    maxLines: capOption(options.maxLines, "read maxLines", READ_MAX_LINES),
+    maxBytes: capOption(options.maxBytes, "read maxBytes", READ_MAX_BYTES),
+    includeLineNumbers: options.includeLineNumbers === true,
+    lineTruncation: lineTruncationOption(options.lineTruncation),
+    maxModelBytes: boundedLimit(options.maxModelBytes ?? READ_MAX_MODEL_BYTES, "maxModelBytes"),
+    mediaSniffBytes: boundedLimit(options.mediaSniffBytes ?? READ_MEDIA_SNIFF_BYTES, "mediaSniffBytes"),
+  };
   return tool({
     description:
-      `Read a file. Text comes back one page at a time (at most ${maxLines} lines or ${Math.floor(maxBytes / 1024)} KiB); ` +
-      "when `truncated` is true, call again with offset = nextOffset and byteOffset = nextByteOffset. " +
-      "Images (png, jpg, gif, webp) and PDFs are shown to you as attachments.",
+      `Read a file. Text comes back one page at a time (at most ${settings.maxLines} lines or ` +
+      `${Math.round(settings.maxBytes / 1024)} KiB); when \`truncated\` is true, call again with ` +
+      "offset = nextOffset and byteOffset = nextByteOffset. Images (png, jpg, gif, webp) and PDFs are shown to " +
+      "you as attachments.",
     inputSchema: readInput,
-    execute: (input) =>
-      guarded(async (): Promise<ReadResult> => {
-        const path = resolveToolPath(input.path);
-        if ((input.byteOffset ?? 0) > 0 && input.offset === undefined) {
-          throw new Error("byteOffset needs offset: pass a previous read's nextOffset and nextByteOffset together");
-        }
-        const info = await store.stat(path);
-        if (!info) throw fsError("ENOENT", "open", path);
-        if (info.isDirectory) throw fsError("EISDIR", "read", path);
-        let kind = classifyByName(path);
-        if (kind.kind === "unknown") {
-          const head = await collectChunks(store.readChunks(path, 0, Math.min(sniffBytes, info.size)));
-          kind = sniff(head, info.size <= sniffBytes);
-        }
-        if (kind.kind === "binary") return { path, kind: "binary", unsupported: true, size: info.size };
-        if (kind.kind === "image" || kind.kind === "file") {
-          if (info.size > maxModelBytes) {
-            throw new Error(
-              `${path} is ${info.size} bytes; at most ${maxModelBytes} bytes of media can be sent to the model`,
-            );
-          }
-          const bytes = await readAllOrThrow(store, path);
-          return { path, kind: kind.kind, mediaType: kind.mediaType, size: bytes.byteLength, data: toBase64(bytes) };
-        }
-        return readText(store, path, input, caps);
-      }),
-    toModelOutput: ({ output }) => modelOutput(output),
+    execute: (input) => guarded(() => read(store, input, settings)),
+    toModelOutput: ({ input, output }) => modelOutput(input, output, settings.maxModelBytes),
   });
 }
 
-function modelOutput(output: ReadOutput) {
-  if (isToolError(output)) return { type: "json" as const, value: { ...output } };
-  if ("data" in output) {
-    const caption = { type: "text" as const, text: `${output.path} (${output.mediaType}, ${output.size} bytes)` };
-    return output.kind === "image"
-      ? {
-          type: "content" as const,
-          value: [caption, { type: "image-data" as const, data: output.data, mediaType: output.mediaType }],
-        }
-      : {
-          type: "content" as const,
-          value: [
-            caption,
-            {
-              type: "file-data" as const,
-              data: output.data,
-              mediaType: output.mediaType,
-              filename: output.path.slice(output.path.lastIndexOf("/") + 1),
-            },
-          ],
-        };
+async function read(store: FileStore, input: ReadInput, settings: ReadSettings): Promise<ReadResult> {
+  const startByte = input.byteOffset ?? 0;
+  // The schema refuses this too; a direct `execute` call does not go through it.
+  if (startByte > 0 && input.offset === undefined) {
+    throw new Error("byteOffset needs offset: pass a previous read's nextOffset and nextByteOffset together");
   }
-  if ("unsupported" in output) return { type: "json" as const, value: { ...output } };
-  // A whole file from its first line reads best as itself; anything partial needs the positions.
-  const plain = output.startLine === 1 && !output.truncated && output.content !== "";
-  return plain ? { type: "text" as const, value: output.content } : { type: "json" as const, value: { ...output } };
+  const path = resolveToolPath(input.path);
+  const info = await store.stat(path);
+  if (!info) throw noSuchFile(path);
+  // A continuation starts inside a text file: sniffing happened on its first page.
+  const kind: Classification =
+    startByte > 0
+      ? { kind: "text" }
+      : (classifyByName(path) ?? sniff(await collect(store.readChunks(path, 0, settings.mediaSniffBytes))));
+  if (kind.kind === "text") return readText(store, path, input, info.size, settings);
+  const name = path.slice(path.lastIndexOf("/") + 1);
+  if (kind.kind === "binary") {
+    return { kind: "binary", path, name, mediaType: BINARY_MEDIA_TYPE, sizeBytes: info.size, unsupported: true };
+  }
+  const media: ReadMediaResult = { kind: kind.kind, path, name, mediaType: kind.mediaType, sizeBytes: info.size };
+  // Too big to attach: the model is told so (toModelOutput), and nothing is read.
+  if (info.size > settings.maxModelBytes) return media;
+  // One byte over the cap tells a file that grew since `stat` from one that fits.
+  const bytes = await collect(store.readChunks(path, 0, settings.maxModelBytes + 1), settings.maxModelBytes + 1);
+  if (bytes.byteLength === 0) throw new Error(`${path} is empty: there is nothing to attach`);
+  media.sizeBytes = bytes.byteLength;
+  if (bytes.byteLength <= settings.maxModelBytes) media.data = toBase64(bytes);
+  return media;
 }
 
-async function collectChunks(chunks: AsyncIterable<Uint8Array>): Promise<Uint8Array> {
+function modelOutput(input: unknown, output: ReadOutput, maxModelBytes: number) {
+  if (isToolError(output)) return { type: "error-text" as const, value: output.error };
+  if ("content" in output) {
+    const positioned =
+      typeof input === "object" &&
+      input !== null &&
+      ((input as ReadInput).offset !== undefined || (input as ReadInput).byteOffset !== undefined);
+    // A whole file read from the top reads best as itself; anything partial needs the positions.
+    return output.truncated || output.content === "" || positioned
+      ? { type: "json" as const, value: { ...output } }
+      : { type: "text" as const, value: output.content };
+  }
+  if (output.kind === "binary") return { type: "json" as const, value: { ...output } };
+  const label = `${output.path} (${output.mediaType}, ${output.sizeBytes} bytes)`;
+  if (output.sizeBytes > maxModelBytes) {
+    return {
+      type: "error-text" as const,
+      value: `${label} is over the ${maxModelBytes}-byte limit for media sent to the model`,
+    };
+  }
+  if (output.data === undefined || output.data === "") {
+    return { type: "error-text" as const, value: `${label}: no bytes were captured to attach` };
+  }
+  // The AI SDK 6 part types: an image as image-data, anything else (a PDF) as file-data.
+  return {
+    type: "content" as const,
+    value: [
+      { type: "text" as const, text: `Attached: ${label}.` },
+      output.kind === "image"
+        ? { type: "image-data" as const, data: output.data, mediaType: output.mediaType }
+        : { type: "file-data" as const, data: output.data, mediaType: output.mediaType, filename: output.name },
+    ],
+  };
+}
+
+/** The chunks joined, at most `limit` bytes of them. */
+async function collect(chunks: AsyncIterable<Uint8Array>, limit = Number.POSITIVE_INFINITY): Promise<Uint8Array> {
   const parts: Uint8Array[] = [];
-  for await (const chunk of chunks) parts.push(chunk);
-  return concat(parts);
+  let total = 0;
+  for await (const chunk of chunks) {
+    const part = total + chunk.byteLength <= limit ? chunk : chunk.subarray(0, limit - total);
+    if (part.byteLength > 0) parts.push(part);
+    total += part.byteLength;
+    if (total >= limit) break;
+  }
+  return concat(parts, total);
 }
 
-function concat(parts: readonly Uint8Array[]): Uint8Array {
+function concat(parts: readonly Uint8Array[], total: number): Uint8Array {
   if (parts.length === 1) return parts[0] as Uint8Array;
-  const out = new Uint8Array(parts.reduce((n, part) => n + part.byteLength, 0));
+  const out = new Uint8Array(total);
   let at = 0;
   for (const part of parts) {
     out.set(part, at);
@@ -183,103 +239,170 @@ function concat(parts: readonly Uint8Array[]): Uint8Array {
   return out;
 }
 
+// The default decoder, once per line: a stray byte becomes U+FFFD rather than an error.
+const decoder = new TextDecoder();
+
+/** The page of lines from `input.offset`, reading the file from `input.byteOffset` (or its start). */
 async function readText(
   store: FileStore,
   path: string,
   input: ReadInput,
-  options: ReadToolOptions & { maxLines: number; maxBytes: number },
+  size: number,
+  settings: ReadSettings,
 ): Promise<ReadTextResult> {
-  const { maxLines, maxBytes } = options;
+  const { maxBytes, lineTruncation } = settings;
   const startLine = input.offset ?? 1;
-  const limit = Math.min(input.limit ?? maxLines, maxLines);
-  const seek = input.offset !== undefined && input.byteOffset !== undefined;
-  const decoder = new TextDecoder();
-  const lines: string[] = [];
-  let lineNo = seek ? startLine : 1; // number of the line that starts at `pos`
-  let pos = seek ? (input.byteOffset as number) : 0;
-  let outBytes = 0;
-  let stopped = false;
-  let truncated = false;
+  const startByte = input.byteOffset ?? 0;
+  const lineCap = Math.min(input.limit ?? settings.maxLines, settings.maxLines);
+  const retain = retainedBytes(lineTruncation, maxBytes);
 
-  const take = (raw: Uint8Array, length: number): void => {
-    if (lineNo < startLine) {
-      lineNo++;
-      pos += length;
-      return;
-    }
-    let text = decoder.decode(raw);
-    if (text.endsWith("\r")) text = text.slice(0, -1);
-    text = cutLine(text, options.lineTruncation);
-    const cost = utf8Length(text) + 1;
-    if (lines.length > 0 && outBytes + cost > maxBytes) {
-      stopped = truncated = true;
-      return;
-    }
-    if (cost > maxBytes) {
-      const kept = utf8Prefix(text, Math.max(0, maxBytes - 64));
-      text = `${kept} [line truncated, ${cost - 1 - utf8Length(kept)} more bytes]`;
-    }
-    lines.push(text);
-    outBytes += cost;
-    lineNo++;
-    pos += length;
-    if (lines.length === limit) stopped = true;
+  const lines: string[] = [];
+  let pageBytes = 0;
+  // The number of the line being assembled: counted from 1, or from `offset` when seeking to a byte.
+  let lineNo = startByte > 0 ? startLine : 1;
+  let firstLine: number | undefined;
+  let overflow = false;
+  let nextByteOffset: number | undefined;
+
+  // The line being assembled: its first `retain` bytes, and how long it really is.
+  let held: Uint8Array[] = [];
+  let heldBytes = 0;
+  let lineBytes = 0;
+  const hold = (part: Uint8Array): void => {
+    lineBytes += part.byteLength;
+    const room = retain - heldBytes;
+    if (room <= 0 || part.byteLength === 0) return;
+    const kept = part.byteLength <= room ? part : part.subarray(0, room);
+    // A copy: the chunk's buffer may be reused by the stream.
+    held.push(kept.slice());
+    heldBytes += kept.byteLength;
   };
 
-  let pending: Uint8Array[] = [];
-  for await (const chunk of store.readChunks(path, pos)) {
-    if (stopped) {
-      truncated = true;
-      break;
+  /** Ends the line that started at `lineStart`; false when the page is done. */
+  const endLine = (lineStart: number): boolean => {
+    const bytes = concat(held, heldBytes);
+    const actual = lineBytes;
+    held = [];
+    heldBytes = 0;
+    lineBytes = 0;
+    if (lineNo < startLine) {
+      lineNo++;
+      return true;
     }
+    if (lines.length >= lineCap) {
+      nextByteOffset = lineStart;
+      return false;
+    }
+    const cut = cutLine(bytes, actual, lineTruncation);
+    const text = settings.includeLineNumbers ? `${lineNo}\t${cut}` : cut;
+    const cost = utf8Length(text) + (lines.length > 0 ? 1 : 0);
+    if (lines.length === 0 && cost > maxBytes) {
+      overflow = true;
+      return false;
+    }
+    if (pageBytes + cost > maxBytes) {
+      nextByteOffset = lineStart;
+      return false;
+    }
+    firstLine ??= lineNo;
+    lines.push(text);
+    pageBytes += cost;
+    lineNo++;
+    return true;
+  };
+
+  let chunkStart = startByte;
+  let lineStart = startByte;
+  let reading = true;
+  for await (const chunk of store.readChunks(path, startByte)) {
     let from = 0;
-    for (;;) {
+    while (from < chunk.byteLength) {
       const newline = chunk.indexOf(10, from);
       if (newline < 0) {
-        if (from < chunk.byteLength) pending.push(chunk.subarray(from));
+        hold(chunk.subarray(from));
         break;
       }
-      const raw = concat([...pending, chunk.subarray(from, newline)]);
-      pending = [];
-      take(raw, raw.byteLength + 1);
+      hold(chunk.subarray(from, newline));
+      const next = chunkStart + newline + 1;
+      if (!endLine(lineStart)) {
+        reading = false;
+        break;
+      }
+      lineStart = next;
       from = newline + 1;
-      if (stopped) {
-        if (from < chunk.byteLength) truncated = true;
+      // The page is full: stop here rather than read one more line to find out whether there is one.
+      if (lines.length >= lineCap && next < size) {
+        nextByteOffset = next;
+        reading = false;
         break;
       }
     }
-    if (truncated) break;
+    chunkStart += chunk.byteLength;
+    if (!reading) break;
   }
-  if (!stopped && pending.length > 0) {
-    const raw = concat(pending);
-    take(raw, raw.byteLength);
+  // A last line without a newline.
+  if (reading && lineBytes > 0) endLine(lineStart);
+
+  if (overflow) {
+    throw new Error(
+      `Line ${lineNo} of ${path} is longer than the ${maxBytes}-byte page: the host can raise read.maxBytes or set read.lineTruncation`,
+    );
   }
-  if (lines.length === 0 && startLine > lineNo && !truncated) {
-    throw new Error(`offset ${startLine} is past the end of ${path} (${lineNo - 1} lines)`);
+  if (firstLine === undefined) {
+    const seen = lineNo - 1;
+    if (size === 0) return { path, content: "", startLine: 1, endLine: 0, totalLines: 0, truncated: false };
+    if (startByte > 0) {
+      throw new Error(
+        `byteOffset ${startByte} is past the end of ${path} (${size} bytes): the file changed since that page; read it again from offset 1`,
+      );
+    }
+    if (input.offset !== undefined && startLine > Math.max(1, seen)) {
+      throw new Error(`offset ${startLine} is past the end of ${path} (${seen} lines)`);
+    }
   }
-  const prefix = options.includeLineNumbers === true;
-  const content = lines.map((line, i) => (prefix ? `${startLine + i}\t${line}` : line)).join("\n");
-  const endLine = startLine + lines.length - 1;
+  const truncated = nextByteOffset !== undefined;
+  const first = firstLine ?? startLine;
+  const last = first + lines.length - 1;
   return {
     path,
-    content,
-    startLine,
-    endLine,
+    content: lines.join("\n"),
+    startLine: first,
+    endLine: last,
     totalLines: truncated ? null : lineNo - 1,
     truncated,
-    ...(truncated ? { nextOffset: endLine + 1, nextByteOffset: pos } : {}),
+    ...(truncated ? { nextOffset: last + 1, nextByteOffset } : {}),
   };
 }
 
-function cutLine(text: string, limit: ReadToolOptions["lineTruncation"]): string {
-  if (!limit) return text;
-  if ("chars" in limit) {
-    return text.length <= limit.chars
-      ? text
-      : `${text.slice(0, limit.chars)} [line truncated, ${text.length - limit.chars} more chars]`;
+/** How many bytes of a line to hold: enough to cut it, and one more than a page to know it overflows. */
+function retainedBytes(truncation: LineTruncation | undefined, maxBytes: number): number {
+  if (truncation === undefined) return maxBytes + 1;
+  // A code point is at most 4 bytes of UTF-8.
+  return Math.min("bytes" in truncation ? truncation.bytes : truncation.chars * 4, maxBytes + 1);
+}
+
+/** The line as text, cut by `lineTruncation` when it is longer (`actual` is its full length in bytes). */
+function cutLine(bytes: Uint8Array, actual: number, truncation: LineTruncation | undefined): string {
+  if (truncation === undefined) return decoder.decode(bytes);
+  if ("bytes" in truncation) {
+    if (actual <= truncation.bytes) return decoder.decode(bytes);
+    return `${decodeWhole(bytes.subarray(0, truncation.bytes))}${LINE_TRUNCATION_MARKER}`;
   }
-  const size = utf8Length(text);
-  if (size <= limit.bytes) return text;
-  const kept = utf8Prefix(text, limit.bytes);
-  return `${kept} [line truncated, ${size - utf8Length(kept)} more bytes]`;
+  const chars = Array.from(decoder.decode(bytes));
+  if (chars.length <= truncation.chars && actual === bytes.byteLength) return chars.join("");
+  return `${chars.slice(0, truncation.chars).join("")}${LINE_TRUNCATION_MARKER}`;
+}
+
+/** `bytes` decoded without the partial code point a byte cut may leave at the end. */
+function decodeWhole(bytes: Uint8Array): string {
+  let end = bytes.byteLength;
+  // Back up over continuation bytes (at most 3) to the lead byte of the last sequence.
+  let lead = end - 1;
+  while (lead >= 0 && lead > end - 4 && ((bytes[lead] as number) & 0xc0) === 0x80) lead--;
+  if (lead >= 0) {
+    const b = bytes[lead] as number;
+    const length = b < 0x80 ? 1 : b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : b >= 0xc0 ? 2 : 1;
+    if (lead + length > end) end = lead;
+  }
+  return decoder.decode(bytes.subarray(0, end));
 }

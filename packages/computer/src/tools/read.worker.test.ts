@@ -1,7 +1,7 @@
 /** `read` through the AI SDK: paging, model output, media and binary files. */
 import { describe, expect, it } from "vitest";
 import { inToolsWorkspace } from "../../test/tools/harness.worker.js";
-import { callTool } from "../../test/tools/scripted-model.js";
+import { callTool, runScript } from "../../test/tools/scripted-model.js";
 import { createAITools } from "./create-ai-tools.js";
 import { createReadTool } from "./read.js";
 
@@ -34,8 +34,15 @@ describe("read", () => {
       const third = await callTool(tools, "read", { path: "/workspace/big.txt", offset: 2999 });
       expect(third.output).toMatchObject({ content: "line 2999\nline 3000", totalLines: 3000 });
 
-      const bad = await callTool(tools, "read", { path: "/workspace/big.txt", byteOffset: 10 });
-      expect(bad.output).toEqual({ error: expect.stringMatching(/byteOffset needs offset/) });
+      // byteOffset without offset: the schema refuses it, so the SDK reports a tool error and execute never runs.
+      const bad = await runScript(tools, [[{ tool: "read", input: { path: "/workspace/big.txt", byteOffset: 10 } }]]);
+      expect(bad.result.steps[0]?.content.find((part) => part.type === "tool-error")).toMatchObject({
+        error: expect.stringMatching(/byteOffset needs offset/),
+      });
+      // Past the end of the file: the page it came from is stale.
+      const stale = await callTool(tools, "read", { path: "/workspace/big.txt", offset: 2001, byteOffset: 10 ** 6 });
+      expect(stale.output).toEqual({ error: expect.stringMatching(/^byteOffset 1000000 is past the end/) });
+      expect(stale.modelOutput).toEqual({ type: "error-text", value: (stale.output as { error: string }).error });
     });
   });
 
@@ -60,14 +67,15 @@ describe("read", () => {
       await workspace.fs.mkdir("/workspace", { recursive: true });
       await workspace.fs.writeFile("/workspace/a.txt", "one\r\ntwo\r\nthree");
       const plain = await callTool(createAITools({ workspace }), "read", { path: "/workspace/a.txt" });
-      expect(plain.output).toMatchObject({ content: "one\ntwo\nthree", totalLines: 3, truncated: false });
-      expect(plain.modelOutput).toEqual({ type: "text", value: "one\ntwo\nthree" });
+      // Carriage returns stay: the model sees the bytes that are there.
+      expect(plain.output).toMatchObject({ content: "one\r\ntwo\r\nthree", totalLines: 3, truncated: false });
+      expect(plain.modelOutput).toEqual({ type: "text", value: "one\r\ntwo\r\nthree" });
       const numbered = await callTool(
         { read: createReadTool({ workspace, includeLineNumbers: true, lineTruncation: { chars: 2 } }) },
         "read",
         { path: "/workspace/a.txt", offset: 2, limit: 1 },
       );
-      expect(numbered.output).toMatchObject({ content: "2\ttw [line truncated, 1 more chars]", truncated: true });
+      expect(numbered.output).toMatchObject({ content: "2\ttw... (truncated)", truncated: true });
       expect(numbered.modelOutput).toMatchObject({ type: "json" });
       await workspace.fs.writeFile("/workspace/empty.txt", "");
       const empty = await callTool(createAITools({ workspace }), "read", { path: "/workspace/empty.txt" });
@@ -87,16 +95,18 @@ describe("read", () => {
       await workspace.fs.writeFile("/workspace/blob.bin", new Uint8Array([0, 1, 2, 0xff]));
       const tools = createAITools({ workspace });
       const image = await callTool(tools, "read", { path: "/workspace/pic.png" });
-      expect(image.output).toMatchObject({
+      expect(image.output).toEqual({
         kind: "image",
+        path: "/workspace/pic.png",
+        name: "pic.png",
         mediaType: "image/png",
-        size: 11,
+        sizeBytes: 11,
         data: btoa(String.fromCharCode(...png)),
       });
-      expect(image.modelOutput).toMatchObject({
+      expect(image.modelOutput).toEqual({
         type: "content",
         value: [
-          { type: "text" },
+          { type: "text", text: "Attached: /workspace/pic.png (image/png, 11 bytes)." },
           { type: "image-data", mediaType: "image/png", data: btoa(String.fromCharCode(...png)) },
         ],
       });
@@ -111,14 +121,30 @@ describe("read", () => {
         value: "<svg/>",
       });
       expect((await callTool(tools, "read", { path: "/workspace/blob.bin" })).output).toEqual({
-        path: "/workspace/blob.bin",
         kind: "binary",
+        path: "/workspace/blob.bin",
+        name: "blob.bin",
+        mediaType: "application/octet-stream",
+        sizeBytes: 4,
         unsupported: true,
-        size: 4,
       });
+      // Over maxModelBytes: the result says what the file is (no bytes read), the model is told why it gets none.
       const small = { read: createReadTool({ workspace, maxModelBytes: 4 }) };
-      expect((await callTool(small, "read", { path: "/workspace/pic.png" })).output).toEqual({
-        error: expect.stringMatching(/11 bytes; at most 4 bytes/),
+      const big = await callTool(small, "read", { path: "/workspace/pic.png" });
+      expect(big.output).toEqual({
+        kind: "image",
+        path: "/workspace/pic.png",
+        name: "pic.png",
+        mediaType: "image/png",
+        sizeBytes: 11,
+      });
+      expect(big.modelOutput).toEqual({
+        type: "error-text",
+        value: "/workspace/pic.png (image/png, 11 bytes) is over the 4-byte limit for media sent to the model",
+      });
+      await workspace.fs.writeFile("/workspace/empty.png", "");
+      expect((await callTool(tools, "read", { path: "/workspace/empty.png" })).output).toEqual({
+        error: "/workspace/empty.png is empty: there is nothing to attach",
       });
     });
   });

@@ -11,12 +11,13 @@ export function truncationMarker(moreBytes: number): string {
 }
 
 /**
- * `text` cut to `maxBytes` of UTF-8, then `\n[truncated, N more bytes]` when
- * something was dropped. `totalBytes` is the full size when `text` is itself
- * only a prefix of the output (the rest was never buffered).
+ * `text` cut to `maxBytes` of UTF-8, then a blank line and
+ * `[truncated, N more bytes]` when something was dropped. `totalBytes` is the
+ * full size when `text` is itself only a prefix of the output (the rest was
+ * never held).
  */
 export function truncateUtf8(text: string, maxBytes: number, totalBytes = utf8Length(text)): string {
-  if (totalBytes <= maxBytes) return text;
+  if (totalBytes <= maxBytes && utf8Length(text) === totalBytes) return text;
   const kept = utf8Prefix(text, maxBytes);
-  return `${kept}\n${truncationMarker(totalBytes - utf8Length(kept))}`;
+  return `${kept}\n\n${truncationMarker(totalBytes - utf8Length(kept))}`;
 }

@@ -22,7 +22,7 @@ class GatedStore extends WorkspaceFileStore implements MutableFileStore {
     this.#open();
   }
 
-  override async readAll(path: string): Promise<Uint8Array> {
+  override async readAll(path: string): Promise<Uint8Array | null> {
     this.reads.push(path);
     await this.#gate;
     return super.readAll(path);
@@ -114,7 +114,7 @@ describe("delete and locks", () => {
       };
       const run = runScript(tools, [
         [
-          { tool: "edit", input: { path: "/workspace/dir/a.txt", oldText: "a", newText: "b" } },
+          { tool: "edit", input: { path: "/workspace/dir/a.txt", edits: [{ oldText: "a", newText: "b" }] } },
           { tool: "delete", input: { path: "/workspace/dir", recursive: true } },
           { tool: "write", input: { path: "/workspace/dir/c.txt", content: "c" } },
         ],

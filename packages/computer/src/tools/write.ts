@@ -1,5 +1,4 @@
 /** `write`: replaces (or creates) a text file, keeping the mode of the file it replaces. */
-import { fsError } from "@cloudflare/dofs";
 import { type Tool, tool } from "ai";
 import { z } from "zod";
 import { guarded } from "./errors.js";
@@ -45,8 +44,8 @@ export function createWriteTool(options: FileToolTarget & WriteToolOptions): Too
           );
         }
         return withPathLock(store.lockIdentity ?? store, path, {}, async () => {
+          // Keeps an executable script executable. A directory is not a file to the store: writeFile says EISDIR.
           const existing = await store.stat(path);
-          if (existing?.isDirectory) throw fsError("EISDIR", "open", path);
           await store.write(path, bytes, existing?.mode === undefined ? {} : { mode: existing.mode });
           return { path, bytesWritten: bytes.byteLength };
         });

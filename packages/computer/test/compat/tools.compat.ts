@@ -4,47 +4,33 @@ import type * as R from "computer-reference/tools";
 import type * as O from "../../src/tools/index.js";
 import type { ClassFits, Fits, OptionsFits, ResultFits, ValueFits } from "./check.js";
 
-// @ts-expect-error incompatible, issue 19 row 12
 type _createAITools = Fits<ValueFits<typeof O.createAITools, typeof R.createAITools>>;
-// @ts-expect-error incompatible, issue 19 row 12
 type _CreateAIToolsOptions = Fits<OptionsFits<O.CreateAIToolsOptions, R.CreateAIToolsOptions>>;
 type _createDeleteTool = Fits<ValueFits<typeof O.createDeleteTool, typeof R.createDeleteTool>>;
-// @ts-expect-error incompatible, issue 19 row 12
 type _createEditTool = Fits<ValueFits<typeof O.createEditTool, typeof R.createEditTool>>;
-// @ts-expect-error incompatible, issue 19 row 12
 type _createExecTool = Fits<ValueFits<typeof O.createExecTool, typeof R.createExecTool>>;
 type _createFindTool = Fits<ValueFits<typeof O.createFindTool, typeof R.createFindTool>>;
-// @ts-expect-error incompatible, issue 19 row 12
 type _createGrepTool = Fits<ValueFits<typeof O.createGrepTool, typeof R.createGrepTool>>;
-// @ts-expect-error incompatible, issue 19 row 12
 type _createListTool = Fits<ValueFits<typeof O.createListTool, typeof R.createListTool>>;
-// @ts-expect-error incompatible, issue 19 row 12
 type _createPublishTool = Fits<ValueFits<typeof O.createPublishTool, typeof R.createPublishTool>>;
 type _createReadTool = Fits<ValueFits<typeof O.createReadTool, typeof R.createReadTool>>;
 type _createWriteTool = Fits<ValueFits<typeof O.createWriteTool, typeof R.createWriteTool>>;
 type _DeleteToolOptions = Fits<OptionsFits<O.DeleteToolOptions, R.DeleteToolOptions>>;
 type _EditToolOptions = Fits<OptionsFits<O.EditToolOptions, R.EditToolOptions>>;
 type _ExecBackendDescription = Fits<ResultFits<O.ExecBackendDescription, R.ExecBackendDescription>>;
-// @ts-expect-error incompatible, issue 19 row 12
 type _ExecRuntimeHandle = Fits<ResultFits<O.ExecRuntimeHandle, R.ExecRuntimeHandle>>;
-// @ts-expect-error missing, issue 19 row 12
 type _ExecStreamEvent = Fits<ResultFits<O.ExecStreamEvent, R.ExecStreamEvent>>;
 type _ExecToolOptions = Fits<OptionsFits<O.ExecToolOptions, R.ExecToolOptions>>;
-// @ts-expect-error incompatible, issue 19 row 12
 type _ExecToolOutput = Fits<ResultFits<O.ExecToolOutput, R.ExecToolOutput>>;
 type _FileStat = Fits<ResultFits<O.FileStat, R.FileStat>>;
 type _FileStore = Fits<ResultFits<O.FileStore, R.FileStore>>;
 type _FindToolOptions = Fits<OptionsFits<O.FindToolOptions, R.FindToolOptions>>;
 type _GrepToolOptions = Fits<OptionsFits<O.GrepToolOptions, R.GrepToolOptions>>;
 type _LineTruncation = Fits<ResultFits<O.LineTruncation, R.LineTruncation>>;
-// @ts-expect-error incompatible, issue 19 row 12
 type _ListToolOptions = Fits<OptionsFits<O.ListToolOptions, R.ListToolOptions>>;
 type _MutableFileStore = Fits<ResultFits<O.MutableFileStore, R.MutableFileStore>>;
-// @ts-expect-error incompatible, issue 19 row 12
 type _PublishToolOptions = Fits<OptionsFits<O.PublishToolOptions, R.PublishToolOptions>>;
 type _ReadToolOptions = Fits<OptionsFits<O.ReadToolOptions, R.ReadToolOptions>>;
-// @ts-expect-error incompatible, issue 19 row 12
 type _WorkspaceFileStore = Fits<ClassFits<typeof O.WorkspaceFileStore, typeof R.WorkspaceFileStore>>;
-// @ts-expect-error incompatible, issue 19 row 12
 type _WorkspaceLike = Fits<OptionsFits<O.WorkspaceLike, R.WorkspaceLike>>;
 type _WriteToolOptions = Fits<OptionsFits<O.WriteToolOptions, R.WriteToolOptions>>;
