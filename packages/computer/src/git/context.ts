@@ -13,8 +13,29 @@ export interface GitContext {
   defaultIdentity: GitIdentity | undefined;
 }
 
-/** Credentials and headers for one remote operation. `onAuth` is typed but only honored by HTTP. */
+/** HTTP basic or bearer credentials, and extra headers. */
+export interface GitAuth {
+  username?: string;
+  password?: string;
+  headers?: Record<string, string>;
+}
+
+/** Asked for credentials for `url` (again, with what failed, after a 401); `undefined` gives up. */
+export type AuthCallback = (
+  url: string,
+  auth: GitAuth,
+) => GitAuth | undefined | Promise<GitAuth | undefined>;
+
+/** Transfer progress: a phase ("Counting objects", "Receiving objects", …) and how far it is. */
+export type ProgressCallback = (event: { phase: string; loaded: number; total?: number }) => void;
+
+/** A line the server sends on its sideband (what git prints as `remote: …`). */
+export type MessageCallback = (message: string) => void;
+
+/** Credentials, headers and callbacks for one remote operation; all but `headers` are only used over HTTP. */
 export interface GitRemoteAuth {
   headers?: Record<string, string>;
-  onAuth?: (url: string) => { username?: string; password?: string; headers?: Record<string, string> } | undefined;
+  onAuth?: AuthCallback;
+  onProgress?: ProgressCallback;
+  onMessage?: MessageCallback;
 }

@@ -46,10 +46,13 @@ export async function repoRoot(ctx: GitContext, options: { dir?: string } = {}):
   return requireRepo(ctx, options.dir);
 }
 
-/** The short branch name, or null when HEAD is detached. */
-export async function currentBranch(ctx: GitContext, options: { dir?: string } = {}): Promise<string | null> {
+/** The short branch name (`refs/heads/…` with `fullname`), or null when HEAD is detached. */
+export async function currentBranch(
+  ctx: GitContext,
+  options: { dir?: string; fullname?: boolean } = {},
+): Promise<string | null> {
   const root = await requireRepo(ctx, options.dir);
-  return (await git.currentBranch({ fs: ctx.fs, dir: root, fullname: false })) ?? null;
+  return (await git.currentBranch({ fs: ctx.fs, dir: root, fullname: options.fullname === true })) ?? null;
 }
 
 /** Paths in the index (or in a commit's tree with `ref`), repository-relative. */
