@@ -226,7 +226,11 @@ export class GitClient implements WorkspaceGit {
 
   /** Undefined when HEAD is detached. */
   currentBranch(options: GitCurrentBranchOptions = {}): Promise<string | undefined> {
-    return attempt("ECURRENTBRANCHFAIL", "symbolic-ref", async () => (await this.#core.currentBranch(options)) ?? undefined);
+    return attempt(
+      "ECURRENTBRANCHFAIL",
+      "symbolic-ref",
+      async () => (await this.#core.currentBranch(options)) ?? undefined,
+    );
   }
 
   lsFiles(options: GitLsFilesOptions = {}): Promise<string[]> {
@@ -307,8 +311,12 @@ export class GitClient implements WorkspaceGit {
     return attempt("EREMOTEFAIL", "remote add", () => this.#core.remoteAdd(options));
   }
 
+  /** A remote that is not there is already removed (the CLI's `git remote remove` says so, exit 1). */
   remoteRemove(options: GitRemoteRemoveOptions): Promise<void> {
-    return attempt("EREMOTEFAIL", "remote remove", () => this.#core.remoteRemove(options));
+    return attempt("EREMOTEFAIL", "remote remove", async () => {
+      const remotes = await this.#core.remoteList(options);
+      if (remotes.some(({ remote }) => remote === options.name)) await this.#core.remoteRemove(options);
+    });
   }
 
   remoteList(options: GitRemoteListOptions = {}): Promise<RemoteView[]> {

@@ -21,10 +21,7 @@ export interface GitAuth {
 }
 
 /** Asked for credentials for `url` (again, with what failed, after a 401); `undefined` gives up. */
-export type AuthCallback = (
-  url: string,
-  auth: GitAuth,
-) => GitAuth | undefined | Promise<GitAuth | undefined>;
+export type AuthCallback = (url: string, auth: GitAuth) => GitAuth | undefined | Promise<GitAuth | undefined>;
 
 /** Transfer progress: a phase ("Counting objects", "Receiving objects", …) and how far it is. */
 export type ProgressCallback = (event: { phase: string; loaded: number; total?: number }) => void;

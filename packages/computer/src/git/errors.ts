@@ -123,7 +123,10 @@ export class MissingIdentityError extends GitError {
 export class PathOutsideRepoError extends GitError {
   override readonly name = "PathOutsideRepoError";
   constructor(path: string, dir: string, options?: GitErrorOptions) {
-    super("EPATHOUTSIDE", options?.message ?? `path '${path}' is outside the repository at ${dir}`, { path, ...options });
+    super("EPATHOUTSIDE", options?.message ?? `path '${path}' is outside the repository at ${dir}`, {
+      path,
+      ...options,
+    });
   }
 }
 

@@ -4,16 +4,32 @@
  * this subpath is the only one that imports isomorphic-git.
  */
 
+// Ours: the engine's richer results (statusDetails, showObject, diffFiles), the CLI, formatters and seams.
+export type { DiffSide, FileDiff } from "./api/diff.js";
+export type { ShowResult } from "./api/history.js";
+export type { GitSide, GitStatus, GitStatusEntry } from "./api/status.js";
+export { GIT_VERSION_TEXT, SUBCOMMANDS } from "./cli/index.js";
 // The original's surface: the client, its factory, errors and types.
 export { createGitClient, GitClient, type GitClientFactory } from "./client.js";
+export type { GitRemoteAuth } from "./context.js";
 export {
   AlreadyInitializedError,
+  exitCodeOf,
+  GIT_ERROR_CODES,
   GitError,
+  type GitErrorCode,
+  type GitErrorOptions,
+  GitUsageError,
+  isGitError,
   MissingIdentityError,
   NotARepositoryError,
   PathOutsideRepoError,
   PathspecNotFoundError,
 } from "./errors.js";
+export { formatStatusLong, formatStatusPorcelainV2, formatStatusShort, type StatusFormatOptions } from "./format.js";
+export { createGitFs, type GitFs, type GitFsPromises, type GitFsStat } from "./fs-adapter.js";
+export { type GitEnv, parseIdentity } from "./identity.js";
+export { fetchHttpClient, parseRemoteUrl, type RemoteUrl } from "./transport.js";
 export type {
   AuthCallback,
   BaseWorktreeOptions,
@@ -80,22 +96,3 @@ export type {
   WorkspaceGitClientOptions,
   WorkspaceLike,
 } from "./types.js";
-
-// Ours: the engine's richer results (statusDetails, showObject, diffFiles), the CLI, formatters and seams.
-export type { DiffSide, FileDiff } from "./api/diff.js";
-export type { ShowResult } from "./api/history.js";
-export type { GitSide, GitStatus, GitStatusEntry } from "./api/status.js";
-export { GIT_VERSION_TEXT, SUBCOMMANDS } from "./cli/index.js";
-export type { GitRemoteAuth } from "./context.js";
-export {
-  exitCodeOf,
-  GIT_ERROR_CODES,
-  type GitErrorCode,
-  type GitErrorOptions,
-  GitUsageError,
-  isGitError,
-} from "./errors.js";
-export { formatStatusLong, formatStatusPorcelainV2, formatStatusShort, type StatusFormatOptions } from "./format.js";
-export { createGitFs, type GitFs, type GitFsPromises, type GitFsStat } from "./fs-adapter.js";
-export { type GitEnv, parseIdentity } from "./identity.js";
-export { fetchHttpClient, parseRemoteUrl, type RemoteUrl } from "./transport.js";

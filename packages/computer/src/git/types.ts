@@ -11,8 +11,16 @@ import type { DiffSide } from "./api/diff.js";
 import type { AuthCallback, GitAuth, GitRemoteAuth, MessageCallback, ProgressCallback } from "./context.js";
 import type { GitSignature } from "./identity.js";
 
-export type { AuthCallback, GitAuth, GitIdentity, GitSignature, MessageCallback, ProgressCallback };
-export type { GitCliRequest as GitCliInput, GitCliResult };
+export type {
+  AuthCallback,
+  GitAuth,
+  GitCliRequest as GitCliInput,
+  GitCliResult,
+  GitIdentity,
+  GitSignature,
+  MessageCallback,
+  ProgressCallback,
+};
 
 // ---------------------------------------------------------------------------
 // Binding a client to a workspace

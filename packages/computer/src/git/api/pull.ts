@@ -34,8 +34,7 @@ export async function pull(ctx: GitContext, options: PullOptions = {}): Promise<
     return typeof value === "string" ? value : undefined;
   };
   const remote = options.remote ?? (await configured("remote")) ?? "origin";
-  const ref =
-    options.remoteRef ?? options.ref ?? (await configured("merge"))?.replace(/^refs\/heads\//, "") ?? branch;
+  const ref = options.remoteRef ?? options.ref ?? (await configured("merge"))?.replace(/^refs\/heads\//, "") ?? branch;
   const { progress } = await fetch(ctx, {
     ...options,
     dir: root,

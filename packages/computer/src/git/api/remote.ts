@@ -56,7 +56,11 @@ interface RemoteTarget {
 }
 
 /** The URL to use and the remote name to record refs under (`origin` for a bare URL too, as isomorphic-git does). */
-async function targetOf(ctx: GitContext, root: string, options: RemoteTarget): Promise<{ remote: string; url: string }> {
+async function targetOf(
+  ctx: GitContext,
+  root: string,
+  options: RemoteTarget,
+): Promise<{ remote: string; url: string }> {
   const remote = options.remote ?? "origin";
   if (options.url !== undefined) return { remote, url: options.url };
   return { remote, url: await requireRemoteUrl(ctx, root, remote) };

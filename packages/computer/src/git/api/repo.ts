@@ -3,6 +3,7 @@ import git from "isomorphic-git";
 import type { GitContext } from "../context.js";
 import { AlreadyInitializedError } from "../errors.js";
 import { exists, findRepoRoot, joinPath, requireRepo, resolvePath } from "../paths.js";
+import { resolveRevision } from "./revisions.js";
 
 export interface InitOptions {
   dir?: string;
@@ -58,5 +59,6 @@ export async function currentBranch(
 /** Paths in the index (or in a commit's tree with `ref`), repository-relative. */
 export async function lsFiles(ctx: GitContext, options: { dir?: string; ref?: string } = {}): Promise<string[]> {
   const root = await requireRepo(ctx, options.dir);
-  return git.listFiles({ fs: ctx.fs, dir: root, cache: ctx.cache, ...(options.ref ? { ref: options.ref } : {}) });
+  const ref = options.ref === undefined ? undefined : await resolveRevision(ctx, root, options.ref);
+  return git.listFiles({ fs: ctx.fs, dir: root, cache: ctx.cache, ...(ref ? { ref } : {}) });
 }

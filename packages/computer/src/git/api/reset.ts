@@ -60,12 +60,17 @@ export interface CleanOptions {
   directories?: boolean;
 }
 
-/** Removes untracked, non-ignored files; returns repository paths (directories end in `/`). */
+/**
+ * Removes untracked, non-ignored files; returns repository paths (directories
+ * end in `/`). As in git, a wholly untracked directory is left alone unless
+ * `directories` is set, and then goes as a whole.
+ */
 export async function clean(ctx: GitContext, options: CleanOptions = {}): Promise<{ removed: string[] }> {
   const root = await requireRepo(ctx, options.dir);
-  const { entries } = await status(ctx, { dir: root, untracked: options.directories ? "normal" : "all" });
+  const { entries } = await status(ctx, { dir: root, untracked: "normal" });
   const removed = entries
-    .filter((entry) => entry.x === "?" && matchesPathspec(entry.path.replace(/\/$/, ""), options.paths))
+    .filter((entry) => entry.x === "?" && (options.directories || !entry.path.endsWith("/")))
+    .filter((entry) => matchesPathspec(entry.path.replace(/\/$/, ""), options.paths))
     .map((entry) => entry.path);
   if (!options.dryRun) {
     for (const path of removed) {
