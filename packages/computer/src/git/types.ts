@@ -431,8 +431,9 @@ export interface MergeResult {
   oid?: string;
   alreadyMerged?: boolean;
   fastForward?: boolean;
-  /** Ours (isomorphic-git's, which the original passes through): a merge commit was made. */
+  /** isomorphic-git's, which the original passes through: a merge commit was made, with this tree. */
   mergeCommit?: boolean;
+  tree?: string;
 }
 
 export interface GitRemoteAddOptions extends Dir {

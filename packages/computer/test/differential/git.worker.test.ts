@@ -272,6 +272,57 @@ const scenarios: Record<string, Scenario> = {
     await step("push without a remote", () => git.push({ dir }));
   },
 
+  "a merge commit, a diff and the stash": async ({ git, fs }, step) => {
+    const dir = "/repo";
+    await git.init({ dir });
+    await fs.writeFile("/repo/a.txt", "a\n");
+    await git.add({ dir, paths: ["a.txt"] });
+    await git.commit({ dir, message: "base\n", author: at(1_700_000_000) });
+    await git.branch({ dir, name: "side" });
+    await fs.writeFile("/repo/main.txt", "main\n");
+    await git.add({ dir, paths: ["main.txt"] });
+    await git.commit({ dir, message: "on main\n", author: at(1_700_000_100) });
+    await git.checkout({ dir, ref: "side" });
+    await fs.writeFile("/repo/side.txt", "side\n");
+    await git.add({ dir, paths: ["side.txt"] });
+    await git.commit({ dir, message: "on side\n", author: at(1_700_000_200) });
+    await git.checkout({ dir, ref: "main" });
+    await step("merge side (a merge commit)", () =>
+      git.merge({ dir, theirs: "side", message: "merge side\n", author: at(1_700_000_300) }),
+    );
+    await step("log after the merge commit", () => git.log({ dir }));
+    await step("revParse HEAD^2", () => git.revParse({ dir, ref: "HEAD^2" }));
+    await step("side.txt is in the work tree", () => fs.readFile("/repo/side.txt", "utf8"));
+    await fs.writeFile("/repo/a.txt", "a\nmore\n");
+    await step("diff", () => git.diff({ dir }));
+    await step("diffSummary", () => git.diffSummary({ dir }));
+    await step("diff of a path that did not change", () => git.diff({ dir, paths: ["main.txt"] }));
+    await git.configSet({ dir, path: "user.name", value: "Ada" });
+    await git.configSet({ dir, path: "user.email", value: "ada@example.com" });
+    await step("stashPush", () => git.stashPush({ dir, message: "wip" }));
+    await step("a.txt after stashPush", () => fs.readFile("/repo/a.txt", "utf8"));
+    await step("stashList", () => git.stashList({ dir }));
+    await step("stashPop", () => git.stashPop({ dir }));
+    await step("a.txt after stashPop", () => fs.readFile("/repo/a.txt", "utf8"));
+    await step("stashList after pop", () => git.stashList({ dir }));
+  },
+
+  "the cli": async ({ git, fs }, step) => {
+    const cli = (argv: string[]) =>
+      git.cli({ argv, cwd: "/repo", env: { GIT_AUTHOR_NAME: "Ada", GIT_AUTHOR_EMAIL: "a@b" } });
+    await step("init", () => cli(["init"]));
+    await fs.writeFile("/repo/a.txt", "a\n");
+    await step("status --porcelain", () => cli(["status", "--porcelain"]));
+    await step("add", () => cli(["add", "a.txt"]));
+    await step("status --short", () => cli(["status", "--short"]));
+    // The commit's time is the clock's here, so its oid is masked.
+    await step("commit", async () => (await cli(["commit", "-m", "first"])).stdout.replace(/[0-9a-f]{7}/, "<oid>"));
+    await step("branch", () => cli(["branch"]));
+    await step("log --oneline", async () => (await cli(["log", "--oneline"])).stdout.replace(/[0-9a-f]{7}/, "<oid>"));
+    await step("status outside a repository", () => git.cli({ argv: ["status"], cwd: "/" }));
+    await step("an unknown subcommand", () => cli(["frobnicate"]));
+  },
+
   "an empty repository": async ({ git }, step) => {
     const dir = "/repo";
     await git.init({ dir });
@@ -320,6 +371,20 @@ const differences: Record<string, string> = {
   "branches, tags, checkout and merge › branchDelete old": "the original deletes the branch, then throws ENOTAREPO",
   "errors and their codes › branchDelete a missing branch": "EBRANCHFAIL, not ENOTAREPO, for a missing branch",
   "an empty repository › log": "ELOGFAIL 'does not have any commits yet', not ENOTAREPO",
+  // A merge brings the work tree along in ours, as git does; the original
+  // moves only the branch, so its work tree lacks the merged files (and its
+  // diff then shows them deleted).
+  "a merge commit, a diff and the stash › side.txt is in the work tree": "merge updates the work tree",
+  "a merge commit, a diff and the stash › diffSummary": "follows from the merge",
+  // diff prints git's own format (`diff --git`, `index`, `a/` `b/`); the
+  // original prints the `diff` package's (`Index:`, `====`).
+  "a merge commit, a diff and the stash › diff": "git's patch format",
+  // The CLI prints what real git prints: `??` for untracked in porcelain v1,
+  // a just-staged file as `A `, and outside a repository exit 128.
+  "the cli › status --porcelain": "git's porcelain v1",
+  "the cli › status --short": "worktree letter of a just-staged file",
+  "the cli › status outside a repository": "exit 128 outside a repository",
+  "the cli › an unknown subcommand": "ours adds \"See 'git help'.\"",
   // Outside any repository every method of ours throws ENOTAREPO; the
   // original's status reports the missing directory instead.
   "errors and their codes › status outside a repository": "ENOTAREPO, not ESTATUSFAIL",

@@ -27,7 +27,9 @@ export async function add(ctx: GitContext, options: AddOptions): Promise<{ added
   const paths = options.all ? ["."] : options.paths;
   const { entries } = await status(ctx, { dir: root, paths, untracked: options.trackedOnly ? "no" : "all" });
   for (const entry of entries) {
-    if (entry.y === ".") continue;
+    // A file out of the index but still in the work tree (after `rm --cached`) is added back.
+    const backIn = entry.index === null && entry.worktree !== null;
+    if (entry.y === "." && !backIn) continue;
     if (options.all && options.trackedOnly && entry.head === null) continue;
     if (entry.y === "D") {
       await git.remove({ fs: ctx.fs, dir: root, filepath: entry.path, cache: ctx.cache });

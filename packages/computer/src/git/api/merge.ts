@@ -28,6 +28,8 @@ export interface MergeOptions {
 export interface MergeResult {
   status: "up-to-date" | "fast-forward" | "merge";
   oid: string;
+  /** The tree of the merge commit, when one was made. */
+  tree?: string;
   /** isomorphic-git's flags, which the original returns: one of them is set. */
   alreadyMerged?: boolean;
   fastForward?: boolean;
@@ -77,5 +79,5 @@ export async function merge(ctx: GitContext, options: MergeOptions): Promise<Mer
   if (ours === current) await git.checkout({ fs: ctx.fs, dir: root, ref: ours, cache: ctx.cache });
   return result.fastForward
     ? { status: "fast-forward", oid, fastForward: true }
-    : { status: "merge", oid, mergeCommit: true };
+    : { status: "merge", oid, ...(result.tree ? { tree: result.tree } : {}), mergeCommit: true };
 }
