@@ -24,6 +24,8 @@ import {
   PathOutsideRepoError,
   PathspecNotFoundError,
 } from "./errors.js";
+import type { GitFs } from "./fs-adapter.js";
+import { type GitWorkspaceProvider, providerGitFs } from "./provider-fs.js";
 import type {
   BaseWorktreeOptions,
   CatFileResult,
@@ -123,88 +125,108 @@ function diffSides(options: GitDiffOptions): DiffOptions {
 }
 
 export class GitClient implements WorkspaceGit {
-  readonly #core: GitCore;
+  readonly #files: WorkspaceFilesystem | GitFs | Promise<GitFs>;
+  readonly #options: CreateGitClientOptions & { defaultIdentity?: GitIdentity };
+  #core: Promise<GitCore> | undefined;
 
-  constructor(fs: WorkspaceFilesystem, options: CreateGitClientOptions & { defaultIdentity?: GitIdentity } = {}) {
-    this.#core = new GitCore(fs, {
-      ...(options.fetch ? { fetch: options.fetch } : {}),
-      ...(options.defaultIdentity ? { defaultIdentity: options.defaultIdentity } : {}),
-    });
+  /**
+   * On a workspace's filesystem, or on an isomorphic-git fs (a provider's,
+   * possibly still being made: the first call waits for it).
+   */
+  constructor(
+    files: WorkspaceFilesystem | GitFs | Promise<GitFs>,
+    options: CreateGitClientOptions & { defaultIdentity?: GitIdentity } = {},
+  ) {
+    this.#files = files;
+    this.#options = options;
+  }
+
+  #open(): Promise<GitCore> {
+    this.#core ??= Promise.resolve(this.#files).then(
+      (files) =>
+        new GitCore(files, {
+          ...(this.#options.fetch ? { fetch: this.#options.fetch } : {}),
+          ...(this.#options.defaultIdentity ? { defaultIdentity: this.#options.defaultIdentity } : {}),
+        }),
+    );
+    return this.#core;
   }
 
   /** Clones into `dir` (default `/`, which must be empty, as git requires). */
   clone(options: GitCloneOptions): Promise<void> {
     return attempt("ECLONEFAIL", "clone", async () => {
-      await this.#core.clone({ ...options, dir: options.dir ?? "/" });
+      await (await this.#open()).clone({ ...options, dir: options.dir ?? "/" });
     });
   }
 
   /** A second init of the same directory is EALREADYINIT. */
   init(options: GitInitOptions = {}): Promise<void> {
     return attempt("EINITFAIL", "init", async () => {
-      await this.#core.init(options);
+      await (await this.#open()).init(options);
     });
   }
 
   /** Changed and untracked paths, sorted; the files of an untracked directory each get an entry. */
   status(options: GitStatusOptions = {}): Promise<StatusEntry[]> {
     return attempt("ESTATUSFAIL", "status", async () =>
-      (await this.#core.status({ ...options, untracked: "all" })).entries.map(statusEntry),
+      (await (await this.#open()).status({ ...options, untracked: "all" })).entries.map(statusEntry),
     );
   }
 
   /** Ours: the status with the branch, HEAD, and each side's mode and oid (what porcelain v2 prints). */
   statusDetails(options: GitStatusOptions & { untracked?: "normal" | "all" | "no" } = {}): Promise<GitStatus> {
-    return attempt("ESTATUSFAIL", "status", () => this.#core.status(options));
+    return attempt("ESTATUSFAIL", "status", async () => (await this.#open()).status(options));
   }
 
   add(options: GitAddOptions): Promise<void> {
     return attempt("EADDFAIL", "add", async () => {
-      await this.#core.add(options);
+      await (await this.#open()).add(options);
     });
   }
 
   /** Takes the paths out of the index; with `cached: false` (ours) out of the work tree too. */
   rm(options: GitRmOptions): Promise<void> {
     return attempt("ERMFAIL", "rm", async () => {
-      await this.#core.rm({ ...options, cached: options.cached !== false, recursive: true });
+      await (await this.#open()).rm({ ...options, cached: options.cached !== false, recursive: true });
     });
   }
 
   /** Refuses when nothing is staged (unless `allowEmpty`) and without an identity (EIDENTITY). */
   commit(options: GitCommitOptions): Promise<CommitResult & { short: string; subject: string; branch: string | null }> {
-    return attempt("ECOMMITFAIL", "commit", () => this.#core.commit(options));
+    return attempt("ECOMMITFAIL", "commit", async () => (await this.#open()).commit(options));
   }
 
   /** Unified diff in git's format (`diff --git`, 3 lines of context); untracked files are not part of it. */
   diff(options: GitDiffOptions = {}): Promise<string> {
-    return attempt("EDIFFFAIL", "diff", () => this.#core.diff(diffSides(options)));
+    return attempt("EDIFFFAIL", "diff", async () => (await this.#open()).diff(diffSides(options)));
   }
 
   diffSummary(options: GitDiffOptions = {}): Promise<DiffSummaryEntry[]> {
     return attempt("EDIFFFAIL", "diff", async () =>
-      (await this.#core.diffFiles(diffSides(options))).map(({ path, status, insertions, deletions, binary }) => ({
-        path,
-        status,
-        insertions,
-        deletions,
-        binary,
-      })),
+      (await (await this.#open()).diffFiles(diffSides(options))).map(
+        ({ path, status, insertions, deletions, binary }) => ({
+          path,
+          status,
+          insertions,
+          deletions,
+          binary,
+        }),
+      ),
     );
   }
 
   /** Ours: each changed file with its modes, oids, counts and its part of the patch. */
   diffFiles(options: GitDiffOptions = {}): Promise<FileDiff[]> {
-    return attempt("EDIFFFAIL", "diff", () => this.#core.diffFiles(diffSides(options)));
+    return attempt("EDIFFFAIL", "diff", async () => (await this.#open()).diffFiles(diffSides(options)));
   }
 
   log(options: GitLogOptions = {}): Promise<CommitView[]> {
-    return attempt("ELOGFAIL", "log", async () => (await this.#core.log(options)).map(commitView));
+    return attempt("ELOGFAIL", "log", async () => (await (await this.#open()).log(options)).map(commitView));
   }
 
   show(options: GitShowOptions): Promise<CommitView> {
     return attempt("ESHOWFAIL", "show", async () => {
-      const [entry] = await this.#core.log({ ...options, depth: 1 });
+      const [entry] = await (await this.#open()).log({ ...options, depth: 1 });
       if (!entry) throw new GitError("EFAILED", `${options.ref} has no commit`);
       return commitView(entry);
     });
@@ -212,16 +234,18 @@ export class GitClient implements WorkspaceGit {
 
   /** Ours: any object, as `git show` prints it: a commit with its changes, a tree's entries, a blob's bytes. */
   showObject(options: GitShowOptions): Promise<ShowResult> {
-    return attempt("ESHOWFAIL", "show", () => this.#core.show({ ...options, rev: options.ref }));
+    return attempt("ESHOWFAIL", "show", async () => (await this.#open()).show({ ...options, rev: options.ref }));
   }
 
   revParse(options: GitRevParseOptions): Promise<string> {
-    return attempt("EREVPARSEFAIL", "rev-parse", () => this.#core.revParse({ ...options, rev: options.ref }));
+    return attempt("EREVPARSEFAIL", "rev-parse", async () =>
+      (await this.#open()).revParse({ ...options, rev: options.ref }),
+    );
   }
 
   /** The work tree root at or above `dir`. */
-  repoRoot(options: GitRepoRootOptions = {}): Promise<string> {
-    return this.#core.repoRoot(options);
+  async repoRoot(options: GitRepoRootOptions = {}): Promise<string> {
+    return (await this.#open()).repoRoot(options);
   }
 
   /** Undefined when HEAD is detached. */
@@ -229,58 +253,58 @@ export class GitClient implements WorkspaceGit {
     return attempt(
       "ECURRENTBRANCHFAIL",
       "symbolic-ref",
-      async () => (await this.#core.currentBranch(options)) ?? undefined,
+      async () => (await (await this.#open()).currentBranch(options)) ?? undefined,
     );
   }
 
   lsFiles(options: GitLsFilesOptions = {}): Promise<string[]> {
-    return attempt("ELSFILESFAIL", "ls-files", () => this.#core.lsFiles(options));
+    return attempt("ELSFILESFAIL", "ls-files", async () => (await this.#open()).lsFiles(options));
   }
 
   lsTree(options: GitLsTreeOptions): Promise<TreeEntryView[]> {
-    return attempt("ELSTREEFAIL", "ls-tree", () => this.#core.lsTree({ ...options, rev: options.ref }));
+    return attempt("ELSTREEFAIL", "ls-tree", async () => (await this.#open()).lsTree({ ...options, rev: options.ref }));
   }
 
   branch(options: GitBranchOptions): Promise<void> {
     return attempt("EBRANCHFAIL", "branch", async () => {
-      await this.#core.branch(options);
+      await (await this.#open()).branch(options);
     });
   }
 
   /** Refuses the current branch. */
   branchDelete(options: GitBranchDeleteOptions): Promise<void> {
-    return attempt("EBRANCHFAIL", "branch -d", () => this.#core.branchDelete(options));
+    return attempt("EBRANCHFAIL", "branch -d", async () => (await this.#open()).branchDelete(options));
   }
 
   branchList(options: GitBranchListOptions = {}): Promise<string[]> {
-    return attempt("EBRANCHFAIL", "branch list", () => this.#core.branchList(options));
+    return attempt("EBRANCHFAIL", "branch list", async () => (await this.#open()).branchList(options));
   }
 
   /** A lightweight tag. */
   tag(options: GitTagOptions): Promise<void> {
     return attempt("ETAGFAIL", "tag", async () => {
-      await this.#core.tag({ ...options, ...(options.object !== undefined ? { rev: options.object } : {}) });
+      await (await this.#open()).tag({ ...options, ...(options.object !== undefined ? { rev: options.object } : {}) });
     });
   }
 
   tagDelete(options: GitTagDeleteOptions): Promise<void> {
-    return attempt("ETAGFAIL", "tag -d", () => this.#core.tagDelete(options));
+    return attempt("ETAGFAIL", "tag -d", async () => (await this.#open()).tagDelete(options));
   }
 
   tagList(options: GitTagListOptions = {}): Promise<string[]> {
-    return attempt("ETAGFAIL", "tag list", () => this.#core.tagList(options));
+    return attempt("ETAGFAIL", "tag list", async () => (await this.#open()).tagList(options));
   }
 
   checkout(options: GitCheckoutOptions): Promise<void> {
     const { paths, ...rest } = options;
     return attempt("ECHECKOUTFAIL", "checkout", async () => {
-      await this.#core.checkout({ ...rest, ...(paths && paths.length > 0 ? { paths } : {}) });
+      await (await this.#open()).checkout({ ...rest, ...(paths && paths.length > 0 ? { paths } : {}) });
     });
   }
 
   fetch(options: GitFetchOptions = {}): Promise<FetchResult> {
     return attempt("EFETCHFAIL", "fetch", async () => {
-      const { defaultBranch, fetchHead } = await this.#core.fetch(options);
+      const { defaultBranch, fetchHead } = await (await this.#open()).fetch(options);
       return { defaultBranch, fetchHead };
     });
   }
@@ -288,104 +312,105 @@ export class GitClient implements WorkspaceGit {
   /** A ref the remote refuses throws EPUSHFAIL. */
   push(options: GitPushOptions = {}): Promise<PushResult> {
     return attempt("EPUSHFAIL", "push", async () => {
-      const { ok, error, refs } = await this.#core.push(options);
+      const { ok, error, refs } = await (await this.#open()).push(options);
       return { ok, error, refs };
     });
   }
 
   pull(options: GitPullOptions = {}): Promise<void> {
     return attempt("EPULLFAIL", "pull", async () => {
-      await this.#core.pull(options);
+      await (await this.#open()).pull(options);
     });
   }
 
   /** A merge commit needs an identity (EIDENTITY); a conflict aborts, changing nothing. */
   merge(options: GitMergeOptions): Promise<MergeResult> {
     return attempt("EMERGEFAIL", "merge", async () => {
-      const { status: _status, ...result } = await this.#core.merge(options);
+      const { status: _status, ...result } = await (await this.#open()).merge(options);
       return result;
     });
   }
 
   remoteAdd(options: GitRemoteAddOptions): Promise<void> {
-    return attempt("EREMOTEFAIL", "remote add", () => this.#core.remoteAdd(options));
+    return attempt("EREMOTEFAIL", "remote add", async () => (await this.#open()).remoteAdd(options));
   }
 
   /** A remote that is not there is already removed (the CLI's `git remote remove` says so, exit 1). */
   remoteRemove(options: GitRemoteRemoveOptions): Promise<void> {
     return attempt("EREMOTEFAIL", "remote remove", async () => {
-      const remotes = await this.#core.remoteList(options);
-      if (remotes.some(({ remote }) => remote === options.name)) await this.#core.remoteRemove(options);
+      const remotes = await (await this.#open()).remoteList(options);
+      if (remotes.some(({ remote }) => remote === options.name)) await (await this.#open()).remoteRemove(options);
     });
   }
 
   remoteList(options: GitRemoteListOptions = {}): Promise<RemoteView[]> {
     return attempt("EREMOTEFAIL", "remote", async () =>
-      (await this.#core.remoteList(options)).map(({ remote, url }) => ({ name: remote, url })),
+      (await (await this.#open()).remoteList(options)).map(({ remote, url }) => ({ name: remote, url })),
     );
   }
 
   /** The blob's oid; with `write`, stored in the repository at `dir`. */
   hashObject(options: GitHashObjectOptions): Promise<string> {
-    return attempt("EHASHFAIL", "hash-object", () => this.#core.hashObject(options));
+    return attempt("EHASHFAIL", "hash-object", async () => (await this.#open()).hashObject(options));
   }
 
   catFile(options: GitCatFileOptions): Promise<CatFileResult> {
     return attempt("ECATFILEFAIL", "cat-file", async () => {
-      const { oid, type, size, content } = await this.#core.catFile({ ...options, rev: options.oid });
+      const { oid, type, size, content } = await (await this.#open()).catFile({ ...options, rev: options.oid });
       return { oid, bytes: content, type, size };
     });
   }
 
   updateRef(options: GitUpdateRefOptions): Promise<void> {
-    return attempt("EUPDATEREFFAIL", "update-ref", () =>
-      this.#core.updateRef({ ...options, force: options.force === true }),
+    return attempt("EUPDATEREFFAIL", "update-ref", async () =>
+      (await this.#open()).updateRef({ ...options, force: options.force === true }),
     );
   }
 
   /** Undefined for an unset key; with `all`, every value (`[]` when unset). */
   configGet(options: GitConfigGetOptions): Promise<string | string[] | undefined> {
-    return attempt<string | string[] | undefined>("ECONFIGFAIL", "config", () =>
-      options.all ? this.#core.configGetAll(options) : this.#core.configGet(options),
-    );
+    return attempt<string | string[] | undefined>("ECONFIGFAIL", "config", async () => {
+      const core = await this.#open();
+      return options.all ? core.configGetAll(options) : core.configGet(options);
+    });
   }
 
   configSet(options: GitConfigSetOptions): Promise<void> {
-    return attempt("ECONFIGFAIL", "config", () => this.#core.configSet(options));
+    return attempt("ECONFIGFAIL", "config", async () => (await this.#open()).configSet(options));
   }
 
   /** Needs `user.name` and `user.email` in the repository's config (isomorphic-git's stash commits read only those). */
   stashPush(options: StashPushOptions = {}): Promise<void> {
-    return attempt("ESTASHFAIL", "stash push", () => this.#core.stashPush(options));
+    return attempt("ESTASHFAIL", "stash push", async () => (await this.#open()).stashPush(options));
   }
 
   /** Newest first, as `stash@{N}: <message>`. */
   stashList(options: BaseWorktreeOptions = {}): Promise<string[]> {
-    return attempt("ESTASHFAIL", "stash list", () => this.#core.stashList(options));
+    return attempt("ESTASHFAIL", "stash list", async () => (await this.#open()).stashList(options));
   }
 
   stashPop(options: StashPopOptions = {}): Promise<void> {
-    return attempt("ESTASHFAIL", "stash pop", () => this.#core.stashPop(options));
+    return attempt("ESTASHFAIL", "stash pop", async () => (await this.#open()).stashPop(options));
   }
 
   /** Without `hard`, unstages (`paths`, or everything staged); the work tree is left alone. */
   reset(options: ResetOptions = {}): Promise<void> {
     const { ref, ...rest } = options;
     return attempt("ERESETFAIL", "reset", async () => {
-      await this.#core.reset({ ...rest, ...(ref !== undefined ? { rev: ref } : {}) });
+      await (await this.#open()).reset({ ...rest, ...(ref !== undefined ? { rev: ref } : {}) });
     });
   }
 
   /** Removes untracked, non-ignored files (and with `directories`, untracked directories); returns their repository paths. */
   clean(options: CleanOptions = {}): Promise<string[]> {
     return attempt("ECLEANFAIL", "clean", async () =>
-      (await this.#core.clean(options)).removed.map((path) => path.replace(/\/$/, "")),
+      (await (await this.#open()).clean(options)).removed.map((path) => path.replace(/\/$/, "")),
     );
   }
 
   /** git's argv front end: `{ argv, cwd?, env?, stdin? }` → `{ stdout, stderr, exitCode }`; never throws for git errors. */
-  cli(input: GitCliInput): Promise<GitCliResult> {
-    return this.#core.cli(input);
+  async cli(input: GitCliInput): Promise<GitCliResult> {
+    return (await this.#open()).cli(input);
   }
 }
 
@@ -396,13 +421,19 @@ export function createGitClient(options: CreateGitClientOptions = {}): GitClient
   const open: GitClientFactory["open"] = ({ fs, defaultIdentity }) =>
     new GitClient(fs, { ...options, ...(defaultIdentity ? { defaultIdentity } : {}) });
   const factory = ({ ws, defaultIdentity }: WorkspaceGitClientOptions): GitClient => {
+    const identity = defaultIdentity ? { defaultIdentity } : {};
     const fs = (ws as { fs?: WorkspaceFilesystem } | undefined)?.fs;
-    if (typeof fs?.readFile !== "function") {
-      throw new TypeError(
-        "createGitClient()({ ws }): ws must be a Workspace (with fs); a ws with only provider() is not supported",
-      );
+    if (typeof fs?.readFile === "function") return open({ fs, ...identity });
+    const provider = (ws as { provider?: unknown } | undefined)?.provider;
+    if (typeof provider !== "function") {
+      throw new TypeError("createGitClient()({ ws }): ws must be a Workspace (with fs) or have provider()");
     }
-    return open({ fs, ...(defaultIdentity ? { defaultIdentity } : {}) });
+    // The original's form: files through the provider, made on first use (by `adapter` when given).
+    const files = Promise.resolve().then(async () => {
+      const made = (ws as { provider(): GitWorkspaceProvider }).provider();
+      return options.adapter ? ((await options.adapter(made)) as GitFs) : providerGitFs(made);
+    });
+    return new GitClient(files, { ...options, ...identity });
   };
   return Object.assign(factory, { open });
 }

@@ -1,12 +1,13 @@
-/** What every git operation works with: the adapted filesystem, the HTTP client and the client-wide pack cache. */
-import type { WorkspaceFilesystem } from "@cloudflare/dofs";
+/** What every git operation works with: the files (as isomorphic-git's fs), the HTTP client and the client-wide pack cache. */
 import type { HttpClient } from "isomorphic-git";
 import type { GitIdentity } from "../workspace/capabilities.js";
 import type { GitFs } from "./fs-adapter.js";
+import type { WorkTreeFiles } from "./work-tree.js";
 
 export interface GitContext {
   fs: GitFs;
-  workspace: WorkspaceFilesystem;
+  /** Whole-tree operations (mkdir -p, rm -rf) on the same files. */
+  files: WorkTreeFiles;
   http: HttpClient;
   /** isomorphic-git's object cache; one per client, unbounded (the reference does the same). */
   cache: object;

@@ -23,8 +23,9 @@ import * as stash from "./api/stash.js";
 import * as status from "./api/status.js";
 import { runGitCli } from "./cli/index.js";
 import type { GitContext } from "./context.js";
-import { createGitFs } from "./fs-adapter.js";
+import { createGitFs, type GitFs } from "./fs-adapter.js";
 import { fetchHttpClient } from "./transport.js";
+import { gitFsFiles, workspaceFiles } from "./work-tree.js";
 
 export interface GitCoreOptions {
   /** The fetch HTTP remotes go through; default the global `fetch`. */
@@ -37,10 +38,12 @@ type Options<F> = F extends (ctx: GitContext, options: infer O) => unknown ? O :
 export class GitCore implements WorkspaceGit {
   readonly #ctx: GitContext;
 
-  constructor(fs: WorkspaceFilesystem, options: GitCoreOptions = {}) {
+  /** On a workspace's filesystem, or on any isomorphic-git fs (with the work-tree operations built on it). */
+  constructor(files: WorkspaceFilesystem | GitFs, options: GitCoreOptions = {}) {
+    const onWorkspace = !("promises" in files);
     this.#ctx = {
-      fs: createGitFs(fs),
-      workspace: fs,
+      fs: onWorkspace ? createGitFs(files) : files,
+      files: onWorkspace ? workspaceFiles(files) : gitFsFiles(files),
       http: fetchHttpClient(options.fetch),
       cache: {},
       defaultIdentity: options.defaultIdentity,

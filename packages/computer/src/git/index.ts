@@ -64,6 +64,7 @@ export type {
   GitLsTreeOptions,
   GitMergeOptions,
   GitPerson,
+  GitProviderStats,
   GitPullOptions,
   GitPushOptions,
   GitRemoteAddOptions,

@@ -10,6 +10,7 @@ import type { GitCliRequest, GitCliResult, GitIdentity } from "../workspace/capa
 import type { DiffSide } from "./api/diff.js";
 import type { AuthCallback, GitAuth, GitRemoteAuth, MessageCallback, ProgressCallback } from "./context.js";
 import type { GitSignature } from "./identity.js";
+import type { GitProviderStats, GitWorkspaceProvider } from "./provider-fs.js";
 
 export type {
   AuthCallback,
@@ -17,7 +18,9 @@ export type {
   GitCliRequest as GitCliInput,
   GitCliResult,
   GitIdentity,
+  GitProviderStats,
   GitSignature,
+  GitWorkspaceProvider,
   MessageCallback,
   ProgressCallback,
 };
@@ -26,22 +29,9 @@ export type {
 // Binding a client to a workspace
 
 /**
- * The node-like filesystem provider a workspace can hand out
- * (`workspace.provider()`, dofs's `SQLiteWorkspaceProvider`): the part a
- * git client would read. Structural, so any provider of that shape fits.
- */
-export interface GitWorkspaceProvider {
-  readFile(path: string, options?: unknown): Promise<unknown>;
-  writeFile(path: string, data: never, options?: never): Promise<void>;
-  stat(path: string): Promise<unknown>;
-  lstat(path: string): Promise<unknown>;
-}
-
-/**
  * What `createGitClient()({ ws })` takes: our `Workspace` (or anything with
- * its `fs`), or, in the original's form, an object with `provider()`.
- * The client runs on `fs`; a `ws` with only `provider()` is refused with a
- * TypeError (docs/migration.md).
+ * its `fs`), or, in the original's form, an object with `provider()`, whose
+ * node-like provider the client then works through.
  */
 export type WorkspaceLike = { readonly fs: WorkspaceFilesystem } | { provider(): GitWorkspaceProvider };
 
@@ -60,9 +50,8 @@ export interface CreateGitClientOptions {
   /** Ours: the fetch HTTP remotes go through; default the global `fetch`. */
   fetch?: typeof fetch;
   /**
-   * The original's test seam for replacing its filesystem adapter. Accepted
-   * for source compatibility; the client runs on the workspace's own
-   * filesystem and never calls it.
+   * Makes isomorphic-git's `fs` from a `ws.provider()` (the original's seam).
+   * Used only for a `ws` without `fs`; default: the provider's own methods.
    */
   adapter?(provider: GitWorkspaceProvider): Promise<IsomorphicGitFSClient>;
 }

@@ -32,7 +32,8 @@ import { Workspace } from "../../src/workspace/workspace.worker.js";
 import { referenceStorage } from "./main.worker.js";
 import { type Outcome, type Settled, type Trace, trace } from "./trace.js";
 
-type Side = "reference" | "ours";
+/** `ours on a provider`: our client in the original's form, `{ ws }` with only `provider()` (the original's workspace's). */
+type Side = "reference" | "ours" | "ours on a provider";
 
 /** What a scenario gets: the git client and the workspace's files, typed as the original's. */
 interface GitWorld {
@@ -103,15 +104,22 @@ async function run(side: Side, scenario: Scenario, withIdentity: boolean): Promi
   const stub = env.COMPAT_SCRATCH.get(env.COMPAT_SCRATCH.newUniqueId());
   return runInDurableObject(stub, async (_instance, state) => {
     const identity = withIdentity ? IDENTITY : {};
-    const workspace =
-      side === "reference"
-        ? new ReferenceWorkspace({
-            storage: referenceStorage(state.storage),
-            git: referenceCreateGitClient({ adapter: providerFs }),
-            ...identity,
-          })
-        : new Workspace({ storage: state.storage, git: createGitClient(), ...identity });
-    const world = { git: workspace.git as unknown as GitClient, fs: workspace.fs as unknown as GitWorld["fs"] };
+    const storage = referenceStorage(state.storage);
+    let world: GitWorld;
+    if (side === "ours") {
+      const workspace = new Workspace({ storage: state.storage, git: createGitClient(), ...identity });
+      world = { git: workspace.git as unknown as GitClient, fs: workspace.fs as unknown as GitWorld["fs"] };
+    } else {
+      const git = side === "reference" ? referenceCreateGitClient({ adapter: providerFs }) : undefined;
+      const workspace = new ReferenceWorkspace({ storage, ...(git ? { git } : {}), ...identity });
+      const client = git
+        ? workspace.git
+        : createGitClient()({
+            ws: { provider: () => workspace.provider() },
+            ...(withIdentity ? { defaultIdentity: ADA } : {}),
+          });
+      world = { git: client as unknown as GitClient, fs: workspace.fs as unknown as GitWorld["fs"] };
+    }
     await world.fs.mkdir("/repo", { recursive: true });
     return trace((step) => scenario(world, step));
   });
@@ -438,19 +446,46 @@ function mismatches(name: string, reference: Outcome[], ours: Outcome[]): string
   return found;
 }
 
-describe("differential: git", () => {
-  for (const [name, scenario] of Object.entries(scenarios)) {
-    it(name, async () => {
-      const reference = await run("reference", scenario, true);
-      const ours = await run("ours", scenario, true);
-      expect(mismatches(name, reference, ours)).toEqual([]);
+for (const side of ["ours", "ours on a provider"] as const) {
+  describe(`differential: git, ${side}`, () => {
+    for (const [name, scenario] of Object.entries(scenarios)) {
+      it(name, async () => {
+        const reference = await run("reference", scenario, true);
+        const ours = await run(side, scenario, true);
+        expect(mismatches(name, reference, ours)).toEqual([]);
+      });
+    }
+    for (const [name, scenario] of Object.entries(identityScenarios)) {
+      it(name, async () => {
+        const reference = await run("reference", scenario, false);
+        const ours = await run(side, scenario, false);
+        expect(mismatches(name, reference, ours)).toEqual([]);
+      });
+    }
+  });
+}
+
+describe("createGitClient({ adapter }) in the original's form", () => {
+  it("makes the files from ws.provider() with the adapter, once, on first use", async () => {
+    const stub = env.COMPAT_SCRATCH.get(env.COMPAT_SCRATCH.newUniqueId());
+    const calls = await runInDurableObject(stub, async (_instance, state) => {
+      const workspace = new ReferenceWorkspace({ storage: referenceStorage(state.storage) });
+      const seen: unknown[] = [];
+      const git = createGitClient({
+        adapter: (provider) => {
+          seen.push(provider);
+          return providerFs(provider as unknown as SQLiteWorkspaceProvider);
+        },
+      })({ ws: { provider: () => workspace.provider() }, defaultIdentity: ADA });
+      expect(seen).toEqual([]);
+      await workspace.fs.mkdir("/r");
+      await git.init({ dir: "/r" });
+      await workspace.fs.writeFile("/r/a.txt", "a\n");
+      await git.add({ dir: "/r", paths: ["a.txt"] });
+      await git.commit({ dir: "/r", message: "m" });
+      expect(await git.status({ dir: "/r" })).toEqual([]);
+      return seen.length;
     });
-  }
-  for (const [name, scenario] of Object.entries(identityScenarios)) {
-    it(name, async () => {
-      const reference = await run("reference", scenario, false);
-      const ours = await run("ours", scenario, false);
-      expect(mismatches(name, reference, ours)).toEqual([]);
-    });
-  }
+    expect(calls).toBe(1);
+  });
 });

@@ -80,7 +80,7 @@ export async function rm(ctx: GitContext, options: RmOptions): Promise<{ removed
     }
     for (const file of hits) {
       await git.remove({ fs: ctx.fs, dir: root, filepath: file, cache: ctx.cache });
-      if (!options.cached) await ctx.workspace.rm(joinPath(root, file), { force: true });
+      if (!options.cached) await ctx.files.remove(joinPath(root, file));
       removed.push(file);
     }
   }

@@ -97,7 +97,7 @@ export async function clone(
   const target = parseRemoteUrl(options.url);
   const dir = resolvePath("/", options.dir ?? defaultCloneDir(options.url));
   if (await exists(ctx, dir)) {
-    if ((await ctx.workspace.readdir(dir, { limit: 1 })).length > 0) {
+    if ((await ctx.files.list(dir)).length > 0) {
       throw new GitError("EALREADYINIT", `destination path '${dir}' already exists and is not an empty directory`);
     }
   }
@@ -106,7 +106,7 @@ export async function clone(
   const depth = options.depth ?? 1;
   const checkoutLater = options.paths !== undefined || options.noCheckout === true;
   if (target.kind === "http") {
-    if (!(await exists(ctx, dir))) await ctx.workspace.mkdir(dir, { recursive: true });
+    if (!(await exists(ctx, dir))) await ctx.files.mkdirp(dir);
     await git.clone({
       fs: ctx.fs,
       http: ctx.http,

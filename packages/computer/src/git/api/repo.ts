@@ -23,7 +23,7 @@ export async function init(ctx: GitContext, options: InitOptions = {}): Promise<
     throw new AlreadyInitializedError(dir);
   }
   // dofs's recursive mkdir still refuses an existing "/" (EEXIST).
-  if (!(await exists(ctx, dir))) await ctx.workspace.mkdir(dir, { recursive: true });
+  if (!(await exists(ctx, dir))) await ctx.files.mkdirp(dir);
   await git.init({
     fs: ctx.fs,
     dir,

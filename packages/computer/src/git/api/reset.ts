@@ -32,7 +32,7 @@ export async function reset(ctx: GitContext, options: ResetOptions = {}): Promis
     for (const entry of entries) {
       if (entry.x === "A") {
         await git.remove({ fs: ctx.fs, dir: root, filepath: entry.path, cache: ctx.cache });
-        await ctx.workspace.rm(joinPath(root, entry.path), { force: true });
+        await ctx.files.remove(joinPath(root, entry.path));
       }
     }
     return { oid };
@@ -74,7 +74,7 @@ export async function clean(ctx: GitContext, options: CleanOptions = {}): Promis
     .map((entry) => entry.path);
   if (!options.dryRun) {
     for (const path of removed) {
-      await ctx.workspace.rm(joinPath(root, path.replace(/\/$/, "")), { recursive: true, force: true });
+      await ctx.files.remove(joinPath(root, path.replace(/\/$/, "")), { recursive: true });
     }
   }
   return { removed };
