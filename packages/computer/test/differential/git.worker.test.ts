@@ -278,6 +278,9 @@ const scenarios: Record<string, Scenario> = {
     await step("merge an unknown branch", () => git.merge({ dir, theirs: "nope" }));
     await step("fetch without a remote", () => git.fetch({ dir }));
     await step("push without a remote", () => git.push({ dir }));
+    await step("commit with nothing staged", () => git.commit({ dir, message: "empty\n", author: at(1_700_000_050) }));
+    await fs.writeFile("/repo/untracked.txt", "u\n");
+    await step("diffSummary with an untracked file", () => git.diffSummary({ dir }));
   },
 
   "a merge commit, a diff and the stash": async ({ git, fs }, step) => {
@@ -393,6 +396,11 @@ const differences: Record<string, string> = {
   "the cli › status --short": "worktree letter of a just-staged file",
   "the cli › status outside a repository": "exit 128 outside a repository",
   "the cli › an unknown subcommand": "ours adds \"See 'git help'.\"",
+  // A commit with nothing staged is refused ("nothing to commit", unless
+  // allowEmpty); the original writes an empty commit.
+  "errors and their codes › commit with nothing staged": "nothing to commit",
+  // Untracked files are not part of a diff, as in git; the original lists them as added.
+  "errors and their codes › diffSummary with an untracked file": "untracked files left out",
   // Outside any repository every method of ours throws ENOTAREPO; the
   // original's status reports the missing directory instead.
   "errors and their codes › status outside a repository": "ENOTAREPO, not ESTATUSFAIL",
