@@ -7,7 +7,7 @@
  */
 import git, { type AuthCallback as IsomorphicAuthCallback } from "isomorphic-git";
 import type { GitContext, GitRemoteAuth } from "../context.js";
-import { GitError } from "../errors.js";
+import { AlreadyInitializedError, GitError } from "../errors.js";
 import { fetchLocal, pushLocal } from "../local-transport.js";
 import { exists, requireRepo, resolvePath } from "../paths.js";
 import { parseRemoteUrl } from "../transport.js";
@@ -98,7 +98,9 @@ export async function clone(
   const dir = resolvePath("/", options.dir ?? defaultCloneDir(options.url));
   if (await exists(ctx, dir)) {
     if ((await ctx.files.list(dir)).length > 0) {
-      throw new GitError("EALREADYINIT", `destination path '${dir}' already exists and is not an empty directory`);
+      throw new AlreadyInitializedError(dir, {
+        message: `destination path '${dir}' already exists and is not an empty directory`,
+      });
     }
   }
   const remote = options.remote ?? "origin";
