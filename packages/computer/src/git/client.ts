@@ -125,16 +125,16 @@ function diffSides(options: GitDiffOptions): DiffOptions {
 }
 
 export class GitClient implements WorkspaceGit {
-  readonly #files: WorkspaceFilesystem | GitFs | Promise<GitFs>;
+  readonly #files: WorkspaceFilesystem | GitFs | (() => Promise<GitFs>);
   readonly #options: CreateGitClientOptions & { defaultIdentity?: GitIdentity };
   #core: Promise<GitCore> | undefined;
 
   /**
-   * On a workspace's filesystem, or on an isomorphic-git fs (a provider's,
-   * possibly still being made: the first call waits for it).
+   * On a workspace's filesystem, or on an isomorphic-git fs, or on one a
+   * function makes (a provider's), called on the first use.
    */
   constructor(
-    files: WorkspaceFilesystem | GitFs | Promise<GitFs>,
+    files: WorkspaceFilesystem | GitFs | (() => Promise<GitFs>),
     options: CreateGitClientOptions & { defaultIdentity?: GitIdentity } = {},
   ) {
     this.#files = files;
@@ -142,9 +142,10 @@ export class GitClient implements WorkspaceGit {
   }
 
   #open(): Promise<GitCore> {
-    this.#core ??= Promise.resolve(this.#files).then(
-      (files) =>
-        new GitCore(files, {
+    const files = this.#files;
+    this.#core ??= (typeof files === "function" ? files() : Promise.resolve(files)).then(
+      (ready) =>
+        new GitCore(ready, {
           ...(this.#options.fetch ? { fetch: this.#options.fetch } : {}),
           ...(this.#options.defaultIdentity ? { defaultIdentity: this.#options.defaultIdentity } : {}),
         }),
@@ -429,10 +430,10 @@ export function createGitClient(options: CreateGitClientOptions = {}): GitClient
       throw new TypeError("createGitClient()({ ws }): ws must be a Workspace (with fs) or have provider()");
     }
     // The original's form: files through the provider, made on first use (by `adapter` when given).
-    const files = Promise.resolve().then(async () => {
+    const files = async (): Promise<GitFs> => {
       const made = (ws as { provider(): GitWorkspaceProvider }).provider();
       return options.adapter ? ((await options.adapter(made)) as GitFs) : providerGitFs(made);
-    });
+    };
     return new GitClient(files, { ...options, ...identity });
   };
   return Object.assign(factory, { open });

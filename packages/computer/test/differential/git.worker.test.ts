@@ -485,8 +485,8 @@ describe("createGitClient({ adapter }) in the original's form", () => {
           return providerFs(provider as unknown as SQLiteWorkspaceProvider);
         },
       })({ ws: { provider: () => workspace.provider() }, defaultIdentity: ADA });
-      expect(seen).toEqual([]);
       await workspace.fs.mkdir("/r");
+      expect(seen).toEqual([]);
       await git.init({ dir: "/r" });
       await workspace.fs.writeFile("/r/a.txt", "a\n");
       await git.add({ dir: "/r", paths: ["a.txt"] });
