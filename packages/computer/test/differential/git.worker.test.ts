@@ -25,8 +25,10 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { Workspace as ReferenceWorkspace, type SQLiteWorkspaceProvider } from "computer-reference";
+import * as referenceGit from "computer-reference/git";
 import { type GitClient, createGitClient as referenceCreateGitClient } from "computer-reference/git";
 import { describe, expect, it } from "vitest";
+import * as oursGit from "../../src/git/index.js";
 import { createGitClient } from "../../src/git/index.js";
 import { Workspace } from "../../src/workspace/workspace.worker.js";
 import { referenceStorage } from "./main.worker.js";
@@ -472,6 +474,33 @@ for (const side of ["ours", "ours on a provider"] as const) {
     }
   });
 }
+
+describe("differential: the error classes", () => {
+  const cause = new Error("underneath");
+  const build = (git: typeof referenceGit | typeof oursGit) => [
+    new git.GitError("ECUSTOM", "a message of yours", { cause }),
+    new git.NotARepositoryError("/w", { cause }),
+    new git.AlreadyInitializedError("/w"),
+    new git.MissingIdentityError(),
+    new git.PathOutsideRepoError("../x", "/w"),
+    new git.PathspecNotFoundError("nope.txt"),
+  ];
+  it("have the original's names, codes and messages, and keep the cause", () => {
+    const describe = (error: Error & { code: string }) => ({
+      name: error.name,
+      code: error.code,
+      message: error.message,
+      cause: error.cause === cause,
+      string: String(error),
+    });
+    const theirs = build(referenceGit).map((error) => ({
+      ...describe(error),
+      base: error instanceof referenceGit.GitError,
+    }));
+    const mine = build(oursGit).map((error) => ({ ...describe(error), base: error instanceof oursGit.GitError }));
+    expect(mine).toEqual(theirs);
+  });
+});
 
 describe("createGitClient({ adapter }) in the original's form", () => {
   it("makes the files from ws.provider() with the adapter, once, on first use", async () => {
