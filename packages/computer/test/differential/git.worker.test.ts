@@ -347,6 +347,82 @@ const scenarios: Record<string, Scenario> = {
   },
 };
 
+/** A small deterministic PRNG (mulberry32), so a failing seed replays. */
+function random(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const PATHS = ["a.txt", "b.txt", "d/c.txt", "d/e/f.txt"];
+
+/**
+ * Random edits, staging, commits and resets, the same sequence on both
+ * sides (the choices read only the work tree, which both keep alike).
+ * After each step the index (`lsFiles`) is compared, and after every
+ * commit its oid (which hashes the whole staged tree) and HEAD's files. The ops stay where the two
+ * agree by design: `add` names files that exist (ours also stages a
+ * deletion by name, the original refuses), commits allow empty ones.
+ */
+function randomScenario(seed: number): Scenario {
+  return async ({ git, fs }, step) => {
+    const next = random(seed);
+    const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)] as T;
+    const dir = "/repo";
+    await step("init", () => git.init({ dir }));
+    let time = 1_700_000_000;
+    for (let i = 0; i < 30; i++) {
+      const path = pick(PATHS);
+      const there = await present(fs, `/repo/${path}`);
+      const op = pick(["write", "write", "delete", "add", "add", "add all", "commit", "commit", "reset", "rm"]);
+      const label = `${i} ${op} ${path}`;
+      if (op === "write") {
+        // Each version has its own length: a same-size rewrite within one mtime tick is
+        // "racily clean" to isomorphic-git's stat cache, on both sides, timing-dependent.
+        const text = `${path} ${"x".repeat(Math.floor(next() * 3))}\n`;
+        await step(label, async () => {
+          await fs.mkdir(`/repo/${path}`.replace(/\/[^/]+$/, ""), { recursive: true });
+          await fs.writeFile(`/repo/${path}`, text);
+        });
+      } else if (op === "delete") {
+        await step(label, () => fs.rm(`/repo/${path}`, { force: true }));
+      } else if (op === "add") {
+        if (there) await step(label, () => git.add({ dir, paths: [path] }));
+      } else if (op === "add all") {
+        await step(label, () => git.add({ dir, paths: [], all: true }));
+      } else if (op === "commit") {
+        time += 60;
+        const options = { dir, message: `c${i}\n`, author: at(time), allowEmpty: true };
+        await step(label, () => git.commit(options));
+        await step(`${i} files of HEAD`, async () => {
+          const tree = await git.lsTree({ dir, ref: "HEAD" });
+          const out: Record<string, string> = {};
+          for (const entry of tree) {
+            if (entry.type === "blob")
+              out[entry.path] = new TextDecoder().decode((await git.catFile({ dir, oid: entry.oid })).bytes);
+            else out[entry.path] = entry.oid;
+          }
+          return out;
+        });
+      } else if (op === "reset") {
+        await step(label, () => git.reset({ dir, paths: [path] }));
+      } else {
+        const tracked = await git.lsFiles({ dir });
+        if (tracked.includes(path)) await step(label, () => git.rm({ dir, paths: [path] }));
+      }
+      await step(`${i} lsFiles`, () => git.lsFiles({ dir }));
+    }
+    await step("log", () => git.log({ dir }));
+  };
+}
+
+const SEEDS = [1, 7, 42, 2024];
+
 /** Scenarios run on a Workspace without `defaultGitIdentity`. */
 const identityScenarios: Record<string, Scenario> = {
   "commit without any identity": async ({ git, fs }, step) => {
@@ -463,6 +539,13 @@ for (const side of ["ours", "ours on a provider"] as const) {
         const reference = await run("reference", scenario, true);
         const ours = await run(side, scenario, true);
         expect(mismatches(name, reference, ours)).toEqual([]);
+      });
+    }
+    for (const seed of SEEDS) {
+      it(`random staging and commits, seed ${seed}`, async () => {
+        const reference = await run("reference", randomScenario(seed), true);
+        const ours = await run(side, randomScenario(seed), true);
+        expect(mismatches(`seed ${seed}`, reference, ours), `seed ${seed}`).toEqual([]);
       });
     }
     for (const [name, scenario] of Object.entries(identityScenarios)) {
