@@ -285,6 +285,41 @@ const scenarios: Record<string, Scenario> = {
     await step("diffSummary with an untracked file", () => git.diffSummary({ dir }));
   },
 
+  "ignored files and plumbing": async ({ git, fs }, step) => {
+    const dir = "/repo";
+    await git.init({ dir });
+    await fs.writeFile("/repo/.gitignore", "*.log\nbuild/\n");
+    await fs.writeFile("/repo/a.txt", "a\n");
+    await fs.writeFile("/repo/debug.log", "noise\n");
+    await fs.mkdir("/repo/build");
+    await fs.writeFile("/repo/build/out.js", "x\n");
+    await step("status leaves ignored files out", () => git.status({ dir }));
+    await step("add all leaves them out too", async () => {
+      await git.add({ dir, paths: [], all: true });
+      return git.lsFiles({ dir });
+    });
+    await step("add an ignored file with force", async () => {
+      await git.add({ dir, paths: ["debug.log"], force: true });
+      return git.lsFiles({ dir });
+    });
+    const commit = await step("commit", () => git.commit({ dir, message: "base\n", author: at(1_700_000_000) }));
+    const oid = commit?.oid ?? "";
+    await step("clean keeps ignored files", () => git.clean({ dir, dryRun: true, directories: true }));
+    const blob = await step("hashObject write", () => git.hashObject({ dir, content: "stored\n", write: true }));
+    await step("catFile the written blob", () => git.catFile({ dir, oid: blob ?? "" }));
+    await step("catFile the commit", () => git.catFile({ dir, oid }));
+    await step("updateRef a new branch", () => git.updateRef({ dir, ref: "refs/heads/x", value: oid }));
+    await step("updateRef it again without force", () => git.updateRef({ dir, ref: "refs/heads/x", value: oid }));
+    await step("updateRef it again with force", () =>
+      git.updateRef({ dir, ref: "refs/heads/x", value: oid, force: true }),
+    );
+    await step("updateRef HEAD symbolically", () =>
+      git.updateRef({ dir, ref: "HEAD", value: "refs/heads/x", symbolic: true, force: true }),
+    );
+    await step("currentBranch after", () => git.currentBranch({ dir }));
+    await step("branchList after", () => git.branchList({ dir }));
+  },
+
   "a merge commit, a diff and the stash": async ({ git, fs }, step) => {
     const dir = "/repo";
     await git.init({ dir });
