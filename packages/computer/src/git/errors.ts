@@ -1,9 +1,10 @@
 /**
  * The error class of `@cloudflare/computer/git` and its named subclasses (the
- * original's names and codes: `NotARepositoryError` ENOTAREPO, …). The `code`
- * decides the CLI exit status the way git's own does: argv mistakes 129,
- * "fatal:" conditions about the repository, identity or paths 128, anything
- * else 1.
+ * original's names, codes and messages: `NotARepositoryError` ENOTAREPO, …),
+ * and the per-operation codes the typed client throws (`ELOGFAIL`, …; see
+ * client.ts). The `code` decides the CLI exit status the way git's own does:
+ * argv mistakes 129, "fatal:" conditions about the repository, identity or
+ * paths 128, anything else 1.
  */
 import { errorMessage } from "@cloudflare/dofs";
 
