@@ -76,8 +76,8 @@ describe("identity", () => {
     const ok = await run(["commit", "-m", "first"], ME);
     expect(ok.exitCode).toBe(0);
     const [entry] = await git.log({ dir: "/workspace" });
-    expect(entry?.commit.author).toMatchObject({ name: "Ada", email: "ada@example.com" });
-    expect(entry?.commit.committer).toMatchObject({ name: "Ada", email: "ada@example.com" });
+    expect(entry?.author).toMatchObject({ name: "Ada", email: "ada@example.com" });
+    expect(entry?.committer).toMatchObject({ name: "Ada", email: "ada@example.com" });
   });
 
   it("resolves explicit > env > .git/config > defaultIdentity", async () => {
@@ -87,7 +87,7 @@ describe("identity", () => {
       await fs.writeFile("/workspace/a.txt", `${Math.random()}\n`);
       await withDefault.add({ dir: "/workspace", paths: ["."] });
       await withDefault.commit({ dir: "/workspace", message: "x", env });
-      return (await withDefault.log({ dir: "/workspace", depth: 1 }))[0]?.commit.author.name;
+      return (await withDefault.log({ dir: "/workspace", depth: 1 }))[0]?.author.name;
     };
     expect(await commitAs({})).toBe("Default");
     await withDefault.configSet({ dir: "/workspace", path: "user.name", value: "Config" });

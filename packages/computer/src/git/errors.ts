@@ -1,9 +1,10 @@
 /**
  * The error class of `@cloudflare/computer/git` and its named subclasses (the
- * original's names and codes: `NotARepositoryError` ENOTAREPO, …). The `code`
- * decides the CLI exit status the way git's own does: argv mistakes 129,
- * "fatal:" conditions about the repository, identity or paths 128, anything
- * else 1.
+ * original's names, codes and messages: `NotARepositoryError` ENOTAREPO, …),
+ * and the per-operation codes the typed client throws (`ELOGFAIL`, …; see
+ * client.ts). The `code` decides the CLI exit status the way git's own does:
+ * argv mistakes 129, "fatal:" conditions about the repository, identity or
+ * paths 128, anything else 1.
  */
 import { errorMessage } from "@cloudflare/dofs";
 
@@ -26,6 +27,39 @@ export const GIT_ERROR_CODES = {
   ECONFLICT: 1,
   ENOTHING: 1,
   EFAILED: 1,
+  /** commit without a message. */
+  EMSG: 1,
+  // What the typed GitClient methods throw for any other failure, one code per
+  // operation as in the original (`git <verb> failed: <reason>`, the reason's
+  // own error as `cause`). The CLI reports the reason itself.
+  EADDFAIL: 1,
+  EBRANCHFAIL: 1,
+  ECATFILEFAIL: 1,
+  ECHECKOUTFAIL: 1,
+  ECLEANFAIL: 1,
+  ECLONEFAIL: 1,
+  ECOMMITFAIL: 1,
+  ECONFIGFAIL: 1,
+  ECURRENTBRANCHFAIL: 1,
+  EDIFFFAIL: 1,
+  EFETCHFAIL: 1,
+  EHASHFAIL: 1,
+  EINITFAIL: 1,
+  ELOGFAIL: 1,
+  ELSFILESFAIL: 1,
+  ELSTREEFAIL: 1,
+  EMERGEFAIL: 1,
+  EPULLFAIL: 1,
+  EPUSHFAIL: 1,
+  EREMOTEFAIL: 1,
+  ERESETFAIL: 1,
+  EREVPARSEFAIL: 1,
+  ERMFAIL: 1,
+  ESHOWFAIL: 1,
+  ESTASHFAIL: 1,
+  ESTATUSFAIL: 1,
+  ETAGFAIL: 1,
+  EUPDATEREFFAIL: 1,
 } as const;
 
 export type GitErrorCode = keyof typeof GIT_ERROR_CODES;
@@ -58,7 +92,7 @@ export class GitError extends Error {
 export class NotARepositoryError extends GitError {
   override readonly name = "NotARepositoryError";
   constructor(dir: string, options?: GitErrorOptions) {
-    super("ENOTAREPO", options?.message ?? `not a git repository (or any of the parent directories): ${dir}`, {
+    super("ENOTAREPO", options?.message ?? `not a git repository: ${dir}`, {
       path: dir,
       ...options,
     });
@@ -69,7 +103,7 @@ export class NotARepositoryError extends GitError {
 export class AlreadyInitializedError extends GitError {
   override readonly name = "AlreadyInitializedError";
   constructor(dir: string, options?: GitErrorOptions) {
-    super("EALREADYINIT", options?.message ?? `repository already exists in ${dir}`, { path: dir, ...options });
+    super("EALREADYINIT", options?.message ?? `git repository already exists at ${dir}`, { path: dir, ...options });
   }
 }
 
@@ -77,7 +111,12 @@ export class AlreadyInitializedError extends GitError {
 export class MissingIdentityError extends GitError {
   override readonly name = "MissingIdentityError";
   constructor(options?: GitErrorOptions) {
-    super("EIDENTITY", options?.message ?? "identity unknown: set user.name and user.email", options);
+    super(
+      "EIDENTITY",
+      options?.message ??
+        "author identity unknown. Pass author, set GIT_AUTHOR_NAME / GIT_AUTHOR_EMAIL, or configure defaultIdentity on the GitClient.",
+      options,
+    );
   }
 }
 
@@ -85,7 +124,10 @@ export class MissingIdentityError extends GitError {
 export class PathOutsideRepoError extends GitError {
   override readonly name = "PathOutsideRepoError";
   constructor(path: string, dir: string, options?: GitErrorOptions) {
-    super("EPATHOUTSIDE", options?.message ?? `'${path}' is outside repository at '${dir}'`, { path, ...options });
+    super("EPATHOUTSIDE", options?.message ?? `path '${path}' is outside the repository at ${dir}`, {
+      path,
+      ...options,
+    });
   }
 }
 

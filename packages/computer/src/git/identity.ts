@@ -12,15 +12,21 @@ import { type GitError, MissingIdentityError } from "./errors.js";
 
 export type GitEnv = Readonly<Record<string, string | undefined>>;
 
+/** An identity with, optionally, the time to record (seconds since the epoch; minutes east of UTC). Default: now, here. */
+export interface GitSignature extends GitIdentity {
+  timestamp?: number;
+  timezoneOffset?: number;
+}
+
 export interface ResolvedIdentities {
-  author: GitIdentity;
-  committer: GitIdentity;
+  author: GitSignature;
+  committer: GitSignature;
 }
 
 export async function resolveIdentities(
   ctx: GitContext,
   root: string,
-  explicit: { author?: GitIdentity | undefined; committer?: GitIdentity | undefined; env?: GitEnv | undefined },
+  explicit: { author?: GitSignature | undefined; committer?: GitSignature | undefined; env?: GitEnv | undefined },
 ): Promise<ResolvedIdentities> {
   const env = explicit.env ?? {};
   const config = {
@@ -28,11 +34,24 @@ export async function resolveIdentities(
     email: await configString(ctx, root, "user.email"),
   };
   const fallback = ctx.defaultIdentity;
-  const author = pick([explicit.author, fromEnv(env, "AUTHOR"), config, fallback]);
-  if (!author) throw unknownIdentity("author");
-  const committer = pick([explicit.committer, fromEnv(env, "COMMITTER"), config, fallback, author]);
-  if (!committer) throw unknownIdentity("committer");
+  const author = whole(explicit.author) ?? pick([explicit.author, fromEnv(env, "AUTHOR"), config, fallback]);
+  if (!author) throw new MissingIdentityError();
+  const committer =
+    whole(explicit.committer) ?? pick([explicit.committer, fromEnv(env, "COMMITTER"), config, fallback, author]);
+  if (!committer) throw unknownCommitter();
   return { author, committer };
+}
+
+/** A complete explicit identity is taken as given, with its time if it has one. */
+function whole(identity: GitSignature | undefined): GitSignature | undefined {
+  if (!identity?.name || !identity.email) return undefined;
+  const { name, email, timestamp, timezoneOffset } = identity;
+  return {
+    name,
+    email,
+    ...(timestamp !== undefined ? { timestamp } : {}),
+    ...(timezoneOffset !== undefined ? { timezoneOffset } : {}),
+  };
 }
 
 /** `"Name <email>"` as git's `--author` takes it. */
@@ -59,10 +78,10 @@ async function configString(ctx: GitContext, root: string, path: string): Promis
   return typeof value === "string" && value !== "" ? value : undefined;
 }
 
-function unknownIdentity(role: "author" | "committer"): GitError {
+function unknownCommitter(): GitError {
   return new MissingIdentityError({
     message:
-      `${role} identity unknown: set user.name and user.email with git config, ` +
-      `or GIT_${role.toUpperCase()}_NAME and GIT_${role.toUpperCase()}_EMAIL, or pass defaultGitIdentity`,
+      "committer identity unknown: set user.name and user.email with git config, " +
+      "or GIT_COMMITTER_NAME and GIT_COMMITTER_EMAIL, or pass defaultGitIdentity",
   });
 }

@@ -4,20 +4,13 @@
  * this subpath is the only one that imports isomorphic-git.
  */
 
-export type { GitIdentity } from "../workspace/capabilities.js";
-export type { AddOptions, CommitOptions, CommitResult, RmOptions } from "./api/commit.js";
-export type { DiffOptions, DiffSide, DiffSummary, FileDiff } from "./api/diff.js";
-export type { LogEntry, LogOptions, ShowResult } from "./api/history.js";
-export type { MergeOptions, MergeResult } from "./api/merge.js";
-export type { CatFileResult, HashObjectOptions, LsTreeEntry } from "./api/objects.js";
-export type { PullOptions } from "./api/pull.js";
-export type { BranchOptions, CheckoutOptions, UpdateRefOptions } from "./api/refs.js";
-export type { CloneOptions, FetchOptions, PushOptions, RemoteResult } from "./api/remote.js";
-export type { InitOptions } from "./api/repo.js";
-export type { CleanOptions, ResetOptions } from "./api/reset.js";
-export type { GitSide, GitStatus, GitStatusEntry, StatusOptions } from "./api/status.js";
+// Ours: the engine's richer results (statusDetails, showObject, diffFiles), the CLI, formatters and seams.
+export type { DiffSide, FileDiff } from "./api/diff.js";
+export type { ShowResult } from "./api/history.js";
+export type { GitSide, GitStatus, GitStatusEntry } from "./api/status.js";
 export { GIT_VERSION_TEXT, SUBCOMMANDS } from "./cli/index.js";
-export { createGitClient, GitClient, type GitClientFactory, type GitClientOptions } from "./client.js";
+// The original's surface: the client, its factory, errors and types.
+export { createGitClient, GitClient, type GitClientFactory } from "./client.js";
 export type { GitRemoteAuth } from "./context.js";
 export {
   AlreadyInitializedError,
@@ -36,11 +29,19 @@ export {
 export { formatStatusLong, formatStatusPorcelainV2, formatStatusShort, type StatusFormatOptions } from "./format.js";
 export { createGitFs, type GitFs, type GitFsPromises, type GitFsStat } from "./fs-adapter.js";
 export { type GitEnv, parseIdentity } from "./identity.js";
+export { fetchHttpClient, parseRemoteUrl, type RemoteUrl } from "./transport.js";
 export type {
+  AuthCallback,
+  BaseWorktreeOptions,
+  CatFileResult,
+  CleanOptions,
+  CommitResult,
   CommitView,
   CreateGitClientOptions,
+  DiffSummaryEntry,
   FetchResult,
   GitAddOptions,
+  GitAuth,
   GitBranchDeleteOptions,
   GitBranchListOptions,
   GitBranchOptions,
@@ -56,11 +57,14 @@ export type {
   GitDiffOptions,
   GitFetchOptions,
   GitHashObjectOptions,
+  GitIdentity,
   GitInitOptions,
   GitLogOptions,
   GitLsFilesOptions,
   GitLsTreeOptions,
   GitMergeOptions,
+  GitPerson,
+  GitProviderStats,
   GitPullOptions,
   GitPushOptions,
   GitRemoteAddOptions,
@@ -70,16 +74,26 @@ export type {
   GitRevParseOptions,
   GitRmOptions,
   GitShowOptions,
+  GitSignature,
   GitStatusOptions,
   GitTagDeleteOptions,
   GitTagListOptions,
   GitTagOptions,
   GitUpdateRefOptions,
+  GitWorkspaceProvider,
+  IsomorphicGitFSClient,
+  MergeResult,
+  MessageCallback,
+  ProgressCallback,
   PushResult,
+  RefUpdateStatus,
   RemoteView,
+  ResetOptions,
   StashPopOptions,
   StashPushOptions,
   StatusEntry,
+  StatusRow,
   TreeEntryView,
-} from "./option-names.js";
-export { fetchHttpClient, parseRemoteUrl, type RemoteUrl } from "./transport.js";
+  WorkspaceGitClientOptions,
+  WorkspaceLike,
+} from "./types.js";

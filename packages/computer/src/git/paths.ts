@@ -24,7 +24,7 @@ export function joinPath(dir: string, name: string): string {
 
 export async function exists(ctx: GitContext, path: string): Promise<boolean> {
   try {
-    await ctx.workspace.lstat(path);
+    await ctx.files.lstat(path);
     return true;
   } catch (error) {
     if ((error as { code?: string }).code === "ENOENT" || (error as { code?: string }).code === "ENOTDIR") return false;

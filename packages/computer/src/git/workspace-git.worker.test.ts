@@ -40,7 +40,7 @@ describe("workspace.git in workerd", () => {
         });
         const git: GitClient = typed.git;
         const [entry] = await git.log({ dir: "/workspace" });
-        expect(entry?.commit.committer.name).toBe("Default Agent");
+        expect(entry?.committer.name).toBe("Default Agent");
       },
       { git: createGitClient(), defaultGitIdentity: { name: "Default Agent", email: "agent@example.com" } },
     );
@@ -54,7 +54,7 @@ describe("workspace.git in workerd", () => {
       await direct.init({ dir: "/workspace" });
       await direct.add({ dir: "/workspace", paths: ["a.txt"] });
       await direct.commit({ dir: "/workspace", message: "m" });
-      expect((await direct.log({ dir: "/workspace" }))[0]?.commit.author.name).toBe("F");
+      expect((await direct.log({ dir: "/workspace" }))[0]?.author.name).toBe("F");
 
       // A hand-written factory of the original's shape (only a function), as the git option.
       const calls: unknown[] = [];

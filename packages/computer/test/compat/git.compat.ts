@@ -5,49 +5,34 @@ import type * as O from "../../src/git/index.js";
 import type { ClassFits, Fits, OptionsFits, ResultFits, ValueFits } from "./check.js";
 
 type _AlreadyInitializedError = Fits<ClassFits<typeof O.AlreadyInitializedError, typeof R.AlreadyInitializedError>>;
-// @ts-expect-error missing, issue 19 row 11
 type _AuthCallback = Fits<ResultFits<O.AuthCallback, R.AuthCallback>>;
-// @ts-expect-error missing, issue 19 row 11
 type _BaseWorktreeOptions = Fits<OptionsFits<O.BaseWorktreeOptions, R.BaseWorktreeOptions>>;
-// @ts-expect-error incompatible, issue 19 row 11
 type _CatFileResult = Fits<ResultFits<O.CatFileResult, R.CatFileResult>>;
 type _CleanOptions = Fits<OptionsFits<O.CleanOptions, R.CleanOptions>>;
 type _CommitResult = Fits<ResultFits<O.CommitResult, R.CommitResult>>;
-// @ts-expect-error incompatible, issue 19 row 11
 type _CommitView = Fits<ResultFits<O.CommitView, R.CommitView>>;
-// @ts-expect-error incompatible, issue 19 row 11
 type _createGitClient = Fits<ValueFits<typeof O.createGitClient, typeof R.createGitClient>>;
-// @ts-expect-error incompatible, issue 19 row 11
 type _CreateGitClientOptions = Fits<OptionsFits<O.CreateGitClientOptions, R.CreateGitClientOptions>>;
-// @ts-expect-error missing, issue 19 row 11
 type _DiffSummaryEntry = Fits<ResultFits<O.DiffSummaryEntry, R.DiffSummaryEntry>>;
-// @ts-expect-error incompatible, issue 19 row 11
 type _FetchResult = Fits<ResultFits<O.FetchResult, R.FetchResult>>;
 type _GitAddOptions = Fits<OptionsFits<O.GitAddOptions, R.GitAddOptions>>;
-// @ts-expect-error missing, issue 19 row 11
 type _GitAuth = Fits<ResultFits<O.GitAuth, R.GitAuth>>;
 type _GitBranchDeleteOptions = Fits<OptionsFits<O.GitBranchDeleteOptions, R.GitBranchDeleteOptions>>;
 type _GitBranchListOptions = Fits<OptionsFits<O.GitBranchListOptions, R.GitBranchListOptions>>;
 type _GitBranchOptions = Fits<OptionsFits<O.GitBranchOptions, R.GitBranchOptions>>;
-// @ts-expect-error incompatible, issue 19 row 11
 type _GitCatFileOptions = Fits<OptionsFits<O.GitCatFileOptions, R.GitCatFileOptions>>;
 type _GitCheckoutOptions = Fits<OptionsFits<O.GitCheckoutOptions, R.GitCheckoutOptions>>;
-// @ts-expect-error incompatible, issue 19 row 11
 type _GitClient = Fits<ResultFits<O.GitClient, R.GitClient>>;
-// @ts-expect-error incompatible, issue 19 row 11
 type _GitClientFactory = Fits<ResultFits<O.GitClientFactory, R.GitClientFactory>>;
 type _GitCliInput = Fits<OptionsFits<O.GitCliInput, R.GitCliInput>>;
 type _GitCliResult = Fits<ResultFits<O.GitCliResult, R.GitCliResult>>;
 type _GitCloneOptions = Fits<OptionsFits<O.GitCloneOptions, R.GitCloneOptions>>;
 type _GitCommitOptions = Fits<OptionsFits<O.GitCommitOptions, R.GitCommitOptions>>;
 type _GitConfigGetOptions = Fits<OptionsFits<O.GitConfigGetOptions, R.GitConfigGetOptions>>;
-// @ts-expect-error incompatible, issue 19 row 11
 type _GitConfigSetOptions = Fits<OptionsFits<O.GitConfigSetOptions, R.GitConfigSetOptions>>;
 type _GitCurrentBranchOptions = Fits<OptionsFits<O.GitCurrentBranchOptions, R.GitCurrentBranchOptions>>;
-// @ts-expect-error incompatible, issue 19 row 11
 type _GitDiffOptions = Fits<OptionsFits<O.GitDiffOptions, R.GitDiffOptions>>;
 type _GitError = Fits<ClassFits<typeof O.GitError, typeof R.GitError>>;
-// @ts-expect-error incompatible, issue 19 row 11
 type _GitFetchOptions = Fits<OptionsFits<O.GitFetchOptions, R.GitFetchOptions>>;
 type _GitHashObjectOptions = Fits<OptionsFits<O.GitHashObjectOptions, R.GitHashObjectOptions>>;
 type _GitIdentity = Fits<OptionsFits<O.GitIdentity, R.GitIdentity>>;
@@ -56,15 +41,12 @@ type _GitLogOptions = Fits<OptionsFits<O.GitLogOptions, R.GitLogOptions>>;
 type _GitLsFilesOptions = Fits<OptionsFits<O.GitLsFilesOptions, R.GitLsFilesOptions>>;
 type _GitLsTreeOptions = Fits<OptionsFits<O.GitLsTreeOptions, R.GitLsTreeOptions>>;
 type _GitMergeOptions = Fits<OptionsFits<O.GitMergeOptions, R.GitMergeOptions>>;
-// @ts-expect-error incompatible, issue 19 row 11
 type _GitPullOptions = Fits<OptionsFits<O.GitPullOptions, R.GitPullOptions>>;
-// @ts-expect-error incompatible, issue 19 row 11
 type _GitPushOptions = Fits<OptionsFits<O.GitPushOptions, R.GitPushOptions>>;
 type _GitRemoteAddOptions = Fits<OptionsFits<O.GitRemoteAddOptions, R.GitRemoteAddOptions>>;
 type _GitRemoteListOptions = Fits<OptionsFits<O.GitRemoteListOptions, R.GitRemoteListOptions>>;
 type _GitRemoteRemoveOptions = Fits<OptionsFits<O.GitRemoteRemoveOptions, R.GitRemoteRemoveOptions>>;
 type _GitRepoRootOptions = Fits<OptionsFits<O.GitRepoRootOptions, R.GitRepoRootOptions>>;
-// @ts-expect-error incompatible, issue 19 row 11
 type _GitRevParseOptions = Fits<OptionsFits<O.GitRevParseOptions, R.GitRevParseOptions>>;
 type _GitRmOptions = Fits<OptionsFits<O.GitRmOptions, R.GitRmOptions>>;
 type _GitShowOptions = Fits<OptionsFits<O.GitShowOptions, R.GitShowOptions>>;
@@ -74,29 +56,20 @@ type _GitTagListOptions = Fits<OptionsFits<O.GitTagListOptions, R.GitTagListOpti
 type _GitTagOptions = Fits<OptionsFits<O.GitTagOptions, R.GitTagOptions>>;
 type _GitUpdateRefOptions = Fits<OptionsFits<O.GitUpdateRefOptions, R.GitUpdateRefOptions>>;
 type _MergeResult = Fits<ResultFits<O.MergeResult, R.MergeResult>>;
-// @ts-expect-error missing, issue 19 row 11
 type _MessageCallback = Fits<ResultFits<O.MessageCallback, R.MessageCallback>>;
 type _MissingIdentityError = Fits<ClassFits<typeof O.MissingIdentityError, typeof R.MissingIdentityError>>;
 type _NotARepositoryError = Fits<ClassFits<typeof O.NotARepositoryError, typeof R.NotARepositoryError>>;
 type _PathOutsideRepoError = Fits<ClassFits<typeof O.PathOutsideRepoError, typeof R.PathOutsideRepoError>>;
 type _PathspecNotFoundError = Fits<ClassFits<typeof O.PathspecNotFoundError, typeof R.PathspecNotFoundError>>;
-// @ts-expect-error missing, issue 19 row 11
 type _ProgressCallback = Fits<ResultFits<O.ProgressCallback, R.ProgressCallback>>;
-// @ts-expect-error incompatible, issue 19 row 11
 type _PushResult = Fits<ResultFits<O.PushResult, R.PushResult>>;
-// @ts-expect-error missing, issue 19 row 11
 type _RefUpdateStatus = Fits<ResultFits<O.RefUpdateStatus, R.RefUpdateStatus>>;
-// @ts-expect-error incompatible, issue 19 row 11
 type _RemoteView = Fits<ResultFits<O.RemoteView, R.RemoteView>>;
 type _ResetOptions = Fits<OptionsFits<O.ResetOptions, R.ResetOptions>>;
 type _StashPopOptions = Fits<OptionsFits<O.StashPopOptions, R.StashPopOptions>>;
 type _StashPushOptions = Fits<OptionsFits<O.StashPushOptions, R.StashPushOptions>>;
 type _StatusEntry = Fits<ResultFits<O.StatusEntry, R.StatusEntry>>;
-// @ts-expect-error missing, issue 19 row 11
 type _StatusRow = Fits<ResultFits<O.StatusRow, R.StatusRow>>;
-// @ts-expect-error incompatible, issue 19 row 11
 type _TreeEntryView = Fits<ResultFits<O.TreeEntryView, R.TreeEntryView>>;
-// @ts-expect-error missing, issue 19 row 11
 type _WorkspaceGitClientOptions = Fits<OptionsFits<O.WorkspaceGitClientOptions, R.WorkspaceGitClientOptions>>;
-// @ts-expect-error missing, issue 19 row 11
 type _WorkspaceLike = Fits<OptionsFits<O.WorkspaceLike, R.WorkspaceLike>>;

@@ -1,28 +1,36 @@
 /** Staging and committing: add, rm, commit. */
 import git from "isomorphic-git";
-import type { GitIdentity } from "../../workspace/capabilities.js";
 import type { GitContext } from "../context.js";
 import { GitError, PathspecNotFoundError } from "../errors.js";
-import { type GitEnv, resolveIdentities } from "../identity.js";
+import { type GitEnv, type GitSignature, resolveIdentities } from "../identity.js";
 import { joinPath, matchesPathspec, requireRepo } from "../paths.js";
 import { shortOid } from "./revisions.js";
 import { status } from "./status.js";
 
 export interface AddOptions {
   dir?: string;
-  /** Repository-relative pathspecs; `.` is everything. Deleted files are staged as deletions. */
+  /** Repository-relative pathspecs; `.` is everything. Deleted files are staged as deletions. No paths, nothing staged. */
   paths: string[];
   /** Add ignored files too. */
   force?: boolean;
+  /** Every change in the repository (`git add -A`); `paths` is then ignored. */
+  all?: boolean;
+  /** With `all`: only files HEAD tracks, never untracked ones (`git add -u`, `commit -a`). */
+  trackedOnly?: boolean;
 }
 
 export async function add(ctx: GitContext, options: AddOptions): Promise<{ added: string[]; removed: string[] }> {
   const root = await requireRepo(ctx, options.dir);
-  const { entries } = await status(ctx, { dir: root, paths: options.paths, untracked: "all" });
   const added: string[] = [];
   const removed: string[] = [];
+  if (!options.all && options.paths.length === 0) return { added, removed };
+  const paths = options.all ? ["."] : options.paths;
+  const { entries } = await status(ctx, { dir: root, paths, untracked: options.trackedOnly ? "no" : "all" });
   for (const entry of entries) {
-    if (entry.y === ".") continue;
+    // A file out of the index but still in the work tree (after `rm --cached`) is added back.
+    const backIn = entry.index === null && entry.worktree !== null;
+    if (entry.y === "." && !backIn) continue;
+    if (options.all && options.trackedOnly && entry.head === null) continue;
     if (entry.y === "D") {
       await git.remove({ fs: ctx.fs, dir: root, filepath: entry.path, cache: ctx.cache });
       removed.push(entry.path);
@@ -33,7 +41,7 @@ export async function add(ctx: GitContext, options: AddOptions): Promise<{ added
   if (added.length > 0) {
     await git.add({ fs: ctx.fs, dir: root, filepath: added, cache: ctx.cache, force: options.force === true });
   }
-  if (options.force) {
+  if (options.force && !options.all) {
     // Ignored files never reach the status walk; add the named ones directly.
     for (const path of options.paths) {
       if (path !== "." && !added.includes(path)) {
@@ -41,6 +49,7 @@ export async function add(ctx: GitContext, options: AddOptions): Promise<{ added
       }
     }
   }
+  if (options.all) return { added, removed };
   const matched = new Set(await git.listFiles({ fs: ctx.fs, dir: root, cache: ctx.cache }));
   for (const path of options.paths) {
     if (path === "." || added.some((a) => matchesPathspec(a, [path])) || removed.includes(path)) continue;
@@ -71,7 +80,7 @@ export async function rm(ctx: GitContext, options: RmOptions): Promise<{ removed
     }
     for (const file of hits) {
       await git.remove({ fs: ctx.fs, dir: root, filepath: file, cache: ctx.cache });
-      if (!options.cached) await ctx.workspace.rm(joinPath(root, file), { force: true });
+      if (!options.cached) await ctx.files.remove(joinPath(root, file));
       removed.push(file);
     }
   }
@@ -81,8 +90,8 @@ export async function rm(ctx: GitContext, options: RmOptions): Promise<{ removed
 export interface CommitOptions {
   dir?: string;
   message: string;
-  author?: GitIdentity;
-  committer?: GitIdentity;
+  author?: GitSignature;
+  committer?: GitSignature;
   /** `GIT_AUTHOR_*` / `GIT_COMMITTER_*` (see identity.ts). */
   env?: GitEnv;
   /** Commit even when nothing is staged. */
@@ -100,7 +109,7 @@ export interface CommitResult {
 export async function commit(ctx: GitContext, options: CommitOptions): Promise<CommitResult> {
   const root = await requireRepo(ctx, options.dir);
   if (typeof options.message !== "string" || options.message.trim() === "") {
-    throw new GitError("EFAILED", "aborting commit due to empty commit message");
+    throw new GitError("EMSG", "commit message is required");
   }
   const { author, committer } = await resolveIdentities(ctx, root, options);
   if (!options.allowEmpty && !options.amend) {

@@ -9,10 +9,24 @@ export async function configGet(ctx: GitContext, options: { dir?: string; path: 
   return value === undefined || value === null ? undefined : String(value);
 }
 
+/** Every value of a multi-valued key, in file order; none is `[]`. */
+export async function configGetAll(ctx: GitContext, options: { dir?: string; path: string }): Promise<string[]> {
+  const root = await requireRepo(ctx, options.dir);
+  const values: unknown[] = await git.getConfigAll({ fs: ctx.fs, dir: root, path: options.path });
+  return values.map(String);
+}
+
+/** `undefined` unsets the key; `append` adds a value to a multi-valued key. */
 export async function configSet(
   ctx: GitContext,
-  options: { dir?: string; path: string; value: string | undefined },
+  options: { dir?: string; path: string; value: string | boolean | number | undefined; append?: boolean },
 ): Promise<void> {
   const root = await requireRepo(ctx, options.dir);
-  await git.setConfig({ fs: ctx.fs, dir: root, path: options.path, value: options.value });
+  await git.setConfig({
+    fs: ctx.fs,
+    dir: root,
+    path: options.path,
+    value: options.value,
+    ...(options.append ? { append: true } : {}),
+  });
 }

@@ -4,20 +4,23 @@
  * is brought along afterwards with a checkout of the current branch.
  */
 import git from "isomorphic-git";
-import type { GitIdentity } from "../../workspace/capabilities.js";
 import type { GitContext } from "../context.js";
 import { GitError, isGitError } from "../errors.js";
-import { type GitEnv, resolveIdentities } from "../identity.js";
+import { type GitEnv, type GitSignature, resolveIdentities } from "../identity.js";
 import { requireRepo } from "../paths.js";
 import { resolveRevision } from "./revisions.js";
 
 export interface MergeOptions {
   dir?: string;
-  /** The branch, tag or commit to merge into the current branch. */
+  /** The branch, tag or commit to merge in. */
   theirs: string;
+  /** The branch merged into; default the current one. Another branch moves without touching the work tree. */
+  ours?: string;
+  /** `false`: a merge commit even when a fast-forward would do (`--no-ff`). */
+  fastForward?: boolean;
   message?: string;
-  author?: GitIdentity;
-  committer?: GitIdentity;
+  author?: GitSignature;
+  committer?: GitSignature;
   env?: GitEnv;
   fastForwardOnly?: boolean;
 }
@@ -25,11 +28,18 @@ export interface MergeOptions {
 export interface MergeResult {
   status: "up-to-date" | "fast-forward" | "merge";
   oid: string;
+  /** The tree of the merge commit, when one was made. */
+  tree?: string;
+  /** isomorphic-git's flags, which the original returns: one of them is set. */
+  alreadyMerged?: boolean;
+  fastForward?: boolean;
+  mergeCommit?: boolean;
 }
 
 export async function merge(ctx: GitContext, options: MergeOptions): Promise<MergeResult> {
   const root = await requireRepo(ctx, options.dir);
-  const ours = await git.currentBranch({ fs: ctx.fs, dir: root });
+  const current = await git.currentBranch({ fs: ctx.fs, dir: root });
+  const ours = options.ours?.replace(/^refs\/heads\//, "") ?? current;
   if (!ours) throw new GitError("EFAILED", "cannot merge with a detached HEAD");
   const theirs = await resolveRevision(ctx, root, options.theirs);
   let identities: Awaited<ReturnType<typeof resolveIdentities>> | undefined;
@@ -49,6 +59,7 @@ export async function merge(ctx: GitContext, options: MergeOptions): Promise<Mer
       theirs,
       cache: ctx.cache,
       abortOnConflict: true,
+      fastForward: options.fastForward !== false,
       fastForwardOnly: options.fastForwardOnly === true || identities === undefined,
       message: options.message ?? `Merge ${options.theirs} into ${ours}`,
       ...(identities ? { author: identities.author, committer: identities.committer } : {}),
@@ -63,7 +74,10 @@ export async function merge(ctx: GitContext, options: MergeOptions): Promise<Mer
     }
     throw error;
   }
-  if (result.alreadyMerged) return { status: "up-to-date", oid: result.oid ?? theirs };
-  await git.checkout({ fs: ctx.fs, dir: root, ref: ours, cache: ctx.cache });
-  return { status: result.fastForward ? "fast-forward" : "merge", oid: result.oid ?? theirs };
+  const oid = result.oid ?? theirs;
+  if (result.alreadyMerged) return { status: "up-to-date", oid, alreadyMerged: true };
+  if (ours === current) await git.checkout({ fs: ctx.fs, dir: root, ref: ours, cache: ctx.cache });
+  return result.fastForward
+    ? { status: "fast-forward", oid, fastForward: true }
+    : { status: "merge", oid, ...(result.tree ? { tree: result.tree } : {}), mergeCommit: true };
 }

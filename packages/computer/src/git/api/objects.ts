@@ -1,7 +1,7 @@
 /** Object plumbing: hashObject, catFile, lsTree. */
 import git from "isomorphic-git";
 import type { GitContext } from "../context.js";
-import { GitError } from "../errors.js";
+import { GitError, NotARepositoryError } from "../errors.js";
 import { findRepoRoot, requireRepo, resolvePath } from "../paths.js";
 import { resolveRevision } from "./revisions.js";
 
@@ -23,7 +23,7 @@ export async function hashObject(ctx: GitContext, options: HashObjectOptions): P
   const bytes = typeof content === "string" ? new TextEncoder().encode(content) : content;
   if (!options.write) return (await git.hashBlob({ object: bytes })).oid;
   const root = await findRepoRoot(ctx, resolvePath("/", options.dir ?? "/"));
-  if (!root) throw new GitError("ENOTAREPO", "not a git repository: cannot write the object");
+  if (!root) throw new NotARepositoryError(resolvePath("/", options.dir ?? "/"));
   return git.writeBlob({ fs: ctx.fs, dir: root, blob: bytes });
 }
 
@@ -35,18 +35,25 @@ export interface CatFileResult {
   content: Uint8Array;
 }
 
-export async function catFile(ctx: GitContext, options: { dir?: string; rev: string }): Promise<CatFileResult> {
+/** `rev` is any revision, or `<rev>:<path>`; `filepath` names a path inside the tree it resolves to. */
+export async function catFile(
+  ctx: GitContext,
+  options: { dir?: string; rev: string; filepath?: string },
+): Promise<CatFileResult> {
   const root = await requireRepo(ctx, options.dir);
   const colon = options.rev.indexOf(":");
+  const base = colon === -1 ? options.rev : options.rev.slice(0, colon) || "HEAD";
+  const filepath = colon === -1 ? options.filepath : options.rev.slice(colon + 1);
+  const baseOid = await resolveRevision(ctx, root, base);
   const oid =
-    colon === -1
-      ? await resolveRevision(ctx, root, options.rev)
+    filepath === undefined
+      ? baseOid
       : (
           await git.readObject({
             fs: ctx.fs,
             dir: root,
-            oid: await resolveRevision(ctx, root, options.rev.slice(0, colon) || "HEAD"),
-            filepath: options.rev.slice(colon + 1),
+            oid: baseOid,
+            filepath,
             format: "deflated",
             cache: ctx.cache,
           })
@@ -58,7 +65,7 @@ export async function catFile(ctx: GitContext, options: { dir?: string; rev: str
 
 export interface LsTreeEntry {
   mode: string;
-  type: string;
+  type: "blob" | "tree" | "commit";
   oid: string;
   path: string;
 }

@@ -74,6 +74,8 @@ export interface UpdateRefOptions {
   value?: string;
   symbolic?: boolean;
   delete?: boolean;
+  /** Overwrite an existing ref (default true, as git's update-ref does). */
+  force?: boolean;
 }
 
 export async function updateRef(ctx: GitContext, options: UpdateRefOptions): Promise<void> {
@@ -84,14 +86,16 @@ export async function updateRef(ctx: GitContext, options: UpdateRefOptions): Pro
   }
   if (options.value === undefined) throw new GitError("EUSAGE", "update-ref needs a value");
   const value = options.symbolic ? options.value : await resolveRevision(ctx, root, options.value);
-  await git.writeRef({
-    fs: ctx.fs,
-    dir: root,
-    ref: options.ref,
-    value,
-    force: true,
-    symbolic: options.symbolic === true,
-  });
+  await refOrExists(() =>
+    git.writeRef({
+      fs: ctx.fs,
+      dir: root,
+      ref: options.ref,
+      value,
+      force: options.force !== false,
+      symbolic: options.symbolic === true,
+    }),
+  );
 }
 
 export interface CheckoutOptions {

@@ -5,9 +5,9 @@
  * (depth 1; 0 or Infinity for full history). Progress is buffered and
  * returned, for the CLI to print on stderr at the end.
  */
-import git, { type AuthCallback } from "isomorphic-git";
+import git, { type AuthCallback as IsomorphicAuthCallback } from "isomorphic-git";
 import type { GitContext, GitRemoteAuth } from "../context.js";
-import { GitError } from "../errors.js";
+import { AlreadyInitializedError, GitError } from "../errors.js";
 import { fetchLocal, pushLocal } from "../local-transport.js";
 import { exists, requireRepo, resolvePath } from "../paths.js";
 import { parseRemoteUrl } from "../transport.js";
@@ -49,6 +49,23 @@ export async function remoteList(
   return git.listRemotes({ fs: ctx.fs, dir: root });
 }
 
+/** Which remote an operation talks to: a configured name, or a URL given directly. */
+interface RemoteTarget {
+  remote?: string;
+  url?: string;
+}
+
+/** The URL to use and the remote name to record refs under (`origin` for a bare URL too, as isomorphic-git does). */
+async function targetOf(
+  ctx: GitContext,
+  root: string,
+  options: RemoteTarget,
+): Promise<{ remote: string; url: string }> {
+  const remote = options.remote ?? "origin";
+  if (options.url !== undefined) return { remote, url: options.url };
+  return { remote, url: await requireRemoteUrl(ctx, root, remote) };
+}
+
 export interface CloneOptions extends GitRemoteAuth {
   url: string;
   /** Default: the URL's basename without `.git`, under `/`. */
@@ -61,6 +78,11 @@ export interface CloneOptions extends GitRemoteAuth {
   paths?: string[];
   remote?: string;
   noCheckout?: boolean;
+  /** Only the requested branch (default true). */
+  singleBranch?: boolean;
+  /** Leave tags out (default true). */
+  noTags?: boolean;
+  corsProxy?: string;
 }
 
 export interface RemoteResult {
@@ -75,8 +97,10 @@ export async function clone(
   const target = parseRemoteUrl(options.url);
   const dir = resolvePath("/", options.dir ?? defaultCloneDir(options.url));
   if (await exists(ctx, dir)) {
-    if ((await ctx.workspace.readdir(dir, { limit: 1 })).length > 0) {
-      throw new GitError("EALREADYINIT", `destination path '${dir}' already exists and is not an empty directory`);
+    if ((await ctx.files.list(dir)).length > 0) {
+      throw new AlreadyInitializedError(dir, {
+        message: `destination path '${dir}' already exists and is not an empty directory`,
+      });
     }
   }
   const remote = options.remote ?? "origin";
@@ -84,21 +108,22 @@ export async function clone(
   const depth = options.depth ?? 1;
   const checkoutLater = options.paths !== undefined || options.noCheckout === true;
   if (target.kind === "http") {
-    if (!(await exists(ctx, dir))) await ctx.workspace.mkdir(dir, { recursive: true });
+    if (!(await exists(ctx, dir))) await ctx.files.mkdirp(dir);
     await git.clone({
       fs: ctx.fs,
       http: ctx.http,
       dir,
       url: target.url,
       remote,
-      singleBranch: true,
+      singleBranch: options.singleBranch !== false,
+      noTags: options.noTags !== false,
       noCheckout: checkoutLater,
       cache: ctx.cache,
       ...(options.ref ? { ref: options.ref } : {}),
+      ...(options.corsProxy ? { corsProxy: options.corsProxy } : {}),
       ...(depth > 0 && Number.isFinite(depth) ? { depth } : {}),
       ...authOptions(options),
-      onProgress: progress.onProgress,
-      onMessage: progress.onMessage,
+      ...progress.callbacks(options),
     });
   } else {
     await init(ctx, { dir });
@@ -126,46 +151,60 @@ export async function clone(
   return { dir, branch, progress: progress.text() };
 }
 
-export interface FetchOptions extends GitRemoteAuth {
+export interface FetchOptions extends GitRemoteAuth, RemoteTarget {
   dir?: string;
-  remote?: string;
+  /** The branch to fetch (and with `remoteRef`, the local name it is stored under). */
   ref?: string;
+  /** The remote's name for it, when it differs from `ref`. */
+  remoteRef?: string;
   depth?: number;
+  /** Default: only `ref` when one is given, else every branch. */
+  singleBranch?: boolean;
   prune?: boolean;
   tags?: boolean;
 }
 
-export async function fetch(ctx: GitContext, options: FetchOptions = {}): Promise<RemoteResult> {
+export interface FetchResult extends RemoteResult {
+  /** The remote's HEAD branch (`refs/heads/main`), when it says. */
+  defaultBranch: string | null;
+  /** The commit fetched for the requested (or default) branch. */
+  fetchHead: string | null;
+}
+
+export async function fetch(ctx: GitContext, options: FetchOptions = {}): Promise<FetchResult> {
   const root = await requireRepo(ctx, options.dir);
-  const remote = options.remote ?? "origin";
-  const url = await requireRemoteUrl(ctx, root, remote);
+  const { remote, url } = await targetOf(ctx, root, options);
   const target = parseRemoteUrl(url);
-  const progress = new Progress();
   if (target.kind === "file") {
-    await fetchLocal(ctx, root, target.path, remote);
-    return { progress: "" };
+    const fetched = await fetchLocal(ctx, root, target.path, remote);
+    const branch = options.remoteRef ?? options.ref ?? fetched.headBranch;
+    return {
+      progress: "",
+      defaultBranch: fetched.headBranch ? `refs/heads/${fetched.headBranch}` : null,
+      fetchHead: (branch && fetched.branches[branch.replace(/^refs\/heads\//, "")]) || null,
+    };
   }
-  await git.fetch({
+  const progress = new Progress();
+  const result = await git.fetch({
     fs: ctx.fs,
     http: ctx.http,
     dir: root,
-    remote,
     cache: ctx.cache,
-    singleBranch: options.ref !== undefined,
+    singleBranch: options.singleBranch ?? options.ref !== undefined,
+    ...(options.url !== undefined ? { url: target.url } : { remote }),
     ...(options.ref ? { ref: options.ref } : {}),
+    ...(options.remoteRef ? { remoteRef: options.remoteRef } : {}),
     ...(options.depth ? { depth: options.depth } : {}),
     ...(options.prune ? { prune: true } : {}),
     ...(options.tags ? { tags: true } : {}),
     ...authOptions(options),
-    onProgress: progress.onProgress,
-    onMessage: progress.onMessage,
+    ...progress.callbacks(options),
   });
-  return { progress: progress.text() };
+  return { progress: progress.text(), defaultBranch: result.defaultBranch, fetchHead: result.fetchHead };
 }
 
-export interface PushOptions extends GitRemoteAuth {
+export interface PushOptions extends GitRemoteAuth, RemoteTarget {
   dir?: string;
-  remote?: string;
   /** Local ref; default the current branch. */
   ref?: string;
   remoteRef?: string;
@@ -173,30 +212,46 @@ export interface PushOptions extends GitRemoteAuth {
   delete?: boolean;
 }
 
-export async function push(ctx: GitContext, options: PushOptions = {}): Promise<RemoteResult & { ref: string }> {
+/** How the remote took each ref; a refused ref has `ok: false` and the server's reason. */
+export interface RefUpdateStatus {
+  ok: boolean;
+  error?: string;
+}
+
+export interface PushResult extends RemoteResult {
+  ok: boolean;
+  error: string | null;
+  refs: Record<string, RefUpdateStatus>;
+  /** The local ref pushed. */
+  ref: string;
+}
+
+/** A refused ref throws ECONFLICT ("failed to push some refs"), as git exits 1 for it. */
+export async function push(ctx: GitContext, options: PushOptions = {}): Promise<PushResult> {
   const root = await requireRepo(ctx, options.dir);
-  const remote = options.remote ?? "origin";
-  const target = parseRemoteUrl(await requireRemoteUrl(ctx, root, remote));
+  const { remote, url } = await targetOf(ctx, root, options);
+  const target = parseRemoteUrl(url);
   const ref = options.ref ?? (await git.currentBranch({ fs: ctx.fs, dir: root }));
   if (!ref) throw new GitError("EFAILED", "you are not currently on a branch; name the ref to push");
   if (target.kind === "file") {
-    await pushLocal(ctx, root, target.path, ref, options.remoteRef ?? ref, options.force === true);
-    return { ref, progress: "" };
+    const remoteRef = options.remoteRef ?? ref;
+    await pushLocal(ctx, root, target.path, ref, remoteRef, options.force === true);
+    const fullRef = remoteRef.startsWith("refs/") ? remoteRef : `refs/heads/${remoteRef}`;
+    return { ref, progress: "", ok: true, error: null, refs: { [fullRef]: { ok: true } } };
   }
   const progress = new Progress();
   const result = await git.push({
     fs: ctx.fs,
     http: ctx.http,
     dir: root,
-    remote,
     ref,
     cache: ctx.cache,
     force: options.force === true,
     delete: options.delete === true,
+    ...(options.url !== undefined ? { url: target.url } : { remote }),
     ...(options.remoteRef ? { remoteRef: options.remoteRef } : {}),
     ...authOptions(options),
-    onProgress: progress.onProgress,
-    onMessage: progress.onMessage,
+    ...progress.callbacks(options),
   });
   if (!result.ok) {
     const reasons = Object.entries(result.refs ?? {})
@@ -207,7 +262,11 @@ export async function push(ctx: GitContext, options: PushOptions = {}): Promise<
       `failed to push some refs: ${[result.error, ...reasons].filter(Boolean).join("; ")}`,
     );
   }
-  return { ref, progress: progress.text() };
+  const refs: Record<string, RefUpdateStatus> = {};
+  for (const [name, status] of Object.entries(result.refs ?? {})) {
+    refs[name] = status.ok ? { ok: true } : { ok: false, ...(status.error ? { error: status.error } : {}) };
+  }
+  return { ref, progress: progress.text(), ok: true, error: result.error ?? null, refs };
 }
 
 export function defaultCloneDir(url: string): string {
@@ -226,11 +285,12 @@ async function requireRemoteUrl(ctx: GitContext, root: string, remote: string): 
   return url;
 }
 
-function authOptions(options: GitRemoteAuth): { headers?: Record<string, string>; onAuth?: AuthCallback } {
+function authOptions(options: GitRemoteAuth): { headers?: Record<string, string>; onAuth?: IsomorphicAuthCallback } {
   const onAuth = options.onAuth;
   return {
     ...(options.headers ? { headers: options.headers } : {}),
-    ...(onAuth ? { onAuth: (url: string) => onAuth(url) ?? { cancel: true } } : {}),
+    // No answer means give up: isomorphic-git would otherwise retry the same request.
+    ...(onAuth ? { onAuth: async (url, auth) => (await onAuth(url, auth)) ?? { cancel: true } } : {}),
   };
 }
 
@@ -249,6 +309,22 @@ class Progress {
   readonly onMessage = (message: string): void => {
     this.#messages += message;
   };
+  /** The buffering callbacks, each also calling the caller's own. */
+  callbacks(options: GitRemoteAuth): {
+    onProgress: (event: { phase: string; loaded: number; total: number }) => void;
+    onMessage: (message: string) => void;
+  } {
+    return {
+      onProgress: (event) => {
+        this.onProgress(event);
+        options.onProgress?.(event);
+      },
+      onMessage: (message) => {
+        this.onMessage(message);
+        options.onMessage?.(message);
+      },
+    };
+  }
   text(): string {
     const server = this.#messages
       .split("\n")

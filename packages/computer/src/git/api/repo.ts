@@ -3,6 +3,7 @@ import git from "isomorphic-git";
 import type { GitContext } from "../context.js";
 import { AlreadyInitializedError } from "../errors.js";
 import { exists, findRepoRoot, joinPath, requireRepo, resolvePath } from "../paths.js";
+import { resolveRevision } from "./revisions.js";
 
 export interface InitOptions {
   dir?: string;
@@ -22,7 +23,7 @@ export async function init(ctx: GitContext, options: InitOptions = {}): Promise<
     throw new AlreadyInitializedError(dir);
   }
   // dofs's recursive mkdir still refuses an existing "/" (EEXIST).
-  if (!(await exists(ctx, dir))) await ctx.workspace.mkdir(dir, { recursive: true });
+  if (!(await exists(ctx, dir))) await ctx.files.mkdirp(dir);
   await git.init({
     fs: ctx.fs,
     dir,
@@ -46,14 +47,18 @@ export async function repoRoot(ctx: GitContext, options: { dir?: string } = {}):
   return requireRepo(ctx, options.dir);
 }
 
-/** The short branch name, or null when HEAD is detached. */
-export async function currentBranch(ctx: GitContext, options: { dir?: string } = {}): Promise<string | null> {
+/** The short branch name (`refs/heads/…` with `fullname`), or null when HEAD is detached. */
+export async function currentBranch(
+  ctx: GitContext,
+  options: { dir?: string; fullname?: boolean } = {},
+): Promise<string | null> {
   const root = await requireRepo(ctx, options.dir);
-  return (await git.currentBranch({ fs: ctx.fs, dir: root, fullname: false })) ?? null;
+  return (await git.currentBranch({ fs: ctx.fs, dir: root, fullname: options.fullname === true })) ?? null;
 }
 
 /** Paths in the index (or in a commit's tree with `ref`), repository-relative. */
 export async function lsFiles(ctx: GitContext, options: { dir?: string; ref?: string } = {}): Promise<string[]> {
   const root = await requireRepo(ctx, options.dir);
-  return git.listFiles({ fs: ctx.fs, dir: root, cache: ctx.cache, ...(options.ref ? { ref: options.ref } : {}) });
+  const ref = options.ref === undefined ? undefined : await resolveRevision(ctx, root, options.ref);
+  return git.listFiles({ fs: ctx.fs, dir: root, cache: ctx.cache, ...(ref ? { ref } : {}) });
 }

@@ -32,7 +32,7 @@ export async function reset(ctx: GitContext, options: ResetOptions = {}): Promis
     for (const entry of entries) {
       if (entry.x === "A") {
         await git.remove({ fs: ctx.fs, dir: root, filepath: entry.path, cache: ctx.cache });
-        await ctx.workspace.rm(joinPath(root, entry.path), { force: true });
+        await ctx.files.remove(joinPath(root, entry.path));
       }
     }
     return { oid };
@@ -60,16 +60,21 @@ export interface CleanOptions {
   directories?: boolean;
 }
 
-/** Removes untracked, non-ignored files; returns repository paths (directories end in `/`). */
+/**
+ * Removes untracked, non-ignored files; returns repository paths (directories
+ * end in `/`). As in git, a wholly untracked directory is left alone unless
+ * `directories` is set, and then goes as a whole.
+ */
 export async function clean(ctx: GitContext, options: CleanOptions = {}): Promise<{ removed: string[] }> {
   const root = await requireRepo(ctx, options.dir);
-  const { entries } = await status(ctx, { dir: root, untracked: options.directories ? "normal" : "all" });
+  const { entries } = await status(ctx, { dir: root, untracked: "normal" });
   const removed = entries
-    .filter((entry) => entry.x === "?" && matchesPathspec(entry.path.replace(/\/$/, ""), options.paths))
+    .filter((entry) => entry.x === "?" && (options.directories || !entry.path.endsWith("/")))
+    .filter((entry) => matchesPathspec(entry.path.replace(/\/$/, ""), options.paths))
     .map((entry) => entry.path);
   if (!options.dryRun) {
     for (const path of removed) {
-      await ctx.workspace.rm(joinPath(root, path.replace(/\/$/, "")), { recursive: true, force: true });
+      await ctx.files.remove(joinPath(root, path.replace(/\/$/, "")), { recursive: true });
     }
   }
   return { removed };

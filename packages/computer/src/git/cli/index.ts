@@ -6,7 +6,7 @@
  * `git <sub>: <message>` on stderr.
  */
 import type { GitCliRequest, GitCliResult } from "../../workspace/capabilities.js";
-import type { GitClient } from "../client.js";
+import type { GitCore } from "../core.js";
 import { describeError, exitCodeOf, GitUsageError } from "../errors.js";
 import { resolvePath } from "../paths.js";
 import { add } from "./add.js";
@@ -71,7 +71,7 @@ export const SUBCOMMANDS: Readonly<Record<string, Subcommand>> = {
   "update-ref": updateRef,
 };
 
-export async function runGitCli(git: GitClient, request: GitCliRequest): Promise<GitCliResult> {
+export async function runGitCli(git: GitCore, request: GitCliRequest): Promise<GitCliResult> {
   const argv = request.argv;
   if (!Array.isArray(argv) || argv.some((arg) => typeof arg !== "string")) {
     return { stdout: "", stderr: "git: argv must be an array of strings\n", exitCode: 129 };

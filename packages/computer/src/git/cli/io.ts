@@ -1,10 +1,10 @@
 /** Builds the `CliIo` each subcommand gets: cwd after `-C`, env, and repository path helpers. */
 import type { GitCliRequest } from "../../workspace/capabilities.js";
-import type { GitClient } from "../client.js";
+import type { GitCore } from "../core.js";
 import { toRepoPath } from "../paths.js";
 import type { CliIo } from "./types.js";
 
-export function makeIo(git: GitClient, cwd: string, request: GitCliRequest): CliIo {
+export function makeIo(git: GitCore, cwd: string, request: GitCliRequest): CliIo {
   let root: Promise<string> | undefined;
   const io: CliIo = {
     cwd,

@@ -1,5 +1,5 @@
 /** The shape every subcommand file exports. */
-import type { GitClient } from "../client.js";
+import type { GitCore } from "../core.js";
 import type { GitEnv } from "../identity.js";
 import type { FlagSpecs, ParsedArgs } from "./args.js";
 
@@ -23,5 +23,5 @@ export interface CliOutput {
 export interface Subcommand {
   usage: string;
   flags: FlagSpecs;
-  run(git: GitClient, args: ParsedArgs, io: CliIo): Promise<CliOutput>;
+  run(git: GitCore, args: ParsedArgs, io: CliIo): Promise<CliOutput>;
 }
