@@ -59,13 +59,24 @@ export interface WorkspaceAssets {
   publish(path: string, options: PublishOptions): Promise<PublishedAsset>;
 }
 
-/** Registers a git remote for `artifacts create`; "exists" when the name is taken and `force` is false. */
-export type ArtifactsRemoteAdd = (remote: { name: string; url: string; force: boolean }) => Promise<"added" | "exists">;
+/**
+ * Registers a git remote for `artifacts create` (the original's `RemoteAddFn`).
+ * `ok` on success; on failure `exists: true` marks a name already taken
+ * (what `--force` fixes) and `message` says what else went wrong. With
+ * `force` an existing remote's URL is replaced.
+ */
+export type ArtifactsRemoteAdd = (remote: {
+  name: string;
+  url: string;
+  force?: boolean;
+}) => Promise<{ ok: boolean; exists?: boolean; message?: string }>;
 
+/** The original's `ArtifactsCLIInput`. */
 export interface ArtifactsCliRequest {
+  /** The words after `artifacts`. */
   argv: string[];
   env?: Record<string, string>;
-  /** Lets `artifacts create --remote` register the remote in the caller's repository (the shell passes its cwd's). */
+  /** Lets `artifacts create` register the remote in the caller's repository (the shell passes its cwd's); without it the output carries the `git remote add` line to run. */
   remoteAdd?: ArtifactsRemoteAdd;
 }
 

@@ -7,7 +7,7 @@
 import { type Database, ensureSchema, GC_SAFETY_WINDOW_MS, WorkspaceFilesystem } from "@cloudflare/dofs";
 import { collectGarbage } from "@cloudflare/dofs/inode";
 import { DEFAULT_BATCH_BUDGET, type SyncBudget } from "@cloudflare/dofs/sync";
-import { createArtifact } from "../artifacts/artifact.js";
+import { type ArtifactClient, createArtifact, createUnconfiguredArtifact } from "../artifacts/artifact.js";
 import { indexMounts, type ResolvedMount, resolveMounts } from "../mounts/index-mounts.js";
 import type { Mount, MountsOption } from "../mounts/types.js";
 import { noopObserver, type WorkspaceObserver } from "../observe/observer.js";
@@ -28,7 +28,6 @@ import { toDatabase, type WorkspaceStorage } from "../runtime/storage.js";
 import type {
   CapabilityOption,
   GitIdentity,
-  WorkspaceArtifacts,
   WorkspaceAssets,
   WorkspaceGit,
   WorkspaceGitFactoryFunction,
@@ -105,7 +104,7 @@ export class Workspace<Git extends WorkspaceGit = WorkspaceGit> {
   readonly #scheduler: SyncRetryScheduler | undefined;
   #git: Git | undefined;
   #assets: WorkspaceAssets | undefined;
-  #artifacts: WorkspaceArtifacts | undefined;
+  readonly #artifacts: ArtifactClient;
   #mounted: Promise<void> | undefined;
   readonly #mounts: ResolvedMount[];
   #closed = false;
@@ -126,6 +125,13 @@ export class Workspace<Git extends WorkspaceGit = WorkspaceGit> {
     this.sessionId = options.sessionId ?? "";
     this.useThink = options.useThink === true;
     this.#mounts = resolveMounts(options.mounts, { sessionId: this.sessionId, vfs: this.fs });
+    // Built now, as the original does, so a bad session id fails here rather than at the first call.
+    this.#artifacts = options.artifacts
+      ? createArtifact(
+          options.artifacts.binding,
+          options.artifacts.sessionId === undefined ? options.sessionId : options.artifacts.sessionId,
+        )
+      : createUnconfiguredArtifact();
     // Own properties, not prototype methods: a Workspace without useThink must not look like a Think workspace.
     if (this.useThink) Object.assign(this, thinkMethods(this.fs));
     this.#scheduler = options.retryScheduler;
@@ -197,18 +203,8 @@ export class Workspace<Git extends WorkspaceGit = WorkspaceGit> {
     return this.#assets;
   }
 
-  get artifacts(): WorkspaceArtifacts {
-    const option = this.#options.artifacts;
-    if (option === undefined) {
-      throw new WorkspaceError(
-        "ENOTCONFIGURED",
-        "Workspace Artifacts binding is not configured: pass artifacts to new Workspace(...)",
-      );
-    }
-    this.#artifacts ??= createArtifact(
-      option.binding,
-      option.sessionId === undefined ? this.#options.sessionId : option.sessionId,
-    );
+  /** The session-scoped Artifacts client; without an Artifacts binding, one whose calls fail with ENOCONFIG. */
+  get artifacts(): ArtifactClient {
     return this.#artifacts;
   }
 
