@@ -127,7 +127,7 @@ export function createArtifact(binding: Artifacts, sessionId?: string | null): A
     async getToken(name, id) {
       const { tokens } = await (await handle(name)).listTokens();
       const token = tokens.find((candidate) => candidate.id === id);
-      if (!token) throw new NotFoundError(`no token '${id}' in repository '${name}'`);
+      if (!token) throw new NotFoundError(`no such token '${id}' in repo '${name}'`);
       return token;
     },
     async revokeToken(name, tokenOrId) {

@@ -150,11 +150,11 @@ describe("help and argv errors", () => {
     expect((await a.cli({ argv: ["share", "foo", "--ttl", "soon"] })).exitCode).toBe(129);
     expect(await a.cli({ argv: ["token", "frob"] })).toMatchObject({
       exitCode: 1,
-      stderr: expect.stringMatching(/^artifacts token frob: /),
+      stderr: expect.stringMatching(/^artifacts token: 'frob' is not a token subcommand/),
     });
     expect(await a.cli({ argv: ["frob"] })).toMatchObject({
       exitCode: 1,
-      stderr: expect.stringMatching(/^artifacts frob: /),
+      stderr: expect.stringMatching(/^artifacts: 'frob' is not an artifacts command/),
     });
     expect(await a.cli({ argv: ["repo"] })).toMatchObject({
       exitCode: 1,

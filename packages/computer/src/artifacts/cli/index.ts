@@ -85,13 +85,19 @@ export async function runArtifactsCLI(client: ArtifactClient, request: Artifacts
   if (first === "create") return run("create", create, client, rest, request);
   if (first === "share") return run("share", share, client, rest, request);
   const group = Object.hasOwn(GROUPS, first) ? GROUPS[first] : undefined;
-  if (!group) return failure(first, "not an artifacts command; see 'artifacts help'");
+  if (!group) return unknown("artifacts", `'${first}' is not an artifacts command; see 'artifacts help'`);
   const [sub, ...args] = rest;
   if (sub === undefined) return help(group.help, false);
   if (HELP_WORDS.has(sub)) return help(group.help, true);
   const action = Object.hasOwn(group.commands, sub) ? group.commands[sub] : undefined;
-  if (!action) return failure(`${first} ${sub}`, `not a ${first} subcommand; see 'artifacts ${first} --help'`);
+  if (!action)
+    return unknown(`artifacts ${first}`, `'${sub}' is not a ${first} subcommand; see 'artifacts ${first} --help'`);
   return run(`${first} ${sub === "revoke" ? "delete" : sub}`, action, client, args, request);
+}
+
+/** An unknown command is framed by the command it was looked up in; exit 1, as the original. */
+function unknown(within: string, message: string): GitCliResult {
+  return { stdout: "", stderr: `${within}: ${message}\n`, exitCode: 1 };
 }
 
 async function run(
