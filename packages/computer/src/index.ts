@@ -123,6 +123,9 @@ export type {
 export { MAX_EXEC_ID_BYTES, validateCwd, validateExecId, validateInput } from "./runtime/validate.js";
 export type {
   ArtifactsCliRequest,
+  ArtifactsRemoteAdd,
+  AssetsShareClient,
+  AssetsShareOptions,
   CapabilityOption,
   GitCliRequest,
   GitCliResult,
@@ -131,6 +134,9 @@ export type {
   PublishOptions,
   WorkspaceArtifacts,
   WorkspaceAssets,
+  WorkspaceAssetsClient,
+  WorkspaceAssetsOption,
+  WorkspaceAssetsPublisher,
   WorkspaceGit,
   WorkspaceGitFactoryFunction,
   WorkspaceGitProvider,

@@ -37,7 +37,9 @@ export function createPublishTool(options: { workspace: ToolWorkspace }): Tool<P
           expiresAfter: input.expiresAfterMs ?? PUBLISH_DEFAULT_EXPIRES_MS,
           ...(workspace.sessionId ? { prefix: `agent-${workspace.sessionId}` } : {}),
         };
-        const { url } = await assets.publish(resolveToolPath(input.path), publishOptions);
+        const published = await assets.publish(resolveToolPath(input.path), publishOptions);
+        // A Workspace's (and the original's stub's) publish gives the URL; a publisher of ours may give { url }.
+        const url = typeof published === "string" ? published : published.url;
         return { ok: true, url };
       } catch (error) {
         return { ok: false, error: error instanceof Error ? error.message : String(error) };

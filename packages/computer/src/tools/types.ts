@@ -27,7 +27,7 @@ export interface ToolPublishOptions {
 }
 
 export interface ToolAssets {
-  publish(path: string, options: ToolPublishOptions): Promise<{ url: string }>;
+  publish(path: string, options: ToolPublishOptions): Promise<string | { url: string }>;
 }
 
 /** The filesystem calls the tools make: a Workspace's `fs` and a `getWorkspace()` client's both fit. */

@@ -50,14 +50,39 @@ export interface PublishOptions {
   expiresAfter: number;
 }
 
+/** What our earlier publishers resolved to; `publish` now resolves to the URL itself, as the original's. */
 export interface PublishedAsset {
   url: string;
 }
 
-export interface WorkspaceAssets {
-  /** Uploads the file and returns a presigned URL for it. */
-  publish(path: string, options: PublishOptions): Promise<PublishedAsset>;
+/** The options of the original's `AssetsClient.share` (`createAssets` from `/assets` has this client). */
+export interface AssetsShareOptions extends PublishOptions {
+  prefix?: string;
+  contentType?: string;
+  filename?: string;
+  disposition?: "inline" | "attachment";
 }
+
+/** The original's `AssetsClient`: `share` uploads the file and resolves to a presigned URL. */
+export interface AssetsShareClient {
+  share(path: string, options: AssetsShareOptions): Promise<string>;
+}
+
+/** A publisher in our earlier shape, still accepted by `new Workspace({ assets })`; a `{ url }` result is taken as its url. */
+export interface WorkspaceAssets {
+  publish(path: string, options: PublishOptions & { prefix?: string }): Promise<string | PublishedAsset>;
+}
+
+/** `publish` as a WorkspaceStub, and so a `getWorkspace()` client, offers it: share by expiry (and prefix), resolving to the URL. */
+export interface WorkspaceAssetsPublisher {
+  publish(path: string, options: PublishOptions & { prefix?: string }): Promise<string>;
+}
+
+/** What `workspace.assets` is: the original's `share`, and `publish`, both resolving to the URL. */
+export interface WorkspaceAssetsClient extends AssetsShareClient, WorkspaceAssetsPublisher {}
+
+/** `new Workspace({ assets })`: the original's client (`share`), or a publisher of ours (`publish`). */
+export type WorkspaceAssetsOption = AssetsShareClient | WorkspaceAssets;
 
 /**
  * Registers a git remote for `artifacts create` (the original's `RemoteAddFn`).

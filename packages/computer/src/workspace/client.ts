@@ -16,7 +16,7 @@
 import type { WorkspaceFilesystem } from "@cloudflare/dofs";
 import type { ExecTemplateArgs, WorkspaceRuntime } from "../runtime/runtime.js";
 import type { ExecOptions, GetExecOptions, KillSignal } from "../runtime/types.js";
-import type { WorkspaceArtifacts, WorkspaceAssets, WorkspaceGit } from "./capabilities.js";
+import type { WorkspaceArtifacts, WorkspaceAssetsPublisher, WorkspaceGit } from "./capabilities.js";
 import {
   localFilesystem,
   type RemoteFilesystem,
@@ -40,7 +40,7 @@ export interface LocalWorkspace {
   readonly fs: WorkspaceFilesystem;
   readonly runtime: WorkspaceRuntime;
   readonly git: WorkspaceGit;
-  readonly assets: WorkspaceAssets | undefined;
+  readonly assets: WorkspaceAssetsPublisher | undefined;
   readonly artifacts: WorkspaceArtifacts;
   readonly useThink: boolean;
   ready(): Promise<void>;
@@ -67,7 +67,7 @@ interface WorkspaceClientBase {
   /** The git CLI; calls fail with the not-configured error when the workspace has no git. */
   readonly git: WorkspaceGit;
   /** Undefined when the workspace has no assets client. */
-  readonly assets: WorkspaceAssets | undefined;
+  readonly assets: WorkspaceAssetsPublisher | undefined;
   readonly artifacts: WorkspaceArtifacts;
   /** Releases the RPC stubs (a no-op for an in-isolate client). */
   [Symbol.dispose](): void;
@@ -145,7 +145,7 @@ interface RemoteCliStub<T> {
   [Symbol.dispose](): void;
 }
 
-interface RemoteAssetsStub extends WorkspaceAssets {
+interface RemoteAssetsStub extends WorkspaceAssetsPublisher {
   [Symbol.dispose](): void;
 }
 

@@ -36,10 +36,9 @@ import type {
   ArtifactsCliRequest,
   GitCliRequest,
   GitCliResult,
-  PublishedAsset,
   PublishOptions,
   WorkspaceArtifacts,
-  WorkspaceAssets,
+  WorkspaceAssetsClient,
   WorkspaceGit,
 } from "./capabilities.js";
 import { exists, statOrNull } from "./fs-client.js";
@@ -309,14 +308,15 @@ export class WorkspaceGitStub extends DisposableStub {
 }
 
 export class WorkspaceAssetsStub extends DisposableStub {
-  readonly #assets: WorkspaceAssets;
+  readonly #assets: WorkspaceAssetsClient;
 
-  constructor(assets: WorkspaceAssets) {
+  constructor(assets: WorkspaceAssetsClient) {
     super();
     this.#assets = assets;
   }
 
-  async publish(path: string, options: PublishOptions): Promise<PublishedAsset> {
+  /** The URL, as the original's stub answers (by `share` without a prefix). */
+  async publish(path: string, options: PublishOptions): Promise<string> {
     this.live("assets.publish");
     return this.#assets.publish(path, options);
   }
