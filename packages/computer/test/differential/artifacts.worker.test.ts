@@ -317,6 +317,8 @@ const scenarios: Record<string, (pkg: Package, step: Step) => Promise<void>> = {
     await step("create through the Workspace", () => scoped.artifacts.create("app"));
     const own = await pkg.workspace({ sessionId: "ws", artifacts: { binding: b, sessionId: "other" } });
     await step("an artifacts session of its own", () => own.artifacts.create("app"));
+    const optOut = await pkg.workspace({ sessionId: "ws", artifacts: { binding: b, sessionId: null } });
+    await step("sessionId null", () => optOut.artifacts.sessionId);
     await step("stored names", () => [...b.repos.keys()]);
   },
 };
@@ -325,6 +327,8 @@ const scenarios: Record<string, (pkg: Package, step: Step) => Promise<void>> = {
 const differences: Record<string, string> = {
   "the CLI: create with the remoteAdd seam, and without › the tokens after create":
     "ours revokes the token a new repository comes with (create never shows it) instead of leaving it live, unused",
+  "the Workspace's artifacts › sessionId null":
+    "ours opts out of the Workspace's session (namespace-wide, sessionId \"\"); the original treats null as unset and uses the Workspace's",
   "the Workspace's artifacts › no session id at all":
     'the original builds createArtifact(binding, "") and throws; ours is namespace-wide (sessionId ""), as createArtifact(binding) is',
 };
