@@ -145,6 +145,7 @@ export type {
 export {
   getWorkspace,
   type WorkspaceClient,
+  type WorkspaceClientArtifacts,
   type WorkspaceClientRuntime,
   type WorkspaceHandle,
 } from "./workspace/client.js";

@@ -14,9 +14,10 @@
  * shape, so it type-checks without `cloudflare:workers`.
  */
 import type { WorkspaceFilesystem } from "@cloudflare/dofs";
+import type { ArtifactClient } from "../artifacts/artifact.js";
 import type { ExecTemplateArgs, WorkspaceRuntime } from "../runtime/runtime.js";
 import type { ExecOptions, GetExecOptions, KillSignal } from "../runtime/types.js";
-import type { WorkspaceArtifacts, WorkspaceAssetsPublisher, WorkspaceGit } from "./capabilities.js";
+import type { WorkspaceAssetsPublisher, WorkspaceGit } from "./capabilities.js";
 import {
   localFilesystem,
   type RemoteFilesystem,
@@ -33,6 +34,9 @@ import { type ThinkWorkspaceCompatibility, thinkMethods } from "./think.js";
  * spirit: exported only so with-workspace can set it. Symbols do not cross
  * RPC, so finding one proves the Workspace is in this isolate.
  */
+/** The Artifacts client as a `getWorkspace()` client offers it, in isolate or over RPC (the original's stub has no `sessionId`). */
+export type WorkspaceClientArtifacts = Omit<ArtifactClient, "sessionId">;
+
 export const WORKSPACE_INSTANCE: unique symbol = Symbol("@cloudflare/computer.workspace");
 
 /** What the in-isolate client needs of a Workspace. */
@@ -41,7 +45,7 @@ export interface LocalWorkspace {
   readonly runtime: WorkspaceRuntime;
   readonly git: WorkspaceGit;
   readonly assets: WorkspaceAssetsPublisher | undefined;
-  readonly artifacts: WorkspaceArtifacts;
+  readonly artifacts: ArtifactClient;
   readonly useThink: boolean;
   ready(): Promise<void>;
 }
@@ -68,7 +72,8 @@ interface WorkspaceClientBase {
   readonly git: WorkspaceGit;
   /** Undefined when the workspace has no assets client. */
   readonly assets: WorkspaceAssetsPublisher | undefined;
-  readonly artifacts: WorkspaceArtifacts;
+  /** The workspace's Artifacts client (all but `sessionId`); calls fail with ENOCONFIG without a binding. */
+  readonly artifacts: WorkspaceClientArtifacts;
   /** Releases the RPC stubs (a no-op for an in-isolate client). */
   [Symbol.dispose](): void;
 }
@@ -113,7 +118,7 @@ function localClient(workspace: LocalWorkspace): WorkspaceClient {
     // client always builds and the failure is a rejection of the call, as it is over RPC.
     git: { cli: async (request) => workspace.git.cli(request) },
     assets: workspace.assets,
-    artifacts: { cli: async (request) => workspace.artifacts.cli(request) },
+    artifacts: workspace.artifacts,
     [Symbol.dispose]: () => {},
   };
   if (workspace.useThink) return { ...base, useThink: true, ...thinkMethods(workspace.fs) };
@@ -156,7 +161,7 @@ interface RemoteWorkspaceStub extends ThinkWorkspaceCompatibility {
   readonly git: Remote<RemoteCliStub<Parameters<WorkspaceGit["cli"]>[0]>>;
   /** Null, not undefined, when unset (see `WorkspaceStub.assets`). */
   readonly assets: Remote<RemoteAssetsStub | null>;
-  readonly artifacts: Remote<RemoteCliStub<Parameters<WorkspaceArtifacts["cli"]>[0]>>;
+  readonly artifacts: Remote<WorkspaceClientArtifacts & { [Symbol.dispose](): void }>;
   readonly useThink: Remote<boolean>;
   [Symbol.dispose](): void;
 }
@@ -239,7 +244,18 @@ async function remoteClient(stub: RemoteWorkspaceStub): Promise<WorkspaceClient>
     },
     git: { cli: async (request) => await git.cli(request) },
     assets: assets === null ? undefined : { publish: async (path, options) => await assets.publish(path, options) },
-    artifacts: { cli: async (request) => await artifacts.cli(request) },
+    artifacts: {
+      create: async (name, options) => await artifacts.create(name, options),
+      get: async (name) => await artifacts.get(name),
+      list: async () => await artifacts.list(),
+      import: async (name, source, options) => await artifacts.import(name, source, options),
+      delete: async (name) => await artifacts.delete(name),
+      createToken: async (name, scope, ttl) => await artifacts.createToken(name, scope, ttl),
+      listTokens: async (name) => await artifacts.listTokens(name),
+      getToken: async (name, id) => await artifacts.getToken(name, id),
+      revokeToken: async (name, tokenOrId) => await artifacts.revokeToken(name, tokenOrId),
+      cli: async (request) => await artifacts.cli(request),
+    },
     [Symbol.dispose]: release,
   };
   if (!useThink) return { ...base, useThink: false };

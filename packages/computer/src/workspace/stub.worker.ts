@@ -28,6 +28,7 @@ import type {
   WriteData,
   WriteFileOptions,
 } from "@cloudflare/dofs";
+import type { ArtifactClient } from "../artifacts/artifact.js";
 import { WorkspaceError } from "../runtime/errors.js";
 import type { ExecHandle } from "../runtime/handle.js";
 import type { WorkspaceRuntime } from "../runtime/runtime.js";
@@ -37,7 +38,6 @@ import type {
   GitCliRequest,
   GitCliResult,
   PublishOptions,
-  WorkspaceArtifacts,
   WorkspaceAssetsClient,
   WorkspaceGit,
 } from "./capabilities.js";
@@ -322,13 +322,62 @@ export class WorkspaceAssetsStub extends DisposableStub {
   }
 }
 
-/** Calls fail with the not-configured error when the workspace has no Artifacts binding. */
+/**
+ * The workspace's Artifacts client over RPC: every method of the original's
+ * stub (`ArtifactClient` but `sessionId`). Calls fail with ENOCONFIG when the
+ * workspace has no Artifacts binding.
+ */
 export class WorkspaceArtifactsStub extends DisposableStub {
-  readonly #artifacts: () => WorkspaceArtifacts;
+  readonly #artifacts: () => ArtifactClient;
 
-  constructor(artifacts: () => WorkspaceArtifacts) {
+  constructor(artifacts: () => ArtifactClient) {
     super();
     this.#artifacts = artifacts;
+  }
+
+  create(...args: Parameters<ArtifactClient["create"]>): ReturnType<ArtifactClient["create"]> {
+    this.live("artifacts.create");
+    return this.#artifacts().create(...args);
+  }
+
+  get(name: string): ReturnType<ArtifactClient["get"]> {
+    this.live("artifacts.get");
+    return this.#artifacts().get(name);
+  }
+
+  list(): ReturnType<ArtifactClient["list"]> {
+    this.live("artifacts.list");
+    return this.#artifacts().list();
+  }
+
+  import(...args: Parameters<ArtifactClient["import"]>): ReturnType<ArtifactClient["import"]> {
+    this.live("artifacts.import");
+    return this.#artifacts().import(...args);
+  }
+
+  delete(name: string): Promise<boolean> {
+    this.live("artifacts.delete");
+    return this.#artifacts().delete(name);
+  }
+
+  createToken(...args: Parameters<ArtifactClient["createToken"]>): ReturnType<ArtifactClient["createToken"]> {
+    this.live("artifacts.createToken");
+    return this.#artifacts().createToken(...args);
+  }
+
+  listTokens(name: string): ReturnType<ArtifactClient["listTokens"]> {
+    this.live("artifacts.listTokens");
+    return this.#artifacts().listTokens(name);
+  }
+
+  getToken(name: string, id: string): ReturnType<ArtifactClient["getToken"]> {
+    this.live("artifacts.getToken");
+    return this.#artifacts().getToken(name, id);
+  }
+
+  revokeToken(name: string, tokenOrId: string): Promise<boolean> {
+    this.live("artifacts.revokeToken");
+    return this.#artifacts().revokeToken(name, tokenOrId);
   }
 
   async cli(request: ArtifactsCliRequest): Promise<GitCliResult> {

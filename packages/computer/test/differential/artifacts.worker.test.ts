@@ -17,11 +17,12 @@
  */
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { Workspace as ReferenceWorkspace } from "computer-reference";
+import { Workspace as ReferenceWorkspace, getWorkspace as referenceGetWorkspace } from "computer-reference";
 import * as reference from "computer-reference/artifacts";
 import { describe, expect, it } from "vitest";
 import * as ours from "../../src/artifacts/index.js";
 import { MemoryArtifactsBinding } from "../../src/artifacts/index.js";
+import { getWorkspace } from "../../src/workspace/client.js";
 import { Workspace } from "../../src/workspace/workspace.worker.js";
 import { referenceStorage } from "./main.worker.js";
 
@@ -53,6 +54,8 @@ interface Package {
   ArtifactError: abstract new (...args: never[]) => Error;
   /** A Workspace of this package over a fresh Durable Object's storage, with `options`. */
   workspace(options: Record<string, unknown>): Promise<{ artifacts: Client }>;
+  /** This package's `getWorkspace()` client of a fresh `withWorkspace` object with a binding and session "s1". */
+  remote(): Promise<{ artifacts: Omit<Client, "sessionId">; [Symbol.dispose](): void }>;
 }
 
 const AT = Date.UTC(2026, 0, 1);
@@ -77,11 +80,20 @@ const packages: Record<"reference" | "ours", Package> = {
     createArtifact: (b, s) => reference.createArtifact(b, s) as unknown as Client,
     ArtifactError: reference.ArtifactError,
     workspace: workspaceOf("reference"),
+    remote: async () => {
+      const stub = env.REFERENCE_ARTIFACTS.get(env.REFERENCE_ARTIFACTS.newUniqueId());
+      const client = await referenceGetWorkspace(stub as unknown as Parameters<typeof referenceGetWorkspace>[0]);
+      return client as unknown as Awaited<ReturnType<Package["remote"]>>;
+    },
   },
   ours: {
     createArtifact: (b, s) => ours.createArtifact(b, s) as unknown as Client,
     ArtifactError: ours.ArtifactError,
     workspace: workspaceOf("ours"),
+    remote: async () => {
+      const client = await getWorkspace(env.OURS_ARTIFACTS.get(env.OURS_ARTIFACTS.newUniqueId()));
+      return client as unknown as Awaited<ReturnType<Package["remote"]>>;
+    },
   },
 };
 
@@ -320,6 +332,27 @@ const scenarios: Record<string, (pkg: Package, step: Step) => Promise<void>> = {
     const optOut = await pkg.workspace({ sessionId: "ws", artifacts: { binding: b, sessionId: null } });
     await step("sessionId null", () => optOut.artifacts.sessionId);
     await step("stored names", () => [...b.repos.keys()]);
+  },
+  "over RPC: a getWorkspace() client's artifacts": async (pkg, step) => {
+    const client = await pkg.remote();
+    try {
+      const { artifacts } = client;
+      await step("create", () => artifacts.create("site", { description: "d" }));
+      await step("get", () => artifacts.get("site"));
+      await step("get of a missing repository", () => artifacts.get("nope"));
+      await step("list", () => artifacts.list());
+      const token = await artifacts.createToken("site", "read", 120);
+      await step("createToken", () => token);
+      await step("listTokens", () => artifacts.listTokens("site"));
+      await step("getToken", () => artifacts.getToken("site", token.id));
+      await step("getToken of an unknown id", () => artifacts.getToken("site", "tok_nope"));
+      await step("revokeToken", () => artifacts.revokeToken("site", token.id));
+      await step("the CLI", () => artifacts.cli({ argv: ["repo", "list"] }), cli.json);
+      await step("import", () => artifacts.import("copy", { url: "https://git.test/a.git" }));
+      await step("delete", () => artifacts.delete("copy"));
+    } finally {
+      client[Symbol.dispose]();
+    }
   },
 };
 

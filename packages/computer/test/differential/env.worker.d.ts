@@ -7,5 +7,7 @@ declare namespace Cloudflare {
     LOADER: WorkerLoader;
     REFERENCE_SHELL: DurableObjectNamespace<import("./shell-objects.worker.js").ReferenceShellObject>;
     OURS_SHELL: DurableObjectNamespace<import("./shell-objects.worker.js").OursShellObject>;
+    REFERENCE_ARTIFACTS: DurableObjectNamespace<import("./artifacts-objects.worker.js").ReferenceArtifactsObject>;
+    OURS_ARTIFACTS: DurableObjectNamespace<import("./artifacts-objects.worker.js").OursArtifactsObject>;
   }
 }
