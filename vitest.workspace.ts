@@ -87,6 +87,9 @@ const listed: TestProjectConfiguration[] = [
       name: "computer:differential",
       include: ["packages/computer/test/differential/**/*.worker.test.ts"],
       exclude: ["**/node_modules/**", "**/dist/**"],
+      // Bundles the sandboxes: the worker-shell scenarios load them into Dynamic Workers (cold loads take seconds).
+      globalSetup: [here("./packages/computer/test/differential/global-setup.node.ts")],
+      testTimeout: 60_000,
     },
   },
   {

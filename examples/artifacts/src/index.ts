@@ -13,7 +13,7 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import { getWorkspace, withWorkspace } from "@cloudflare/computer";
-import { createArtifact } from "@cloudflare/computer/artifacts";
+import { type ArtifactClient, createArtifact } from "@cloudflare/computer/artifacts";
 import { type ShellHostContext, WorkerShellBackend } from "@cloudflare/computer/backends/worker-shell";
 import { createGitClient } from "@cloudflare/computer/git";
 import { LocalArtifacts } from "./local-artifacts.js";
@@ -83,9 +83,9 @@ export class Computer extends withWorkspace(DurableObject<Env>, (self) => ({
     if (this.#creating) return { ok: false, status: 409, error: `repository '${name}' is being created` };
     this.#creating = true;
     try {
-      // The package's client over the same binding: `get` answers null for a missing repository.
+      // The package's client over the same binding (namespace-wide, as the Workspace's above).
       const artifacts = createArtifact(artifactsOf(this.env));
-      if (await artifacts.get(name)) {
+      if (await findRepo(artifacts, name)) {
         return { ok: false, status: 409, error: `repository '${name}' already exists` };
       }
       const workspace = await getWorkspace(this);
@@ -106,12 +106,22 @@ export class Computer extends withWorkspace(DurableObject<Env>, (self) => ({
           exitCode: result.exitCode,
         };
       }
-      const repo = await artifacts.get(name);
+      const repo = await findRepo(artifacts, name);
       const shareUrl = stdout.trimEnd().split("\n").at(-1) ?? "";
       return { ok: true, name, remote: repo?.remote ?? "", shareUrl };
     } finally {
       this.#creating = false;
     }
+  }
+}
+
+/** The repository's metadata, or null when the binding says NOT_FOUND (`get` passes the binding's error on). */
+async function findRepo(artifacts: ArtifactClient, name: string): Promise<ArtifactsRepoInfo | null> {
+  try {
+    return await artifacts.get(name);
+  } catch (error) {
+    if ((error as { code?: unknown }).code === "NOT_FOUND") return null;
+    throw error;
   }
 }
 

@@ -71,7 +71,7 @@ describe("LocalArtifacts, the binding's stand-in", () => {
     expect(await git("clone", "--quiet", url, "imported")).toBe(0);
 
     // A revoked token stops working.
-    const tokens = JSON.parse((await cli("token", "list", "imported")).stdout) as { id: string }[];
+    const { tokens } = JSON.parse((await cli("token", "list", "imported")).stdout) as { tokens: { id: string }[] };
     expect(tokens.length).toBeGreaterThan(0);
     for (const { id } of tokens) expect((await cli("token", "delete", "imported", id)).exitCode).toBe(0);
     expect(await git("clone", "--quiet", url, "again")).not.toBe(0);

@@ -10,7 +10,7 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import { getWorkspace, withWorkspace } from "@cloudflare/computer";
-import { workspaceAssets } from "@cloudflare/computer/assets";
+import { createAssets } from "@cloudflare/computer/assets";
 import { LocalImageModel } from "./local-ai.js";
 import { LOCAL_R2_PREFIX, serveLocalR2 } from "./local-r2.js";
 
@@ -45,8 +45,9 @@ type PromptReply = { ok: true; path: string; url: string } | { ok: false; error:
 
 export class Computer extends withWorkspace(DurableObject<Env>, (self) => ({
   storage: self.ctx.storage,
-  // `workspace.assets.publish` copies a file to R2 and signs a GET URL; credentials come from env.
-  assets: workspaceAssets({ bucket: self.env.IMAGES, s3: { bucket: self.env.IMAGES_BUCKET_NAME }, env: self.env }),
+  // `createAssets` copies a file to R2 and signs a GET URL (credentials come from env); given the workspace.
+  assets: (ws) =>
+    createAssets({ ws, bucket: self.env.IMAGES, s3: { bucket: self.env.IMAGES_BUCKET_NAME }, env: self.env }),
 })) {
   async prompt(prompt: string): Promise<PromptReply> {
     try {
@@ -57,7 +58,8 @@ export class Computer extends withWorkspace(DurableObject<Env>, (self) => ({
       await workspace.fs.mkdir("/workspace/images", { recursive: true });
       // Straight from the model's stream into the workspace's SQLite: the image is never held whole.
       await workspace.fs.writeFile(path, image);
-      const { url } = await workspace.assets.publish(path, { expiresAfter: SHARE_FOR });
+      // The URL itself, as the original's publish (the Workspace's own client also has share(path, options)).
+      const url = await workspace.assets.publish(path, { expiresAfter: SHARE_FOR });
       return { ok: true, path, url };
     } catch (error) {
       const code = (error as { code?: unknown }).code;

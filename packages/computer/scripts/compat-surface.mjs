@@ -133,11 +133,19 @@ function sandboxTypes(types) {
   return undefined;
 }
 
-/** The shell groups the build writes: `core` and the keys of SHELL_GROUP_COMMANDS (read from its source, before any build). */
+/**
+ * The shell groups the build writes: `core`, the keys of SHELL_GROUP_COMMANDS and those of
+ * SHELL_UNAVAILABLE_GROUPS (read from its source, before any build).
+ */
 function shellGroups() {
   const source = readFileSync(join(packageRoot, "src/backends/worker-shell/protocol/messages.ts"), "utf8");
   const table = /SHELL_GROUP_COMMANDS = \{([^}]*)\}/.exec(source)?.[1] ?? "";
-  return new Set(["core", ...[...table.matchAll(/^\s*"?([\w-]+)"?:/gm)].map((match) => match[1])]);
+  const unavailable = /SHELL_UNAVAILABLE_GROUPS = \{([\s\S]*?)\n\} as const/.exec(source)?.[1] ?? "";
+  return new Set([
+    "core",
+    ...[...table.matchAll(/^\s*"?([\w-]+)"?:/gm)].map((match) => match[1]),
+    ...[...unavailable.matchAll(/^\s*"?([\w-]+)"?: \{/gm)].map((match) => match[1]),
+  ]);
 }
 
 function slug(subpath) {

@@ -5,6 +5,7 @@
  */
 
 export type { ApplyResult, SkippedEntry } from "@cloudflare/dofs/sync";
+export { ArtifactsCLITarget } from "./artifacts/cli-target.worker.js";
 // Exported here too, as in the original: a container's way back in, re-exported from the Worker's main module.
 export { WorkspaceProxy, type WorkspaceProxyProps } from "./backends/container/platform.worker.js";
 export type { WorkspaceEgressPolicy } from "./backends/container/types.js";
@@ -128,6 +129,9 @@ export { MAX_EXEC_ID_BYTES, validateCwd, validateExecId, validateInput } from ".
 export { decodeRuntimeEvents, encodeRuntimeEvent, type RuntimeEventFrame } from "./runtime/wire.js";
 export type {
   ArtifactsCliRequest,
+  ArtifactsRemoteAdd,
+  AssetsShareClient,
+  AssetsShareOptions,
   CapabilityOption,
   GitCliRequest,
   GitCliResult,
@@ -136,6 +140,9 @@ export type {
   PublishOptions,
   WorkspaceArtifacts,
   WorkspaceAssets,
+  WorkspaceAssetsClient,
+  WorkspaceAssetsOption,
+  WorkspaceAssetsPublisher,
   WorkspaceGit,
   WorkspaceGitFactoryFunction,
   WorkspaceGitProvider,
@@ -144,6 +151,7 @@ export type {
 export {
   getWorkspace,
   type WorkspaceClient,
+  type WorkspaceClientArtifacts,
   type WorkspaceClientRuntime,
   type WorkspaceHandle,
   type WorkspaceRuntimeClient,

@@ -1,6 +1,6 @@
 /**
  * The scoped client on Cloudflare's binding interface: `get`'s NOT_FOUND
- * becomes null, tokens go through the repository handle, `import` gets one
+ * passes through, tokens go through the repository handle, `import` gets one
  * object. First against a binding written from the declaration alone, whose
  * errors are `ArtifactsError`s with a string `code` and whose handle keeps
  * its fields on a prototype; then against `MemoryArtifactsBinding`, which
@@ -16,9 +16,10 @@ function artifactsError(code: string, message: string): Error {
   return Object.assign(new Error(message), { name: "ArtifactsError", code, numericCode: 0 });
 }
 
-/** One repository, `s1__foo`; `s1__busy` is still importing; anything else is NOT_FOUND. Every call is logged. */
+/** `s1__foo` and what `create` made; `s1__busy` is still importing; anything else is NOT_FOUND. Every call is logged. */
 function declaredBinding() {
   const log: unknown[][] = [];
+  const made = new Set(["s1__foo"]);
   const info = (name: string) => ({
     id: `id_${name}`,
     name,
@@ -35,12 +36,13 @@ function declaredBinding() {
   const binding: Artifacts = {
     async create(name, opts) {
       log.push(["create", name, opts]);
+      made.add(name);
       return created(name);
     },
     async get(name) {
       log.push(["get", name]);
       if (name === "s1__busy") throw artifactsError("IMPORT_IN_PROGRESS", `repository '${name}' is importing`);
-      if (name !== "s1__foo") throw artifactsError("NOT_FOUND", `repository '${name}' not found`);
+      if (!made.has(name)) throw artifactsError("NOT_FOUND", `repository '${name}' not found`);
       // The data lives on the prototype, as it may on a handle the platform builds: spreading it would lose it.
       return Object.assign(Object.create(info(name)), {
         async info() {
@@ -80,10 +82,10 @@ function declaredBinding() {
 }
 
 describe("a binding shaped like Cloudflare's", () => {
-  it("answers null where get throws NOT_FOUND, and lets every other error through", async () => {
+  it("passes get's NOT_FOUND and every other error through", async () => {
     const { binding } = declaredBinding();
     const s1 = createArtifact(binding, "s1");
-    expect(await s1.get("missing")).toBeNull();
+    await expect(s1.get("missing")).rejects.toMatchObject({ name: "ArtifactsError", code: "NOT_FOUND" });
     await expect(s1.get("busy")).rejects.toMatchObject({ name: "ArtifactsError", code: "IMPORT_IN_PROGRESS" });
     // The handle's fields come out as plain data, under the session's name, without its methods.
     const found = await s1.get("foo");
@@ -107,7 +109,10 @@ describe("a binding shaped like Cloudflare's", () => {
     const { binding, log } = declaredBinding();
     const s1 = createArtifact(binding, "s1");
     expect(await s1.createToken("foo", "read", 120)).toMatchObject({ id: "tok_9", scope: "read" });
-    expect(await s1.listTokens("foo")).toEqual([expect.objectContaining({ id: "tok_9", state: "active" })]);
+    expect(await s1.listTokens("foo")).toEqual({
+      tokens: [expect.objectContaining({ id: "tok_9", state: "active" })],
+      total: 1,
+    });
     expect(await s1.getToken("foo", "tok_9")).toMatchObject({ id: "tok_9" });
     expect(await s1.revokeToken("foo", "tok_9")).toBe(true);
     expect(log).toEqual([
@@ -122,15 +127,16 @@ describe("a binding shaped like Cloudflare's", () => {
     ]);
   });
 
-  it("treats a missing repository as NotFoundError for tokens and false for revoke, calling no handle", async () => {
+  it("lets a missing repository's NOT_FOUND through for tokens, calling no handle; a missing token is NotFoundError", async () => {
     const { binding, log } = declaredBinding();
     const s1 = createArtifact(binding, "s1");
-    await expect(s1.createToken("gone")).rejects.toBeInstanceOf(NotFoundError);
-    await expect(s1.listTokens("gone")).rejects.toMatchObject({ code: "ENOTFOUND" });
+    await expect(s1.createToken("gone")).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(s1.listTokens("gone")).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(s1.revokeToken("gone", "tok_9")).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(s1.getToken("foo", "tok_nope")).rejects.toBeInstanceOf(NotFoundError);
     await expect(s1.getToken("foo", "tok_nope")).rejects.toMatchObject({ code: "ENOTFOUND" });
-    expect(await s1.revokeToken("gone", "tok_9")).toBe(false);
     const share = await s1.cli({ argv: ["share", "gone"] });
-    expect(share).toMatchObject({ exitCode: 1, stderr: "artifacts: repository 'gone' not found\n" });
+    expect(share).toMatchObject({ exitCode: 1, stderr: "artifacts share: repository 's1__gone' not found\n" });
     expect(log.filter(([verb]) => verb === "createToken" || verb === "revokeToken")).toEqual([]);
   });
 
@@ -145,17 +151,16 @@ describe("a binding shaped like Cloudflare's", () => {
     expect(await s1.delete("foo")).toBe(true);
   });
 
-  it("artifacts create uses the token a new repository comes with, unless another scope or TTL is asked", async () => {
+  it("artifacts create mints the token it prints and revokes the one a new repository comes with", async () => {
     const { binding, log } = declaredBinding();
     const s1 = createArtifact(binding, "s1");
-    // `get` says NOT_FOUND for s1__site, so create goes ahead (the declared binding does not remember it).
     const made = JSON.parse((await s1.cli({ argv: ["create", "site"] })).stdout);
-    expect(made.plaintext).toBe("art_initial?expires=1");
-    expect(made.credentialedRemote).toBe("https://x:art_initial@artifacts.test/s1__site.git");
-    expect(log.some(([verb]) => verb === "createToken")).toBe(false);
-    const read = JSON.parse((await s1.cli({ argv: ["create", "foo", "--force", "--scope", "read"] })).stdout);
-    expect(read.plaintext).toBe("art_new?expires=2");
-    expect(log.filter(([verb]) => verb === "createToken")).toEqual([["createToken", "s1__foo", "read", undefined]]);
+    expect(made).toMatchObject({ token: "art_new?expires=2", tokenExpiresAt: AT, scope: "write" });
+    expect(made.credentialedRemote).toBe("https://x:art_new@artifacts.test/s1__site.git");
+    expect(log.filter(([verb]) => verb === "createToken" || verb === "revokeToken")).toEqual([
+      ["revokeToken", "s1__site", "art_initial?expires=1"],
+      ["createToken", "s1__site", "write", undefined],
+    ]);
   });
 });
 
@@ -189,7 +194,7 @@ describe("MemoryArtifactsBinding speaks the same interface", () => {
     const binding = new MemoryArtifactsBinding();
     const s1 = createArtifact(binding, "s1");
     await s1.create("foo");
-    expect(await s1.get("bar")).toBeNull();
+    await expect(s1.get("bar")).rejects.toMatchObject({ code: "NOT_FOUND" });
     await s1.createToken("foo", "read");
     expect(binding.calls).toEqual(["create s1__foo", "get s1__bar", "get s1__foo", "createToken s1__foo"]);
   });

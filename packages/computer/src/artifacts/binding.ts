@@ -1,43 +1,38 @@
 /**
- * Where the scoped client meets Cloudflare's binding. The binding throws
- * `NOT_FOUND` from `get` where the client answers null, mints, lists and
- * revokes tokens on the repository handle `get` returns, and takes `import`
- * as one `{ source, target }` object; these functions are the only places
+ * Where the scoped client meets Cloudflare's binding: its errors carry a
+ * string `code` (`NOT_FOUND` from `get`), `import` takes one
+ * `{ source, target }` object, and `info()` answers an RPC value whose
+ * fields need not be own properties. These functions are the only places
  * that know it.
  *
  * Nothing here asks the binding what it is (`"x" in binding`): on Cloudflare
  * it may be an RPC stub, which answers every property.
  */
-import type {
-  ArtifactsCreatedRepo,
-  ArtifactsRepoHandle,
-  ArtifactsRepoInfo,
-  ArtifactsToken,
-  ArtifactsTokenInfo,
-  ImportOptions,
-  ImportSource,
-  TokenScope,
-} from "./types.js";
+import { ArtifactError } from "./errors.js";
+import type { ArtifactsCreatedRepo, ArtifactsRepoInfo, ImportOptions, ImportSource } from "./types.js";
 
-/** The repository's handle, or null when the binding says `NOT_FOUND`; other errors pass through. */
-export async function findRepo(binding: Artifacts, name: string): Promise<ArtifactsRepoHandle | null> {
+/** A missing repository: the binding's `NOT_FOUND`, or our `ENOTFOUND`. */
+export function isNotFound(error: unknown): boolean {
+  if (error instanceof ArtifactError) return error.code === "ENOTFOUND";
+  return typeof error === "object" && error !== null && (error as { code?: unknown }).code === "NOT_FOUND";
+}
+
+/** The repository's metadata, or undefined when it does not exist; other errors pass through. */
+export async function findRepo(
+  client: { get(name: string): Promise<ArtifactsRepoInfo> },
+  name: string,
+): Promise<ArtifactsRepoInfo | undefined> {
   try {
-    return await binding.get(name);
+    return await client.get(name);
   } catch (error) {
-    if (isNotFound(error)) return null;
+    if (isNotFound(error)) return undefined;
     throw error;
   }
 }
 
-/** The binding's errors are `ArtifactsError`s with a string `code`; a missing repository is `NOT_FOUND`. */
-export function isNotFound(error: unknown): boolean {
-  return typeof error === "object" && error !== null && (error as { code?: unknown }).code === "NOT_FOUND";
-}
-
 /**
- * The repository's metadata (`info()`) as a plain object, field by field: on
- * Cloudflare it is an RPC result whose fields need not be own properties,
- * while this value is printed as JSON and crosses Workers RPC (ws:artifacts).
+ * The repository's metadata (`info()`) as a plain object, field by field:
+ * this value is printed as JSON and crosses Workers RPC (ws:artifacts).
  */
 export function repoInfo(repo: ArtifactsRepoInfo, name: string): ArtifactsRepoInfo {
   return {
@@ -59,28 +54,7 @@ export function importRepo(
   binding: Artifacts,
   name: string,
   source: ImportSource,
-  options: ImportOptions,
+  options: ImportOptions | undefined,
 ): Promise<ArtifactsCreatedRepo> {
-  return binding.import({ source, target: { name, opts: options } });
-}
-
-/** Tokens are the repository handle's: each of these is null (or false) when the repository is missing. */
-export async function createToken(
-  binding: Artifacts,
-  name: string,
-  scope: TokenScope,
-  ttlSec: number | undefined,
-): Promise<ArtifactsToken | null> {
-  const repo = await findRepo(binding, name);
-  return repo ? repo.createToken(scope, ttlSec) : null;
-}
-
-export async function listTokens(binding: Artifacts, name: string): Promise<ArtifactsTokenInfo[] | null> {
-  const repo = await findRepo(binding, name);
-  return repo ? (await repo.listTokens()).tokens : null;
-}
-
-export async function revokeToken(binding: Artifacts, name: string, tokenOrId: string): Promise<boolean> {
-  const repo = await findRepo(binding, name);
-  return repo ? repo.revokeToken(tokenOrId) : false;
+  return binding.import({ source, target: { name, ...(options ? { opts: options } : {}) } });
 }

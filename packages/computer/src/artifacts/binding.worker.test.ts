@@ -4,7 +4,7 @@
  * what the client holds is a stub that answers every property, errors
  * cross as `ArtifactsError`s, and the handle's token methods are stubs too.
  * The callee's NOT_FOUND shows up in workerd's log as an uncaught exception;
- * that is the binding's way of saying "missing", and the client answers null.
+ * that is the binding's way of saying "missing", and the client passes it on.
  */
 import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
@@ -12,7 +12,7 @@ import { inWorkspace } from "../../test/workspace-harness.worker.js";
 import { createArtifact } from "./index.js";
 
 describe("Artifacts as a Workers RPC stub", () => {
-  it("is accepted as it is: NOT_FOUND crosses with its code and becomes null; tokens go through the handle", async () => {
+  it("is accepted as it is: NOT_FOUND crosses with its code; tokens go through the handle", async () => {
     const binding: Artifacts = exports.ArtifactsService;
     // Only `then`: any other property of an RPC promise is a pipelined call of its own, rejecting unobserved.
     const miss = await binding.get("rpc-nope").then(
@@ -21,14 +21,14 @@ describe("Artifacts as a Workers RPC stub", () => {
     );
     expect(miss).toMatchObject({ name: "ArtifactsError", code: "NOT_FOUND" });
     const s1 = createArtifact(binding, "rpc");
-    expect(await s1.get("site")).toBeNull();
+    await expect(s1.get("site")).rejects.toMatchObject({ name: "ArtifactsError", code: "NOT_FOUND" });
     const created = await s1.create("site", { description: "d" });
     expect(created).toMatchObject({ name: "site", description: "d", token: expect.stringMatching(/^art_/) });
     expect(await s1.get("site")).toMatchObject({ name: "site", remote: "https://artifacts.invalid/git/rpc__site.git" });
     const read = await s1.createToken("site", "read", 600);
-    expect((await s1.listTokens("site")).map(({ scope }) => scope)).toEqual(["write", "read"]);
+    expect((await s1.listTokens("site")).tokens.map(({ scope }) => scope)).toEqual(["write", "read"]);
     expect(await s1.revokeToken("site", read.id)).toBe(true);
-    await expect(s1.createToken("gone")).rejects.toMatchObject({ code: "ENOTFOUND" });
+    await expect(s1.createToken("gone")).rejects.toMatchObject({ code: "NOT_FOUND" });
     const shared = await s1.cli({ argv: ["share", "site", "--ttl", "1h"] });
     expect(shared.stdout).toMatch(/^https:\/\/x:art_[0-9a-f]{32}@artifacts\.invalid\/git\/rpc__site\.git\n$/);
     expect((await s1.list()).map(({ name }) => name)).toEqual(["site"]);

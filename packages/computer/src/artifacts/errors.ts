@@ -1,41 +1,49 @@
 /**
- * The errors of `@cloudflare/computer/artifacts`: one base class (also
- * exported as the original's `ArtifactError`) with a `code`, one subclass per
- * code. The subclasses take the original's `(value, reason?, { cause }?)`.
+ * The errors of `@cloudflare/computer/artifacts`, under the original's names
+ * and constructor shapes: one base class, `ArtifactError`, whose `code` is
+ * what callers branch on, and one subclass per code of ours. The binding's
+ * own errors (`ArtifactsError`, with codes like `NOT_FOUND`) pass through
+ * unchanged.
  */
 
-export type ArtifactsErrorCode = "EINVALIDSESSION" | "EINVALIDNAME" | "ENOTFOUND" | "EEXISTS";
+export type ArtifactErrorCode = "EINVALIDSESSION" | "EINVALIDNAME" | "ENOTFOUND" | "ENOCONFIG";
 
-export class ArtifactsError extends Error {
-  override readonly name: string = "ArtifactsError";
-  /** One of ArtifactsErrorCode for our errors; a code of yours is kept as it is. */
-  readonly code: ArtifactsErrorCode;
-  constructor(code: ArtifactsErrorCode | (string & {}), message: string, options?: { cause?: unknown }) {
-    super(`${code}: ${message}`, options);
-    this.code = code as ArtifactsErrorCode;
+export class ArtifactError extends Error {
+  override name = "ArtifactError";
+  /** One of ArtifactErrorCode for our errors; a code of yours is kept as it is. */
+  readonly code: string;
+  constructor(code: ArtifactErrorCode | (string & {}), message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
   }
 }
 
-export class InvalidSessionIdError extends ArtifactsError {
-  override readonly name = "InvalidSessionIdError";
+/** A repository name or session id is the trailing or leading segment of a stored name `<session>__<name>`. */
+export const NAME_RULE = "use letters, digits, '.', '_' and '-', starting with a letter or digit";
+
+export class InvalidSessionIdError extends ArtifactError {
+  override name = "InvalidSessionIdError";
   constructor(sessionId: string, reason: string = NAME_RULE, options?: { cause?: unknown }) {
-    super("EINVALIDSESSION", `invalid Artifacts session id ${JSON.stringify(sessionId)}: ${reason}`, options);
+    super("EINVALIDSESSION", `invalid session id '${sessionId}': ${reason}`, options);
   }
 }
 
-export class InvalidRepoNameError extends ArtifactsError {
-  override readonly name = "InvalidRepoNameError";
+export class InvalidRepoNameError extends ArtifactError {
+  override name = "InvalidRepoNameError";
   constructor(name: string, reason: string = NAME_RULE, options?: { cause?: unknown }) {
-    super("EINVALIDNAME", `invalid repository name ${JSON.stringify(name)}: ${reason}`, options);
+    super("EINVALIDNAME", `invalid repository name '${name}': ${reason}`, options);
   }
 }
 
-export class NotFoundError extends ArtifactsError {
-  override readonly name = "NotFoundError";
-  /** `what` names the missing thing ("repository \"x\""); the message is `ENOTFOUND: <what> not found`. */
-  constructor(what: string, options?: { cause?: unknown }) {
-    super("ENOTFOUND", `${what} not found`, options);
+/** A token id missing from its repository's list (a missing repository is the binding's own `NOT_FOUND`). */
+export class NotFoundError extends ArtifactError {
+  override name = "NotFoundError";
+  constructor(message: string, options?: { cause?: unknown }) {
+    super("ENOTFOUND", message, options);
   }
 }
 
-const NAME_RULE = "use letters, digits, '.', '_' and '-', starting with a letter or digit, and no '__'";
+/** @deprecated Our earlier name of `ArtifactError`. */
+export const ArtifactsError = ArtifactError;
+/** @deprecated Our earlier name of `ArtifactErrorCode`. */
+export type ArtifactsErrorCode = ArtifactErrorCode;

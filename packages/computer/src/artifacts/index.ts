@@ -4,11 +4,19 @@
  * to a session, with the `artifacts` CLI. `MemoryArtifactsBinding` is the
  * same interface in memory, for tests and local development.
  */
-export { type Artifact, createArtifact, credentialedRemote, LIST_PAGE_SIZE } from "./artifact.js";
+export {
+  type Artifact,
+  type ArtifactClient,
+  createArtifact,
+  createUnconfiguredArtifact,
+  credentialedRemote,
+  LIST_PAGE_SIZE,
+} from "./artifact.js";
 export { ARTIFACTS_HELP, runArtifactsCLI } from "./cli/index.js";
 export { parseTtl } from "./cli/ttl.js";
 export {
-  ArtifactsError as ArtifactError,
+  ArtifactError,
+  type ArtifactErrorCode,
   ArtifactsError,
   type ArtifactsErrorCode,
   InvalidRepoNameError,
@@ -24,9 +32,11 @@ export {
 export type {
   ArtifactImportOptions,
   ArtifactImportSource,
+  ArtifactRepoSummary,
   ArtifactScope,
   ArtifactsCLIInput,
   ArtifactsCLIResult,
+  RemoteAddFn,
 } from "./option-names.js";
 export { remoteAddVia } from "./remote-add.js";
 export type {
@@ -38,6 +48,7 @@ export type {
   ArtifactsRepoInfo,
   ArtifactsToken,
   ArtifactsTokenInfo,
+  ArtifactsTokenList,
   CreateRepoOptions,
   ImportOptions,
   ImportSource,

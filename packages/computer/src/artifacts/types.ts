@@ -28,8 +28,11 @@ export type ArtifactsListedRepo = ArtifactsListPage["repos"][number];
 /** A new token; `plaintext` is the secret, shown once. */
 export type ArtifactsToken = Awaited<ReturnType<ArtifactsRepoHandle["createToken"]>>;
 
+/** A repository's token page: `{ total, tokens }`. */
+export type ArtifactsTokenList = Awaited<ReturnType<ArtifactsRepoHandle["listTokens"]>>;
+
 /** A token's metadata, without the secret. */
-export type ArtifactsTokenInfo = Awaited<ReturnType<ArtifactsRepoHandle["listTokens"]>>["tokens"][number];
+export type ArtifactsTokenInfo = ArtifactsTokenList["tokens"][number];
 
 export type TokenScope = ArtifactsToken["scope"];
 

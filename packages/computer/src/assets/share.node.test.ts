@@ -6,10 +6,10 @@
  * (the real one is tested in share.worker.test.ts), and FixedLengthStream,
  * a Workers API, is polyfilled.
  */
-import { createHash, createHmac } from "node:crypto";
 import { WorkspaceFilesystem } from "@cloudflare/dofs";
 import { openNodeDatabase } from "@cloudflare/dofs/node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { expectedSignature } from "../../test/sigv4-expected.js";
 import { contentDisposition } from "./content-type.js";
 import { type AssetsBucket, createAssets } from "./create-assets.js";
 import { randomId } from "./key.js";
@@ -70,25 +70,6 @@ async function workspace() {
   await fs.mkdir("/workspace/secret", { recursive: true });
   await fs.writeFile("/workspace/secret/q3.pdf", "%PDF-1.7 report");
   return { fs, sessionId: "sess-1" };
-}
-
-/** SigV4 query presigning from the AWS documentation, on node:crypto. */
-function expectedSignature(url: URL, secret: string): string {
-  const encode = (s: string) =>
-    encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
-  const params = [...url.searchParams.entries()].filter(([k]) => k !== "X-Amz-Signature");
-  const query = params
-    .map(([k, v]) => `${encode(k)}=${encode(v)}`)
-    .sort()
-    .join("&");
-  const canonical = `GET\n${url.pathname}\n${query}\nhost:${url.host}\n\nhost\nUNSIGNED-PAYLOAD`;
-  const date = url.searchParams.get("X-Amz-Date") as string;
-  const scope = (url.searchParams.get("X-Amz-Credential") as string).split("/").slice(1).join("/");
-  const toSign = `AWS4-HMAC-SHA256\n${date}\n${scope}\n${createHash("sha256").update(canonical).digest("hex")}`;
-  const [day, region, service] = scope.split("/") as [string, string, string];
-  let key: Buffer = createHmac("sha256", `AWS4${secret}`).update(day).digest();
-  for (const part of [region, service, "aws4_request"]) key = createHmac("sha256", key).update(part).digest();
-  return createHmac("sha256", key).update(toSign).digest("hex");
 }
 
 describe("share", () => {

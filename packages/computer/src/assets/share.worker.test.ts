@@ -65,7 +65,8 @@ describe("share to R2", () => {
         await workspace.fs.mkdir("/workspace", { recursive: true });
         await workspace.fs.writeFile("/workspace/out.png", new Uint8Array([0x89, 0x50, 0x4e, 0x47]));
         const direct = await workspace.assets?.publish("/workspace/out.png", { expiresAfter: 1000 });
-        const directKey = decodeURIComponent(new URL(direct?.url as string).pathname).replace(/^\/assets\//, "");
+        expect(typeof direct).toBe("string");
+        const directKey = decodeURIComponent(new URL(direct as string).pathname).replace(/^\/assets\//, "");
         expect(directKey).toMatch(/^[0-9a-z]{26}\/out\.png$/);
         expect((await env.ASSETS_BUCKET.head(directKey))?.httpMetadata?.contentType).toBe("image/png");
 

@@ -109,7 +109,10 @@ describe("workspace.artifacts", () => {
       { sessionId: "s1", artifacts: { binding, sessionId: null } },
     );
     await inWorkspace(async ({ workspace }) => {
-      expect(() => workspace.artifacts).toThrow(/Workspace Artifacts binding is not configured/);
+      await expect(workspace.artifacts.list()).rejects.toMatchObject({
+        code: "ENOCONFIG",
+        message: expect.stringMatching(/Workspace Artifacts binding is not configured/),
+      });
     });
   });
 });

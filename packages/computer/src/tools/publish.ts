@@ -32,7 +32,9 @@ export interface PublishToolOptions {
 /** The URL of a share, through whichever of the two assets shapes the workspace has. */
 async function share(assets: ToolAssets, path: string, options: ToolShareOptions): Promise<string> {
   if ("share" in assets) return assets.share(path, options);
-  return (await assets.publish(path, options)).url;
+  // A Workspace's publish gives the URL; an older publisher of ours gives { url }.
+  const published = await assets.publish(path, options);
+  return typeof published === "string" ? published : published.url;
 }
 
 export function createPublishTool(options: PublishToolOptions): Tool<PublishInput, PublishOutput> {

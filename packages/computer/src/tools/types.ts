@@ -129,11 +129,12 @@ export interface ToolShareOptions {
 
 /**
  * The assets client `publish` uses: the original's `share(path, options)`
- * answering the URL, or the older `publish(path, options)` answering `{ url }`.
+ * answering the URL, or `publish(path, options)` answering the URL (a
+ * Workspace's) or `{ url }` (an older publisher of ours).
  */
 export type ToolAssets =
   | { share(path: string, options: ToolShareOptions): Promise<string> }
-  | { publish(path: string, options: ToolShareOptions): Promise<{ url: string }> };
+  | { publish(path: string, options: ToolShareOptions): Promise<string | { url: string }> };
 
 /** What `publish` needs: the session id (for the key prefix) and an assets client. */
 export interface PublishWorkspaceLike {

@@ -50,22 +50,58 @@ export interface PublishOptions {
   expiresAfter: number;
 }
 
+/** What our earlier publishers resolved to; `publish` now resolves to the URL itself, as the original's. */
 export interface PublishedAsset {
   url: string;
 }
 
-export interface WorkspaceAssets {
-  /** Uploads the file and returns a presigned URL for it. */
-  publish(path: string, options: PublishOptions): Promise<PublishedAsset>;
+/** The options of the original's `AssetsClient.share` (`createAssets` from `/assets` has this client). */
+export interface AssetsShareOptions extends PublishOptions {
+  prefix?: string;
+  contentType?: string;
+  filename?: string;
+  disposition?: "inline" | "attachment";
 }
 
-/** Registers a git remote for `artifacts create`; "exists" when the name is taken and `force` is false. */
-export type ArtifactsRemoteAdd = (remote: { name: string; url: string; force: boolean }) => Promise<"added" | "exists">;
+/** The original's `AssetsClient`: `share` uploads the file and resolves to a presigned URL. */
+export interface AssetsShareClient {
+  share(path: string, options: AssetsShareOptions): Promise<string>;
+}
 
+/** A publisher in our earlier shape, still accepted by `new Workspace({ assets })`; a `{ url }` result is taken as its url. */
+export interface WorkspaceAssets {
+  publish(path: string, options: PublishOptions & { prefix?: string }): Promise<string | PublishedAsset>;
+}
+
+/** `publish` as a WorkspaceStub, and so a `getWorkspace()` client, offers it: share by expiry (and prefix), resolving to the URL. */
+export interface WorkspaceAssetsPublisher {
+  publish(path: string, options: PublishOptions & { prefix?: string }): Promise<string>;
+}
+
+/** What `workspace.assets` is: the original's `share`, and `publish`, both resolving to the URL. */
+export interface WorkspaceAssetsClient extends AssetsShareClient, WorkspaceAssetsPublisher {}
+
+/** `new Workspace({ assets })`: the original's client (`share`), or a publisher of ours (`publish`). */
+export type WorkspaceAssetsOption = AssetsShareClient | WorkspaceAssets;
+
+/**
+ * Registers a git remote for `artifacts create` (the original's `RemoteAddFn`).
+ * `ok` on success; on failure `exists: true` marks a name already taken
+ * (what `--force` fixes) and `message` says what else went wrong. With
+ * `force` an existing remote's URL is replaced.
+ */
+export type ArtifactsRemoteAdd = (remote: {
+  name: string;
+  url: string;
+  force?: boolean;
+}) => Promise<{ ok: boolean; exists?: boolean; message?: string }>;
+
+/** The original's `ArtifactsCLIInput`. */
 export interface ArtifactsCliRequest {
+  /** The words after `artifacts`. */
   argv: string[];
   env?: Record<string, string>;
-  /** Lets `artifacts create --remote` register the remote in the caller's repository (the shell passes its cwd's). */
+  /** Lets `artifacts create` register the remote in the caller's repository (the shell passes its cwd's); without it the output carries the `git remote add` line to run. */
   remoteAdd?: ArtifactsRemoteAdd;
 }
 

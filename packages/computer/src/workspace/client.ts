@@ -14,6 +14,7 @@
  * shape, so it type-checks without `cloudflare:workers`.
  */
 import type { WorkspaceFilesystem } from "@cloudflare/dofs";
+import type { ArtifactClient } from "../artifacts/artifact.js";
 import type { WorkspaceRuntimeExecHandle } from "../runtime/handle.js";
 import type { WorkspaceRuntime } from "../runtime/runtime.js";
 import type {
@@ -25,7 +26,7 @@ import type {
   RuntimeGetOptions,
   RuntimeKillOptions,
 } from "../runtime/types.js";
-import type { WorkspaceArtifacts, WorkspaceAssets, WorkspaceGit } from "./capabilities.js";
+import type { WorkspaceAssetsPublisher, WorkspaceGit } from "./capabilities.js";
 import {
   localFilesystem,
   type RemoteFilesystem,
@@ -42,6 +43,9 @@ import { type ThinkWorkspaceCompatibility, thinkMethods } from "./think.js";
  * spirit: exported only so with-workspace can set it. Symbols do not cross
  * RPC, so finding one proves the Workspace is in this isolate.
  */
+/** The Artifacts client as a `getWorkspace()` client offers it, in isolate or over RPC (the original's stub has no `sessionId`). */
+export type WorkspaceClientArtifacts = Omit<ArtifactClient, "sessionId">;
+
 export const WORKSPACE_INSTANCE: unique symbol = Symbol("@cloudflare/computer.workspace");
 
 /** What the in-isolate client needs of a Workspace. */
@@ -49,8 +53,8 @@ export interface LocalWorkspace {
   readonly fs: WorkspaceFilesystem;
   readonly runtime: WorkspaceRuntime;
   readonly git: WorkspaceGit;
-  readonly assets: WorkspaceAssets | undefined;
-  readonly artifacts: WorkspaceArtifacts;
+  readonly assets: WorkspaceAssetsPublisher | undefined;
+  readonly artifacts: ArtifactClient;
   readonly useThink: boolean;
   ready(): Promise<void>;
 }
@@ -100,8 +104,9 @@ export interface WorkspaceClient extends Partial<ThinkWorkspaceCompatibility> {
   /** The git CLI; calls fail with the not-configured error when the workspace has no git. */
   readonly git: WorkspaceGit;
   /** Undefined when the workspace has no assets client. */
-  readonly assets: WorkspaceAssets | undefined;
-  readonly artifacts: WorkspaceArtifacts;
+  readonly assets: WorkspaceAssetsPublisher | undefined;
+  /** The workspace's Artifacts client (all but `sessionId`); calls fail with ENOCONFIG without a binding. */
+  readonly artifacts: WorkspaceClientArtifacts;
   /** Whether the Think methods are there. */
   readonly useThink: boolean;
   /** Releases the RPC stubs (a no-op for an in-isolate client). */
@@ -148,7 +153,7 @@ function localClient(workspace: LocalWorkspace): WorkspaceClient {
     // client always builds and the failure is a rejection of the call, as it is over RPC.
     git: { cli: async (request) => workspace.git.cli(request) },
     assets: workspace.assets,
-    artifacts: { cli: async (request) => workspace.artifacts.cli(request) },
+    artifacts: workspace.artifacts,
     [Symbol.dispose]: () => {},
   };
   if (workspace.useThink) return { ...base, useThink: true, ...thinkMethods(workspace.fs) };
@@ -180,7 +185,7 @@ interface RemoteCliStub<T> {
   [Symbol.dispose](): void;
 }
 
-interface RemoteAssetsStub extends WorkspaceAssets {
+interface RemoteAssetsStub extends WorkspaceAssetsPublisher {
   [Symbol.dispose](): void;
 }
 
@@ -191,7 +196,7 @@ interface RemoteWorkspaceStub extends ThinkWorkspaceCompatibility {
   readonly git: Remote<RemoteCliStub<Parameters<WorkspaceGit["cli"]>[0]>>;
   /** Null, not undefined, when unset (see `WorkspaceStub.assets`). */
   readonly assets: Remote<RemoteAssetsStub | null>;
-  readonly artifacts: Remote<RemoteCliStub<Parameters<WorkspaceArtifacts["cli"]>[0]>>;
+  readonly artifacts: Remote<WorkspaceClientArtifacts & { [Symbol.dispose](): void }>;
   readonly useThink: Remote<boolean>;
   [Symbol.dispose](): void;
 }
@@ -275,7 +280,18 @@ async function remoteClient(stub: RemoteWorkspaceStub): Promise<WorkspaceClient>
     runtime: remoteRuntime as WorkspaceRuntimeClient,
     git: { cli: async (request) => await git.cli(request) },
     assets: assets === null ? undefined : { publish: async (path, options) => await assets.publish(path, options) },
-    artifacts: { cli: async (request) => await artifacts.cli(request) },
+    artifacts: {
+      create: async (name, options) => await artifacts.create(name, options),
+      get: async (name) => await artifacts.get(name),
+      list: async () => await artifacts.list(),
+      import: async (name, source, options) => await artifacts.import(name, source, options),
+      delete: async (name) => await artifacts.delete(name),
+      createToken: async (name, scope, ttl) => await artifacts.createToken(name, scope, ttl),
+      listTokens: async (name) => await artifacts.listTokens(name),
+      getToken: async (name, id) => await artifacts.getToken(name, id),
+      revokeToken: async (name, tokenOrId) => await artifacts.revokeToken(name, tokenOrId),
+      cli: async (request) => await artifacts.cli(request),
+    },
     [Symbol.dispose]: release,
   };
   if (!useThink) return { ...base, useThink: false };

@@ -206,10 +206,14 @@ describe("getWorkspace over RPC", () => {
   it("exposes git (not configured), assets and artifacts like the workspace does", async () => {
     await withClient(async (client) => {
       await expect(client.git.cli({ argv: ["status"] })).rejects.toThrow(/Workspace git is not configured/);
-      await expect(client.artifacts.cli({ argv: [] })).rejects.toThrow(/Artifacts binding is not configured/);
-      expect(await client.assets?.publish("/workspace/a.png", { expiresAfter: 1000 })).toEqual({
-        url: "https://assets.test/workspace/a.png?expiresAfter=1000",
+      expect(await client.artifacts.cli({ argv: ["repo", "list"] })).toMatchObject({
+        exitCode: 1,
+        stderr: expect.stringMatching(/^artifacts repo list: Workspace Artifacts binding is not configured/),
       });
+      // The test object's publisher answers { url }; publish gives the URL itself, as the original's stub.
+      expect(await client.assets?.publish("/workspace/a.png", { expiresAfter: 1000 })).toBe(
+        "https://assets.test/workspace/a.png?expiresAfter=1000",
+      );
     });
     const plain = await getWorkspace(env.PLAIN_WORKSPACE.get(env.PLAIN_WORKSPACE.newUniqueId()));
     try {

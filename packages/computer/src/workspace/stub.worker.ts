@@ -28,6 +28,7 @@ import type {
   WriteFileOptions,
 } from "@cloudflare/dofs";
 import { WorkspaceFilesystem } from "@cloudflare/dofs";
+import type { ArtifactClient } from "../artifacts/artifact.js";
 import { WorkspaceError } from "../runtime/errors.js";
 import type { WorkspaceRuntimeExecHandle } from "../runtime/handle.js";
 import { WorkspaceRuntime } from "../runtime/runtime.js";
@@ -45,10 +46,8 @@ import type {
   ArtifactsCliRequest,
   GitCliRequest,
   GitCliResult,
-  PublishedAsset,
   PublishOptions,
-  WorkspaceArtifacts,
-  WorkspaceAssets,
+  WorkspaceAssetsClient,
   WorkspaceGit,
 } from "./capabilities.js";
 import { exists, lstatOrNull, statOrNull } from "./fs-client.js";
@@ -355,26 +354,76 @@ export class WorkspaceGitStub extends DisposableStub {
 }
 
 export class WorkspaceAssetsStub extends DisposableStub {
-  readonly #assets: WorkspaceAssets;
+  readonly #assets: WorkspaceAssetsClient;
 
-  constructor(assets: WorkspaceAssets) {
+  constructor(assets: WorkspaceAssetsClient) {
     super();
     this.#assets = assets;
   }
 
-  async publish(path: string, options: PublishOptions): Promise<PublishedAsset> {
+  /** The URL, as the original's stub answers (by `share` without a prefix). */
+  async publish(path: string, options: PublishOptions): Promise<string> {
     this.live("assets.publish");
     return this.#assets.publish(path, options);
   }
 }
 
-/** Calls fail with the not-configured error when the workspace has no Artifacts binding. */
+/**
+ * The workspace's Artifacts client over RPC: every method of the original's
+ * stub (`ArtifactClient` but `sessionId`). Calls fail with ENOCONFIG when the
+ * workspace has no Artifacts binding.
+ */
 export class WorkspaceArtifactsStub extends DisposableStub {
-  readonly #artifacts: () => WorkspaceArtifacts;
+  readonly #artifacts: () => ArtifactClient;
 
-  constructor(artifacts: () => WorkspaceArtifacts) {
+  constructor(artifacts: () => ArtifactClient) {
     super();
     this.#artifacts = artifacts;
+  }
+
+  create(...args: Parameters<ArtifactClient["create"]>): ReturnType<ArtifactClient["create"]> {
+    this.live("artifacts.create");
+    return this.#artifacts().create(...args);
+  }
+
+  get(name: string): ReturnType<ArtifactClient["get"]> {
+    this.live("artifacts.get");
+    return this.#artifacts().get(name);
+  }
+
+  list(): ReturnType<ArtifactClient["list"]> {
+    this.live("artifacts.list");
+    return this.#artifacts().list();
+  }
+
+  import(...args: Parameters<ArtifactClient["import"]>): ReturnType<ArtifactClient["import"]> {
+    this.live("artifacts.import");
+    return this.#artifacts().import(...args);
+  }
+
+  delete(name: string): Promise<boolean> {
+    this.live("artifacts.delete");
+    return this.#artifacts().delete(name);
+  }
+
+  createToken(...args: Parameters<ArtifactClient["createToken"]>): ReturnType<ArtifactClient["createToken"]> {
+    this.live("artifacts.createToken");
+    return this.#artifacts().createToken(...args);
+  }
+
+  listTokens(name: string): ReturnType<ArtifactClient["listTokens"]> {
+    this.live("artifacts.listTokens");
+    return this.#artifacts().listTokens(name);
+  }
+
+  getToken(name: string, id: string): ReturnType<ArtifactClient["getToken"]> {
+    this.live("artifacts.getToken");
+    return this.#artifacts().getToken(name, id);
+  }
+
+  revokeToken(name: string, tokenOrId: string): Promise<boolean> {
+    this.live("artifacts.revokeToken");
+    return this.#artifacts().revokeToken(name, tokenOrId);
   }
 
   async cli(request: ArtifactsCliRequest): Promise<GitCliResult> {

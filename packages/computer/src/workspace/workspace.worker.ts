@@ -7,7 +7,8 @@
 import { type Database, ensureSchema, GC_SAFETY_WINDOW_MS, WorkspaceFilesystem } from "@cloudflare/dofs";
 import { collectGarbage } from "@cloudflare/dofs/inode";
 import { DEFAULT_BATCH_BUDGET, type SyncBudget } from "@cloudflare/dofs/sync";
-import { createArtifact } from "../artifacts/artifact.js";
+import { type ArtifactClient, createArtifact, createUnconfiguredArtifact } from "../artifacts/artifact.js";
+import { toWorkspaceAssets } from "../assets/workspace-client.js";
 import { indexMounts, type ResolvedMount, resolveMounts } from "../mounts/index-mounts.js";
 import type { Mount, MountsOption } from "../mounts/types.js";
 import { noopObserver, type WorkspaceObserver } from "../observe/observer.js";
@@ -28,8 +29,8 @@ import { toDatabase, type WorkspaceStorage } from "../runtime/storage.js";
 import type {
   CapabilityOption,
   GitIdentity,
-  WorkspaceArtifacts,
-  WorkspaceAssets,
+  WorkspaceAssetsClient,
+  WorkspaceAssetsOption,
   WorkspaceGit,
   WorkspaceGitFactoryFunction,
   WorkspaceGitProvider,
@@ -61,7 +62,11 @@ export interface WorkspaceOptions<Git extends WorkspaceGit = WorkspaceGit> {
   /** `createGitClient()`: a provider (`open`), or a function of the workspace (the original's form). */
   git?: WorkspaceGitProvider<Git> | WorkspaceGitFactoryFunction<Git>;
   defaultGitIdentity?: GitIdentity;
-  assets?: CapabilityOption<WorkspaceAssets, Workspace>;
+  /**
+   * The original's assets client (`createAssets(...)`, anything with `share`) or a publisher of ours
+   * (`publish`), or a function of this Workspace returning one (called once, when the Workspace is built).
+   */
+  assets?: CapabilityOption<WorkspaceAssetsOption, Workspace>;
   /**
    * Cloudflare's Artifacts binding (`env.ARTIFACTS`) as it is, or `MemoryArtifactsBinding`. Repositories
    * are scoped to `sessionId` (default: the workspace's `sessionId`; `null` opts out and works namespace-wide).
@@ -105,8 +110,8 @@ export class Workspace<Git extends WorkspaceGit = WorkspaceGit> {
   readonly #options: WorkspaceOptions<Git>;
   readonly #scheduler: SyncRetryScheduler | undefined;
   #git: Git | undefined;
-  #assets: WorkspaceAssets | undefined;
-  #artifacts: WorkspaceArtifacts | undefined;
+  #assets: WorkspaceAssetsClient | undefined;
+  readonly #artifacts: ArtifactClient;
   #mounted: Promise<void> | undefined;
   readonly #mounts: ResolvedMount[];
   #closed = false;
@@ -127,6 +132,13 @@ export class Workspace<Git extends WorkspaceGit = WorkspaceGit> {
     this.sessionId = options.sessionId ?? "";
     this.useThink = options.useThink === true;
     this.#mounts = resolveMounts(options.mounts, { sessionId: this.sessionId, vfs: this.fs });
+    // Built now, as the original does, so a bad session id fails here rather than at the first call.
+    this.#artifacts = options.artifacts
+      ? createArtifact(
+          options.artifacts.binding,
+          options.artifacts.sessionId === undefined ? options.sessionId : options.artifacts.sessionId,
+        )
+      : createUnconfiguredArtifact();
     // Own properties, not prototype methods: a Workspace without useThink must not look like a Think workspace.
     if (this.useThink) Object.assign(this, thinkMethods(this.fs));
     this.#scheduler = options.retryScheduler;
@@ -184,26 +196,20 @@ export class Workspace<Git extends WorkspaceGit = WorkspaceGit> {
     return this.#options.observer ?? noopObserver;
   }
 
-  /** Undefined when no assets client is configured. */
-  get assets(): WorkspaceAssets | undefined {
+  /**
+   * `share` and `publish`, both resolving to the URL; undefined when no assets client is configured.
+   * A factory is called on the first read, not in the constructor as the original does: a missing
+   * credential (createAssets throws) then fails that call, not every request to the Durable Object.
+   */
+  get assets(): WorkspaceAssetsClient | undefined {
     const option = this.#options.assets;
     if (option === undefined) return undefined;
-    this.#assets ??= typeof option === "function" ? option(this) : option;
+    this.#assets ??= toWorkspaceAssets(typeof option === "function" ? option(this) : option);
     return this.#assets;
   }
 
-  get artifacts(): WorkspaceArtifacts {
-    const option = this.#options.artifacts;
-    if (option === undefined) {
-      throw new WorkspaceError(
-        "ENOTCONFIGURED",
-        "Workspace Artifacts binding is not configured: pass artifacts to new Workspace(...)",
-      );
-    }
-    this.#artifacts ??= createArtifact(
-      option.binding,
-      option.sessionId === undefined ? this.#options.sessionId : option.sessionId,
-    );
+  /** The session-scoped Artifacts client; without an Artifacts binding, one whose calls fail with ENOCONFIG. */
+  get artifacts(): ArtifactClient {
     return this.#artifacts;
   }
 

@@ -4,23 +4,17 @@ import type * as R from "computer-reference/artifacts";
 import type * as O from "../../src/artifacts/index.js";
 import type { ClassFits, Fits, OptionsFits, ResultFits, ValueFits } from "./check.js";
 
-// @ts-expect-error missing, issue 19 row 14
 type _ArtifactClient = Fits<ResultFits<O.ArtifactClient, R.ArtifactClient>>;
 type _ArtifactError = Fits<ClassFits<typeof O.ArtifactError, typeof R.ArtifactError>>;
 type _ArtifactImportOptions = Fits<OptionsFits<O.ArtifactImportOptions, R.ArtifactImportOptions>>;
 type _ArtifactImportSource = Fits<OptionsFits<O.ArtifactImportSource, R.ArtifactImportSource>>;
-// @ts-expect-error missing, issue 19 row 14
 type _ArtifactRepoSummary = Fits<ResultFits<O.ArtifactRepoSummary, R.ArtifactRepoSummary>>;
-// @ts-expect-error incompatible, issue 19 row 14
 type _ArtifactsCLIInput = Fits<OptionsFits<O.ArtifactsCLIInput, R.ArtifactsCLIInput>>;
 type _ArtifactsCLIResult = Fits<ResultFits<O.ArtifactsCLIResult, R.ArtifactsCLIResult>>;
 type _ArtifactScope = Fits<OptionsFits<O.ArtifactScope, R.ArtifactScope>>;
-// @ts-expect-error incompatible, issue 19 row 14
 type _createArtifact = Fits<ValueFits<typeof O.createArtifact, typeof R.createArtifact>>;
 type _InvalidRepoNameError = Fits<ClassFits<typeof O.InvalidRepoNameError, typeof R.InvalidRepoNameError>>;
 type _InvalidSessionIdError = Fits<ClassFits<typeof O.InvalidSessionIdError, typeof R.InvalidSessionIdError>>;
 type _NotFoundError = Fits<ClassFits<typeof O.NotFoundError, typeof R.NotFoundError>>;
-// @ts-expect-error missing, issue 19 row 14
 type _RemoteAddFn = Fits<ResultFits<O.RemoteAddFn, R.RemoteAddFn>>;
-// @ts-expect-error incompatible, issue 19 row 14
 type _runArtifactsCLI = Fits<ValueFits<typeof O.runArtifactsCLI, typeof R.runArtifactsCLI>>;

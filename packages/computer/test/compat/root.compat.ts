@@ -6,7 +6,6 @@ import type { ClassFits, Fits, MutualFits, OptionsFits, ResultFits, ValueFits } 
 
 // @ts-expect-error incompatible, issue 19 row 7
 type _ApplyResult = Fits<ResultFits<O.ApplyResult, R.ApplyResult>>;
-// @ts-expect-error missing, issue 19 row 14
 type _ArtifactsCLITarget = Fits<ClassFits<typeof O.ArtifactsCLITarget, typeof R.ArtifactsCLITarget>>;
 // @ts-expect-error incompatible, issue 19 row 15
 type _BackendHandle = Fits<OptionsFits<O.BackendHandle, R.BackendHandle>>;

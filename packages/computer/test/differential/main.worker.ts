@@ -19,6 +19,11 @@ export function referenceStorage(storage: DurableObjectStorage): DurableObjectSt
   return storage as unknown as DurableObjectStorageLike;
 }
 
+// Each package's object with an Artifacts binding, for the artifacts scenario over RPC.
+export { OursArtifactsObject, ReferenceArtifactsObject } from "./artifacts-objects.worker.js";
+// Each package's worker-shell object, and the service proxy their Dynamic Workers reach them through.
+export { OursShellObject, ReferenceShellObject, WorkspaceServiceProxy } from "./shell-objects.worker.js";
+
 export class ScratchObject extends DurableObject<Cloudflare.Env> {}
 
 /**

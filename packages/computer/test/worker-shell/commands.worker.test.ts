@@ -90,7 +90,7 @@ describe("built-in commands", () => {
       expect(git.stderr).toMatch(/^git: .*not configured/);
       const artifacts = await run("artifacts repo list");
       expect(artifacts.exitCode).toBe(1);
-      expect(artifacts.stderr).toMatch(/^artifacts: .*not configured/);
+      expect(artifacts.stderr).toMatch(/^artifacts repo list: .*not configured/);
     });
   });
 });

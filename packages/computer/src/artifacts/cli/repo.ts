@@ -1,61 +1,59 @@
-/** `artifacts repo create|get|list|delete|import`: JSON in, JSON out. */
-import { flag, option } from "../../git/cli/args.js";
-import { GitUsageError } from "../../git/errors.js";
-import { single } from "./create.js";
-import { type ArtifactsAction, failure, json } from "./types.js";
+/** `artifacts repo create|get|list|delete|import`: JSON out (delete prints one line). */
+import { parseFlags, positionals, UsageError } from "./args.js";
+import { type ArtifactsAction, failure, json, ok } from "./types.js";
 
-export const REPO_FLAGS = {
-  description: { type: "string" },
-  "read-only": { type: "boolean" },
-  "default-branch": { type: "string" },
-  url: { type: "string" },
-  branch: { type: "string" },
-  depth: { type: "string" },
-} as const;
+export const repoCreate: ArtifactsAction = async (client, argv) => {
+  const parsed = parseFlags(argv, { description: "value", "default-branch": "value", "read-only": "boolean" });
+  const [name] = positionals(parsed, ["name"]) as [string];
+  const description = parsed.values.get("description");
+  const setDefaultBranch = parsed.values.get("default-branch");
+  return json(
+    await client.create(name, {
+      ...(description !== undefined ? { description } : {}),
+      ...(setDefaultBranch !== undefined ? { setDefaultBranch } : {}),
+      readOnly: parsed.booleans.has("read-only"),
+    }),
+  );
+};
 
-export const repo: ArtifactsAction = async (artifact, args) => {
-  const [action, ...rest] = args.positionals;
-  const description = option(args, "description");
-  const common = { ...(description ? { description } : {}), ...(flag(args, "read-only") ? { readOnly: true } : {}) };
-  switch (action) {
-    case "create": {
-      const branch = option(args, "default-branch");
-      return json(
-        await artifact.create(single(rest, "repo create <name>"), {
-          ...common,
-          ...(branch ? { setDefaultBranch: branch } : {}),
-        }),
-      );
-    }
-    case "get": {
-      const name = single(rest, "repo get <name>");
-      const found = await artifact.get(name);
-      return found ? json(found) : failure(`repository '${name}' not found`);
-    }
-    case "list":
-      if (rest.length > 0) throw new GitUsageError("usage: artifacts repo list");
-      return json(await artifact.list());
-    case "delete": {
-      const name = single(rest, "repo delete <name>");
-      const deleted = await artifact.delete(name);
-      return deleted ? json({ name, deleted }) : failure(`repository '${name}' not found`);
-    }
-    case "import": {
-      const name = single(rest, "repo import <name> --url <url>");
-      const url = option(args, "url");
-      if (!url) throw new GitUsageError("repo import needs --url <url>");
-      const depth = option(args, "depth");
-      if (depth !== undefined && !/^\d+$/.test(depth)) throw new GitUsageError(`invalid --depth '${depth}'`);
-      const branch = option(args, "branch");
-      return json(
-        await artifact.import(
-          name,
-          { url, ...(branch ? { branch } : {}), ...(depth ? { depth: Number(depth) } : {}) },
-          common,
-        ),
-      );
-    }
-    default:
-      throw new GitUsageError(`unknown repo subcommand '${action ?? ""}': create, get, list, delete or import`);
-  }
+export const repoGet: ArtifactsAction = async (client, argv) => {
+  const [name] = positionals(parseFlags(argv, {}), ["name"]) as [string];
+  return json(await client.get(name));
+};
+
+export const repoList: ArtifactsAction = async (client, argv) => {
+  positionals(parseFlags(argv, {}), []);
+  return json(await client.list());
+};
+
+export const repoDelete: ArtifactsAction = async (client, argv) => {
+  const [name] = positionals(parseFlags(argv, {}), ["name"]) as [string];
+  if (!(await client.delete(name))) return failure("repo delete", `repository '${name}' not found`);
+  return ok(`Deleted ${name}\n`);
+};
+
+export const repoImport: ArtifactsAction = async (client, argv) => {
+  const parsed = parseFlags(argv, {
+    url: "value",
+    branch: "value",
+    depth: "value",
+    "read-only": "boolean",
+    description: "value",
+  });
+  const [name] = positionals(parsed, ["name"]) as [string];
+  const url = parsed.values.get("url");
+  if (url === undefined) throw new UsageError("missing --url");
+  const depthText = parsed.values.get("depth");
+  const depth = depthText === undefined ? undefined : Number.parseInt(depthText, 10);
+  if (depth !== undefined && !(depth >= 1))
+    throw new UsageError(`--depth is a positive integer, not ${JSON.stringify(depthText)}`);
+  const branch = parsed.values.get("branch");
+  const description = parsed.values.get("description");
+  return json(
+    await client.import(
+      name,
+      { url, ...(branch !== undefined ? { branch } : {}), ...(depth !== undefined ? { depth } : {}) },
+      { ...(description !== undefined ? { description } : {}), readOnly: parsed.booleans.has("read-only") },
+    ),
+  );
 };

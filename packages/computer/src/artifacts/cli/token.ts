@@ -1,45 +1,26 @@
-/** `artifacts token create|list|get|delete` (`revoke` is an alias of delete). */
-import { option } from "../../git/cli/args.js";
-import { GitUsageError } from "../../git/errors.js";
-import { scopeOf, single } from "./create.js";
-import { parseTtl } from "./ttl.js";
-import { type ArtifactsAction, failure, json } from "./types.js";
+/** `artifacts token create|list|get|delete` (`revoke` is an alias of delete). Only `create` prints a secret. */
+import { parseFlags, positionals, scopeFlag } from "./args.js";
+import { ttlFlag } from "./ttl.js";
+import { type ArtifactsAction, failure, json, ok } from "./types.js";
 
-export const TOKEN_FLAGS = { scope: { type: "string" }, ttl: { type: "string" } } as const;
-
-export const token: ArtifactsAction = async (artifact, args) => {
-  const [action, ...rest] = args.positionals;
-  switch (action) {
-    case "create": {
-      const ttl = option(args, "ttl");
-      const scope = scopeOf(option(args, "scope"), "write");
-      return json(
-        await artifact.createToken(
-          single(rest, "token create <name>"),
-          scope,
-          ttl === undefined ? undefined : parseTtl(ttl),
-        ),
-      );
-    }
-    case "list":
-      return json(await artifact.listTokens(single(rest, "token list <name>")));
-    case "get": {
-      const [name, id] = pair(rest, "token get <name> <id>");
-      return json(await artifact.getToken(name, id));
-    }
-    case "delete":
-    case "revoke": {
-      const [name, id] = pair(rest, "token delete <name> <token-or-id>");
-      const revoked = await artifact.revokeToken(name, id);
-      return revoked ? json({ name, id, revoked }) : failure(`token '${id}' not found`);
-    }
-    default:
-      throw new GitUsageError(`unknown token subcommand '${action ?? ""}': create, list, get or delete`);
-  }
+export const tokenCreate: ArtifactsAction = async (client, argv) => {
+  const parsed = parseFlags(argv, { scope: "value", ttl: "value" });
+  const [repo] = positionals(parsed, ["repo"]) as [string];
+  return json(await client.createToken(repo, scopeFlag(parsed, undefined), ttlFlag(parsed.values)));
 };
 
-function pair(rest: readonly string[], usage: string): [string, string] {
-  const [a, b, ...extra] = rest;
-  if (!a || !b || extra.length > 0) throw new GitUsageError(`usage: artifacts ${usage}`);
-  return [a, b];
-}
+export const tokenList: ArtifactsAction = async (client, argv) => {
+  const [repo] = positionals(parseFlags(argv, {}), ["repo"]) as [string];
+  return json(await client.listTokens(repo));
+};
+
+export const tokenGet: ArtifactsAction = async (client, argv) => {
+  const [repo, id] = positionals(parseFlags(argv, {}), ["repo", "id"]) as [string, string];
+  return json(await client.getToken(repo, id));
+};
+
+export const tokenDelete: ArtifactsAction = async (client, argv) => {
+  const [repo, tokenOrId] = positionals(parseFlags(argv, {}), ["repo", "id"]) as [string, string];
+  if (!(await client.revokeToken(repo, tokenOrId))) return failure("token delete", `no such token in '${repo}'`);
+  return ok("Revoked token\n");
+};

@@ -20,6 +20,7 @@ import {
   SHELL_ENTRYPOINT,
   SHELL_GROUP_COMMANDS,
   SHELL_MAIN_MODULE,
+  SHELL_UNAVAILABLE_GROUPS,
   type ShellExecReply,
   type WorkerShellRuntime,
 } from "../protocol/messages.js";
@@ -66,9 +67,14 @@ export function assembleShellModules(
 }
 
 export function enabledCommands(modules: ShellModuleGroup): string[] {
-  return Object.entries(SHELL_GROUP_COMMANDS).flatMap(([group, commands]) =>
-    groupMarkerModule(group) in modules ? [...commands] : [],
-  );
+  const given = (group: string) => groupMarkerModule(group) in modules;
+  return [
+    ...Object.entries(SHELL_GROUP_COMMANDS).flatMap(([group, commands]) => (given(group) ? [...commands] : [])),
+    // The groups whose commands cannot run here: enabled so the shell can say so (protocol/messages.ts).
+    ...Object.entries(SHELL_UNAVAILABLE_GROUPS).flatMap(([group, commands]) =>
+      given(group) ? Object.keys(commands) : [],
+    ),
+  ];
 }
 
 /**

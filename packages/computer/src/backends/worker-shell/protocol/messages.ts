@@ -75,6 +75,27 @@ export type ShellGroupName = keyof typeof SHELL_GROUP_COMMANDS;
 /** just-bash commands no group ships: they cannot run in workerd. */
 export const SHELL_UNAVAILABLE_COMMANDS: readonly string[] = ["sqlite3", "python3", "python", "js-exec", "node"];
 
+/**
+ * The original's python, sqlite and js-exec groups, which cannot work in a
+ * Dynamic Worker: just-bash runs these commands in a `node:worker_threads`
+ * worker, which workerd does not have (docs/worker-shell.md). Ours ship the
+ * subpaths, so code importing them builds and loads, and a group given in
+ * `commands` makes its commands fail saying why, with the exit status the
+ * original's answer (127 "not available", or 1 for sqlite3's failed worker).
+ */
+export const SHELL_UNAVAILABLE_GROUPS = {
+  python: { python3: 127, python: 127 },
+  sqlite: { sqlite3: 1 },
+  "js-exec": { "js-exec": 127, node: 127 },
+} as const satisfies Record<string, Readonly<Record<string, number>>>;
+
+export type ShellUnavailableGroupName = keyof typeof SHELL_UNAVAILABLE_GROUPS;
+
+/** What an unavailable command prints on stderr. */
+export function unavailableCommandMessage(command: string, group: string): string {
+  return `${command}: not available in the worker-shell backend: just-bash runs it in a node:worker_threads worker, which workerd does not have (the ${group} group is loaded, its command cannot run); use a container-shell backend\n`;
+}
+
 /** The module in every group that names it; the backend finds the groups it was given by these. */
 export function groupMarkerModule(group: string): string {
   return `groups/${group}.js`;

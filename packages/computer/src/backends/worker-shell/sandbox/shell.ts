@@ -30,6 +30,7 @@ import {
 import { defineArtifactsCommand, type ShellArtifactsLike } from "./commands/artifacts.js";
 import { defineAssetsCommand, type ShellAssetsLike } from "./commands/assets.js";
 import { defineGitCommand, type ShellGitLike } from "./commands/git.js";
+import { defineUnavailableCommands } from "./commands/unavailable.js";
 import { workerFetch } from "./fetch.js";
 import { WorkspaceFsAdapter, type WorkspaceFsLike } from "./fs-adapter.js";
 
@@ -79,10 +80,14 @@ function latin1(bytes: Uint8Array): string {
   return text;
 }
 
+/** just-bash's own commands: core, plus the optional groups' that are enabled; never the unavailable ones. */
 function optionalCommands(enabled: readonly string[]): CommandName[] {
-  const optional = new Set<string>([...Object.values(SHELL_GROUP_COMMANDS).flat(), ...SHELL_UNAVAILABLE_COMMANDS]);
+  const optional = new Set<string>(Object.values(SHELL_GROUP_COMMANDS).flat());
+  const unavailable = new Set(SHELL_UNAVAILABLE_COMMANDS);
   const on = new Set(enabled);
-  return getCommandNames().filter((name) => !optional.has(name) || on.has(name)) as CommandName[];
+  return getCommandNames().filter(
+    (name) => !unavailable.has(name) && (!optional.has(name) || on.has(name)),
+  ) as CommandName[];
 }
 
 export class ShellWorker extends WorkerEntrypoint<ShellWorkerEnv> {
@@ -182,13 +187,15 @@ export class ShellWorker extends WorkerEntrypoint<ShellWorkerEnv> {
     signal: AbortSignal,
   ): Promise<{ stdout: string; stderr: string; exitCode: number; bytes: boolean }> {
     const cwd = args.cwd ?? this.shellOptions.cwd ?? SHELL_DEFAULT_CWD;
+    const enabled = this.env.SHELL_COMMANDS ?? [];
     const custom: CustomCommand[] = [
       defineGitCommand(ws),
       defineAssetsCommand(ws),
       defineArtifactsCommand(ws),
+      // The python, sqlite and js-exec groups' commands, when given: each fails saying why; a subclass may replace them.
+      ...defineUnavailableCommands(enabled),
       ...this.extraCommands(ws),
     ];
-    const enabled = this.env.SHELL_COMMANDS ?? [];
     const fetcher = this.shellOptions.fetch === null ? undefined : (this.shellOptions.fetch ?? fetch);
     const bash = new Bash({
       fs: new WorkspaceFsAdapter(ws.fs),

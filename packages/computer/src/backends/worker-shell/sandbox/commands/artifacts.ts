@@ -15,10 +15,11 @@ export interface RemoteAddRequest {
   force?: boolean;
 }
 
+/** The original's `RemoteAddFn` answer: `exists` marks a taken name, `message` what else went wrong. */
 export interface RemoteAddResult {
   ok: boolean;
   exists?: boolean;
-  error?: string;
+  message?: string;
 }
 
 export interface ShellArtifactsLike {
@@ -44,14 +45,16 @@ export function remoteAdder(
     try {
       if (force !== true) {
         const listed = await ws.git.cli({ argv: ["remote"], cwd, env });
-        if (listed.exitCode !== 0) return { ok: false, error: listed.stderr.trim() || "git remote failed" };
+        if (listed.exitCode !== 0) return { ok: false, message: listed.stderr.trim() || "git remote failed" };
         if (listed.stdout.split("\n").some((line) => line.trim() === name)) return { ok: false, exists: true };
       }
       const argv = force === true ? ["remote", "add", "--force", name, url] : ["remote", "add", name, url];
       const added = await ws.git.cli({ argv, cwd, env });
-      return added.exitCode === 0 ? { ok: true } : { ok: false, error: added.stderr.trim() || "git remote add failed" };
+      return added.exitCode === 0
+        ? { ok: true }
+        : { ok: false, message: added.stderr.trim() || "git remote add failed" };
     } catch (error) {
-      return { ok: false, error: messageOf(error) };
+      return { ok: false, message: messageOf(error) };
     }
   };
 }
