@@ -35,6 +35,13 @@ export { WorkspaceFilesystem } from "./filesystem.js";
 export { type ChunkRef, encodeManifest, manifestHash } from "./manifest.js";
 export { type MountAccess, type MountState, mountState, setMount, stampMountRoot } from "./mounts.js";
 export { isNameTooLong, isTargetTooLong, normalizePath } from "./path.js";
+export {
+  SQLiteWorkspaceProvider,
+  type SQLiteWorkspaceProviderOptions,
+  type VirtualDirentLike,
+  type VirtualStatsLike,
+  type WriteFileRange,
+} from "./provider.js";
 export { currentRev, ensureSchema, initializeSchema } from "./schema.js";
 export type {
   DirEntry,
