@@ -4,6 +4,11 @@
  * runtime core under `src/runtime/` is runtime-neutral.
  */
 
+export {
+  type DurableObjectStorageLike,
+  SQLiteWorkspaceProvider,
+  type SQLiteWorkspaceProviderOptions,
+} from "@cloudflare/dofs";
 export type { ApplyResult, SkippedEntry } from "@cloudflare/dofs/sync";
 export { ArtifactsCLITarget } from "./artifacts/cli-target.worker.js";
 // Exported here too, as in the original: a container's way back in, re-exported from the Worker's main module.
@@ -15,12 +20,20 @@ export type {
   WorkerLoaderLike as WorkspaceRuntimeLoader,
   WorkspaceTrustedModule,
 } from "./backends/worker-javascript/host/options.js";
-export { R2Bucket, type R2BucketOptions, type R2MountBinding } from "./mounts/r2-bucket.js";
+export {
+  R2Bucket,
+  type R2BucketBinding,
+  type R2BucketOptions,
+  type R2Mount,
+  type R2MountBinding,
+} from "./mounts/r2-bucket.js";
 export type {
   EagerMount,
   MaterializeContext,
   Mount,
   MountBase,
+  MountContext,
+  MountFactory,
   MountFactoryContext,
   MountOption,
   MountsOption,

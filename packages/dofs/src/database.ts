@@ -1,11 +1,14 @@
 /**
  * The one seam between dofs and a SQLite engine. Two drivers implement it:
- * Durable Object storage (`openDurableObjectDatabase`) and better-sqlite3
- * (`openNodeDatabase` from `@cloudflare/dofs/node`).
+ * Durable Object storage (`new Database(ctx.storage)`, also spelled
+ * `openDurableObjectDatabase`) and better-sqlite3 (`openNodeDatabase` from
+ * `@cloudflare/dofs/node`).
  *
  * Everything is synchronous on purpose: both engines are, and a Durable
  * Object's `transactionSync` only accepts a synchronous body.
  */
+
+import { type DurableObjectStorageLike, StorageDatabase } from "./database.durable-object.js";
 
 export type SqlValue = string | number | bigint | null | Uint8Array;
 export type Row = Record<string, SqlValue>;
@@ -33,3 +36,11 @@ export interface Database {
   /** Optional synchronous SHA-256 (lowercase hex) when the platform has a faster one than Web Crypto. */
   sha256?(bytes: Uint8Array): string;
 }
+
+/**
+ * `new Database(storage)`: a `Database` over a Durable Object's storage or
+ * anything shaped like it (as in the original). `Database` stays the
+ * interface every driver implements; the value only constructs the storage
+ * driver.
+ */
+export const Database: new (storage: DurableObjectStorageLike) => StorageDatabase = StorageDatabase;

@@ -16,9 +16,13 @@ export {
 export {
   type DurableObjectSqlCursor,
   type DurableObjectSqlStorage,
+  type DurableObjectStorageLike,
   openDurableObjectDatabase,
+  type SqlCursorLike,
+  type SqlStorageLike,
+  StorageDatabase,
 } from "./database.durable-object.js";
-export type { Database, Row, SqlValue } from "./database.js";
+export { Database, type Row, type SqlValue } from "./database.js";
 export {
   errorMessage,
   FS_ERROR_CODES,
@@ -31,7 +35,14 @@ export { WorkspaceFilesystem } from "./filesystem.js";
 export { type ChunkRef, encodeManifest, manifestHash } from "./manifest.js";
 export { type MountAccess, type MountState, mountState, setMount, stampMountRoot } from "./mounts.js";
 export { isNameTooLong, isTargetTooLong, normalizePath } from "./path.js";
-export { currentRev, ensureSchema } from "./schema.js";
+export {
+  SQLiteWorkspaceProvider,
+  type SQLiteWorkspaceProviderOptions,
+  type VirtualDirentLike,
+  type VirtualStatsLike,
+  type WriteFileRange,
+} from "./provider.js";
+export { currentRev, ensureSchema, initializeSchema } from "./schema.js";
 export type {
   DirEntry,
   FilesystemOptions,

@@ -168,6 +168,15 @@ export function replicaId(db: Database): string {
   return String(db.one<{ v: string }>("SELECT v FROM vfs_meta WHERE k = 'replica'")?.v ?? "");
 }
 
+/**
+ * The original's name for `ensureSchema`: creates or migrates the tables and
+ * seeds rev 1 and the root directory. Idempotent; `now` stamps the root
+ * (default the wall clock).
+ */
+export function initializeSchema(db: Database, now: number = Date.now()): void {
+  ensureSchema(db, now);
+}
+
 export function currentRev(db: Database): number {
   return Number(db.one<{ v: number }>("SELECT v FROM vfs_meta WHERE k = 'rev'")?.v);
 }

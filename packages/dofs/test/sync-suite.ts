@@ -13,7 +13,7 @@ import { fromHex } from "../src/hex.js";
 import { currentRev } from "../src/schema.js";
 import { planChanges, readChange } from "../src/sync/coalesce.js";
 import { ZERO_CURSOR } from "../src/sync/cursor.js";
-import type { SyncLocal } from "../src/sync/local.js";
+import { SYNC_BATCH_ENTRIES, type SyncLocal } from "../src/sync/local.js";
 import { SyncPeer, type SyncPeerOptions } from "../src/sync/peer.js";
 import { pullOnce } from "../src/sync/pull.js";
 import { pushOnce } from "../src/sync/push.js";
@@ -439,6 +439,75 @@ export function defineSyncBehaviors(name: string, connect: Connect): void {
       });
       expect(behind.appliedPushCursor).toEqual({ rev: 10, path: "/m" });
       expect((await w.remote.watermarks()).fetchCursor).toEqual({ rev: 10, path: "/m" });
+    });
+
+    test("a peer push without senderCursor (the reference's driver) moves the fetch cursor to {senderRev, null}", async () => {
+      const w = await world();
+      const entry: ChangeEntry = { kind: "dir", rev: 7, path: "/d", mode: 0o755, mtime: 0 };
+      const pushed = await w.remote.push({ senderRev: 7, changes: streamOf([entry]) });
+      expect(pushed.appliedPushCursor).toEqual({ rev: 7, path: null });
+      expect((await w.remote.watermarks()).fetchCursor).toEqual({ rev: 7, path: null });
+      expect((await w.remoteFs.stat("/d")).isDirectory).toBe(true);
+      // Forward only, as with a senderCursor: an older senderRev leaves it where it is.
+      const older = await w.remote.push({ senderRev: 3, changes: streamOf([]) });
+      expect(older.appliedPushCursor).toEqual({ rev: 7, path: null });
+    });
+
+    test("pullOnce disposes the fetch envelope, also when the apply throws", async () => {
+      const w = await world();
+      await w.remoteFs.writeFile("/ok", "fine");
+      let disposed = 0;
+      let cancelled = 0;
+      const counting = (bogus: boolean): SyncRPC =>
+        intercept(w.remote, {
+          fetchChanges: async (request) => {
+            const result = await w.remote.fetchChanges(request);
+            const inner = (result as Partial<Disposable>)[Symbol.dispose];
+            let stream = result.stream;
+            if (bogus) {
+              await result.stream.cancel();
+              // Files whose only chunk nobody holds: the apply refuses the first batch ("missing object")
+              // while the stream still has more to give.
+              let sent = 0;
+              stream = new ReadableStream<ChangeEntry>({
+                pull(controller) {
+                  if (sent === SYNC_BATCH_ENTRIES + 10) controller.close();
+                  else
+                    controller.enqueue({
+                      kind: "file",
+                      rev: 1,
+                      path: `/bad${sent++}`,
+                      mode: 0o644,
+                      mtime: 0,
+                      size: 3,
+                      chunks: [{ hash: "ab".repeat(32), size: 3 }],
+                    });
+                },
+                cancel() {
+                  cancelled += 1;
+                },
+              });
+            }
+            return {
+              ...result,
+              stream,
+              [Symbol.dispose]() {
+                disposed += 1;
+                inner?.call(result);
+              },
+            };
+          },
+        });
+      await pullOnce(w.local, w.remote); // a schema on both sides; nothing new after it
+      await w.remoteFs.writeFile("/ok", "again");
+      const before = getPullCursor(w.db);
+      await expect(pullOnce(w.local, counting(true))).rejects.toThrow(/missing/);
+      expect(disposed).toBe(1);
+      expect(cancelled).toBe(1);
+      expect(getPullCursor(w.db)).toEqual(before);
+      expect((await w.fs.find("/")).map((e) => e.path)).toEqual(["/ok"]); // nothing of the refused batch
+      expect((await pullOnce(w.local, counting(false))).applied).toBe(1);
+      expect(disposed).toBe(2);
     });
 
     test("skipped: a peer write under a read-only mount is reported and the DO is unchanged", async () => {

@@ -8,12 +8,16 @@ import { createWorkspaceClient, type WorkspaceClient } from "./client/index.node
 import { isWireErrorCode, rpcError, WIRE_ERROR_CODES, type WireErrorCode, WorkspaceRpcError } from "./errors.js";
 import { createWorkspaceServerFor } from "./server/index.js";
 
-/** A real SyncPeer whose `readEntry("/<CODE>")` throws that code: a wire code as WorkspaceRpcError, else as WorkspaceFsError. */
+/**
+ * A real SyncPeer whose `readEntry("/<CODE>")` throws that code: a wire code as WorkspaceRpcError, else as
+ * WorkspaceFsError; `readEntry("/type-error")` throws a TypeError without a code.
+ */
 class ThrowingPeer extends SyncPeer implements SyncRPC {
   override async readEntry(path: string): Promise<ChangeEntry | null> {
     const code = path.slice(1);
     if (path.startsWith("/fs/")) throw new WorkspaceFsError(path.slice(4) as FsErrorCode, "open", path);
     if (isWireErrorCode(code)) throw rpcError(code, "readEntry", path);
+    if (path === "/type-error") throw new TypeError("a plain TypeError");
     return super.readEntry(path);
   }
 }
@@ -77,7 +81,7 @@ describe("wire errors over a real WebSocket", () => {
   });
 
   test("errors without a code keep capnweb's own shape (a TypeError stays a TypeError)", async () => {
-    const error = await client.sync.hasObjects([new Uint8Array(3)]).catch((caught: unknown) => caught);
+    const error = await client.sync.readEntry("/type-error").catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(TypeError);
     expect(error).not.toHaveProperty("code");
   });

@@ -16,7 +16,7 @@ import {
   stampMountRoot,
   type WorkspaceFilesystem,
 } from "@cloudflare/dofs";
-import type { MaterializeContext, Mount, MountData, MountsOption } from "./types.js";
+import type { MaterializeContext, Mount, MountData, MountFactoryContext, MountsOption } from "./types.js";
 
 export interface ResolvedMount {
   root: string;
@@ -32,7 +32,7 @@ function isAtOrUnder(path: string, root: string): boolean {
 /** Validates roots and calls factories. Throws on a relative, non-normal (trailing `/`, `//`, `..`) or nested root. */
 export function resolveMounts(
   mounts: MountsOption | undefined,
-  context: { sessionId: string; vfs: WorkspaceFilesystem },
+  context: Omit<MountFactoryContext, "root">,
 ): ResolvedMount[] {
   if (mounts === undefined) return [];
   if (typeof mounts !== "object" || mounts === null || Array.isArray(mounts)) {
@@ -54,8 +54,7 @@ export function resolveMounts(
   }
   return roots.map((root) => {
     const option = mounts[root];
-    const mount =
-      typeof option === "function" ? option({ sessionId: context.sessionId, root, vfs: context.vfs }) : option;
+    const mount = typeof option === "function" ? option({ ...context, root }) : option;
     if (mount?.strategy !== "eager" || typeof mount.materialize !== "function") {
       throw new TypeError(`Mount ${JSON.stringify(root)} must be { strategy: "eager", materialize }`);
     }

@@ -9,15 +9,21 @@
 import type { MountAccess } from "@cloudflare/dofs";
 import type { MaterializeContext, Mount } from "./types.js";
 
-/** The part of an R2 binding the mount uses. */
+/** The part of an R2 binding the mount uses (an `R2Bucket` binding has all of it). */
 export interface R2MountBinding {
-  list(options: { prefix?: string; cursor?: string; limit?: number }): Promise<{
+  list(options?: { prefix?: string; cursor?: string; limit?: number }): Promise<{
     objects: { key: string; size: number }[];
     truncated: boolean;
     cursor?: string;
   }>;
-  get(key: string): Promise<{ body: ReadableStream<Uint8Array> } | null>;
+  get(key: string): Promise<{ body: ReadableStream<Uint8Array>; size: number } | null>;
 }
+
+/** The original's name for it. */
+export type R2BucketBinding = R2MountBinding;
+
+/** What `R2Bucket` returns: a mount whose kind and mode are always set. */
+export type R2Mount = Mount & { readonly kind: string; readonly mode: MountAccess };
 
 export interface R2BucketOptions {
   prefix?: string;
@@ -31,7 +37,7 @@ export interface R2BucketOptions {
   maxEntries?: number;
 }
 
-export function R2Bucket(binding: R2MountBinding, options: R2BucketOptions = {}): Mount {
+export function R2Bucket(binding: R2MountBinding, options: R2BucketOptions = {}): R2Mount {
   if (typeof binding?.list !== "function" || typeof binding.get !== "function") {
     throw new TypeError("R2Bucket needs an R2 bucket binding");
   }

@@ -1,5 +1,5 @@
 /** The `mounts` option of a Workspace: directories filled from outside (`docs/mounts.md`). */
-import type { MountAccess, WorkspaceFilesystem } from "@cloudflare/dofs";
+import type { MountAccess, SQLiteWorkspaceProvider, WorkspaceFilesystem } from "@cloudflare/dofs";
 
 export type MountData = ReadableStream<Uint8Array> | Uint8Array | string;
 
@@ -31,15 +31,25 @@ export type EagerMount = Mount;
 /** The original's name for what `materialize` is given. */
 export type MountWriteAPI = MaterializeContext;
 
+/** What a mount factory is called with (the original's `MountContext`). */
 export interface MountFactoryContext {
   /** The Workspace's `sessionId`; `""` when it has none. */
   sessionId: string;
   root: string;
-  vfs: WorkspaceFilesystem;
+  /** The store's node:fs face (`workspace.provider()`), as in the original. */
+  vfs: SQLiteWorkspaceProvider;
+  /** The same store as `workspace.fs` (streams, find, grep): ours, besides the original's `vfs`. */
+  fs: WorkspaceFilesystem;
 }
 
-/** A mount, or a function called once (when the Workspace is constructed) that makes one. */
-export type MountOption = Mount | ((context: MountFactoryContext) => Mount);
+/** The original's name for a factory's argument. */
+export type MountContext = MountFactoryContext;
+
+/** A function called once (when the Workspace is constructed) that makes a mount. */
+export type MountFactory = (context: MountContext) => Mount;
+
+/** A mount, or a factory of one. */
+export type MountOption = Mount | MountFactory;
 
 /** Keyed by root: absolute, no trailing `/`, none inside another. */
 export type MountsOption = Readonly<Record<string, MountOption>>;

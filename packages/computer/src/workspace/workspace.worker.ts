@@ -4,7 +4,13 @@
  * per-backend sync, and the optional capabilities; it is a thin assembly of
  * those parts, each of which lives in its own module.
  */
-import { type Database, ensureSchema, GC_SAFETY_WINDOW_MS, WorkspaceFilesystem } from "@cloudflare/dofs";
+import {
+  type Database,
+  ensureSchema,
+  GC_SAFETY_WINDOW_MS,
+  SQLiteWorkspaceProvider,
+  WorkspaceFilesystem,
+} from "@cloudflare/dofs";
 import { collectGarbage } from "@cloudflare/dofs/inode";
 import { DEFAULT_BATCH_BUDGET, type SyncBudget } from "@cloudflare/dofs/sync";
 import { type ArtifactClient, createArtifact, createUnconfiguredArtifact } from "../artifacts/artifact.js";
@@ -113,6 +119,7 @@ export class Workspace<Git extends WorkspaceGit = WorkspaceGit> {
   #assets: WorkspaceAssetsClient | undefined;
   readonly #artifacts: ArtifactClient;
   #mounted: Promise<void> | undefined;
+  #provider: SQLiteWorkspaceProvider | undefined;
   readonly #mounts: ResolvedMount[];
   #closed = false;
   readonly #now: () => number;
@@ -131,7 +138,7 @@ export class Workspace<Git extends WorkspaceGit = WorkspaceGit> {
     this.fs = new WorkspaceFilesystem(this.#db, { now });
     this.sessionId = options.sessionId ?? "";
     this.useThink = options.useThink === true;
-    this.#mounts = resolveMounts(options.mounts, { sessionId: this.sessionId, vfs: this.fs });
+    this.#mounts = resolveMounts(options.mounts, { sessionId: this.sessionId, vfs: this.provider(), fs: this.fs });
     // Built now, as the original does, so a bad session id fails here rather than at the first call.
     this.#artifacts = options.artifacts
       ? createArtifact(
@@ -232,6 +239,16 @@ export class Workspace<Git extends WorkspaceGit = WorkspaceGit> {
       throw error;
     });
     return this.#mounted;
+  }
+
+  /**
+   * The store's node:fs face (dofs' `SQLiteWorkspaceProvider`: `*Sync` and
+   * promise methods, descriptors, Node-like stats), over the same tree and
+   * revs as `fs`. Made once, on first use; needs no `ready()`.
+   */
+  provider(): SQLiteWorkspaceProvider {
+    this.#provider ??= new SQLiteWorkspaceProvider(this.#db, { now: this.#now });
+    return this.#provider;
   }
 
   /** The configured mounts by root (a copy; factories already called). */

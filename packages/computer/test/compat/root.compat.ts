@@ -11,7 +11,6 @@ type _ArtifactsCLITarget = Fits<ClassFits<typeof O.ArtifactsCLITarget, typeof R.
 type _BackendHandle = Fits<OptionsFits<O.BackendHandle, R.BackendHandle>>;
 type _decodeExecEvents = Fits<ValueFits<typeof O.decodeExecEvents, typeof R.decodeExecEvents>>;
 type _decodeRuntimeEvents = Fits<ValueFits<typeof O.decodeRuntimeEvents, typeof R.decodeRuntimeEvents>>;
-// @ts-expect-error missing, issue 19 row 3
 type _DurableObjectStorageLike = Fits<OptionsFits<O.DurableObjectStorageLike, R.DurableObjectStorageLike>>;
 type _EagerMount = Fits<OptionsFits<O.EagerMount, R.EagerMount>>;
 type _encodeExecEvents = Fits<ValueFits<typeof O.encodeExecEvents, typeof R.encodeExecEvents>>;
@@ -26,15 +25,13 @@ type _ModuleExecutionEnvelope = Fits<OptionsFits<O.ModuleExecutionEnvelope, R.Mo
 type _ModuleExecutionInput = Fits<OptionsFits<O.ModuleExecutionInput, R.ModuleExecutionInput>>;
 type _Mount = Fits<OptionsFits<O.Mount, R.Mount>>;
 type _MountBase = Fits<OptionsFits<O.MountBase, R.MountBase>>;
-// @ts-expect-error missing, issue 19 row 3
+// @ts-expect-error incompatible, issue 19 row 3
 type _MountContext = Fits<ResultFits<O.MountContext, R.MountContext>>;
-// @ts-expect-error missing, issue 19 row 3
+// @ts-expect-error incompatible, issue 19 row 3
 type _MountFactory = Fits<OptionsFits<O.MountFactory, R.MountFactory>>;
 type _MountWriteAPI = Fits<ResultFits<O.MountWriteAPI, R.MountWriteAPI>>;
 type _noopObserver = Fits<ValueFits<typeof O.noopObserver, typeof R.noopObserver>>;
-// @ts-expect-error incompatible, issue 19 row 3
 type _R2Bucket = Fits<ValueFits<typeof O.R2Bucket, typeof R.R2Bucket>>;
-// @ts-expect-error missing, issue 19 row 3
 type _R2BucketBinding = Fits<ResultFits<O.R2BucketBinding, R.R2BucketBinding>>;
 type _R2BucketOptions = Fits<OptionsFits<O.R2BucketOptions, R.R2BucketOptions>>;
 type _RawShellValue = Fits<OptionsFits<O.RawShellValue, R.RawShellValue>>;
@@ -46,9 +43,8 @@ type _shellQuote = Fits<ValueFits<typeof O.shellQuote, typeof R.shellQuote>>;
 type _ShellValue = Fits<OptionsFits<O.ShellValue, R.ShellValue>>;
 // @ts-expect-error incompatible, issue 19 row 7
 type _SkippedEntry = Fits<ResultFits<O.SkippedEntry, R.SkippedEntry>>;
-// @ts-expect-error missing, issue 19 row 18
+// @ts-expect-error incompatible, issue 19 row 18
 type _SQLiteWorkspaceProvider = Fits<ClassFits<typeof O.SQLiteWorkspaceProvider, typeof R.SQLiteWorkspaceProvider>>;
-// @ts-expect-error missing, issue 19 row 18
 type _SQLiteWorkspaceProviderOptions = Fits<OptionsFits<O.SQLiteWorkspaceProviderOptions, R.SQLiteWorkspaceProviderOptions>>;
 type _SyncRetryIntent = Fits<ResultFits<O.SyncRetryIntent, R.SyncRetryIntent>>;
 type _SyncRetryOptions = Fits<OptionsFits<O.SyncRetryOptions, R.SyncRetryOptions>>;

@@ -25,7 +25,6 @@ import { loadFuseDev } from "../mount/kernel/fuse-dev.js";
 import { KernelDriver } from "../mount/kernel-driver.js";
 import { ShimDriver } from "../mount/shim.js";
 import { createDaemonServer, type DaemonServer } from "../server/http.js";
-import { checkedSync } from "../server/sync-checks.js";
 import { ChunkCollector } from "../store/collector.js";
 import { withCrashAt } from "./crash-at.js";
 import type { Config, MountMode } from "./env.js";
@@ -116,7 +115,8 @@ export async function startDaemon(config: Config, log: Logger): Promise<Daemon> 
   let port = config.port;
   const server: DaemonServer = createDaemonServer({
     secret: config.secret,
-    peer: checkedSync(peer),
+    // The rpc server checks every sync argument (EPROTOCOL) before the peer sees it.
+    peer,
     runner,
     db,
     // `backend.kind` is the reference's wire name for the mount mode.

@@ -88,7 +88,8 @@ export class SyncPeer implements SyncRPC {
    * Reads the whole change stream (entries only: blobs came first through
    * `pushObjects`), then applies it and moves the pull cursor in one
    * transaction. A sender with `senderRev > 0` is a peer: its entries are
-   * upstream and the cursor moves forward only. `senderRev` 0 is an outside
+   * upstream and the cursor moves forward only, to `senderCursor` or, when
+   * the peer sent none, to `{senderRev, null}`. `senderRev` 0 is an outside
    * writer: ordinary local writes, echoed as `{0, null}`.
    */
   async push(request: PushRequest): Promise<PushResult> {
@@ -119,9 +120,11 @@ export class SyncPeer implements SyncRPC {
     }
     const prepared = await prepareEntries(entries, db);
     const isPeer = senderRev > 0;
+    // A peer that sends no cursor (the reference's driver pushes whole revs) has offered all of senderRev.
+    const offered = senderCursor ?? { rev: senderRev, path: null };
     const result = db.transaction(() => {
       const applied = applyChanges(db, prepared, isPeer ? "upstream" : "local", this.#now(), this.#peer);
-      const cursor = isPeer && senderCursor ? advancePullCursor(db, senderCursor, this.#peer) : undefined;
+      const cursor = isPeer ? advancePullCursor(db, offered, this.#peer) : undefined;
       return { applied, cursor };
     });
     if (entries.length > 0 && this.#options.afterApply) {

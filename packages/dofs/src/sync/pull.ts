@@ -7,7 +7,7 @@ import { applyChanges, prepareEntries } from "./apply.js";
 import { compareCursors, ZERO_CURSOR } from "./cursor.js";
 import { type ResolvedLocal, resolveLocal, SYNC_BATCH_ENTRIES, type SyncBudget, type SyncLocal } from "./local.js";
 import { HAS_OBJECTS_LIMIT } from "./peer.js";
-import type { ChangeEntry, Cursor, SkippedEntry, SyncRPC } from "./types.js";
+import type { ChangeEntry, Cursor, FetchChangesResult, SkippedEntry, SyncRPC } from "./types.js";
 import { advancePullCursor, getPullCursor, getPushCursor, setPullCursor, setPushCursor } from "./watermarks.js";
 
 export interface PullResult {
@@ -59,6 +59,12 @@ async function pull(
   options: PullOptions,
 ): Promise<PullBatchResult> {
   const { db, peer } = ctx;
+  const held = getPullCursor(db, peer);
+  if (budget?.targetCursor && compareCursors(budget.targetCursor, held) <= 0) {
+    // Already past the target: nothing is due, and the remote's snapshot (capped at the target) would
+    // look like a lost store to the divergence check below.
+    return { status: "complete", applied: 0, skipped: [], entries: 0, bytes: 0, cursor: held, targetCursor: held };
+  }
   for (let attempt = 0; ; attempt++) {
     const after = getPullCursor(db, peer);
     const pushed = getPushCursor(db, peer);
@@ -76,16 +82,37 @@ async function pull(
       setPullCursor(db, ZERO_CURSOR, peer);
       diverged = true;
     }
-    if (diverged) {
-      await response.stream.cancel().catch(() => {});
-      if (attempt === 0) continue;
-      throw new Error("sync invariant: the remote diverged again right after a watermark reset");
+    try {
+      if (diverged) {
+        await response.stream.cancel().catch(() => {});
+        if (attempt === 0) continue;
+        throw new Error("sync invariant: the remote diverged again right after a watermark reset");
+      }
+      if (compareCursors(response.appliedPushCursor, pushed) < 0) {
+        await response.stream.cancel().catch(() => {});
+        throw new Error("sync invariant: the remote has not applied what it acknowledged");
+      }
+      return await drain(ctx, remote, response.stream, after, response.currentCursor, budget);
+    } finally {
+      disposeEnvelope(response);
     }
-    if (compareCursors(response.appliedPushCursor, pushed) < 0) {
-      await response.stream.cancel().catch(() => {});
-      throw new Error("sync invariant: the remote has not applied what it acknowledged");
+  }
+}
+
+/**
+ * Over capnweb the fetchChanges result holds the stream's stub; disposing it
+ * frees the remote's side at once instead of when the session ends (and a
+ * raw stub caller must dispose envelopes). A plain SyncPeer result has no
+ * disposer.
+ */
+function disposeEnvelope(response: FetchChangesResult): void {
+  const dispose = (response as Partial<Disposable>)[Symbol.dispose];
+  if (typeof dispose === "function") {
+    try {
+      dispose.call(response);
+    } catch {
+      // The session may already be gone; nothing is left to free then.
     }
-    return drain(ctx, remote, response.stream, after, response.currentCursor, budget);
   }
 }
 
@@ -151,11 +178,19 @@ async function drain(
         budget !== undefined &&
         (result.entries >= budget.maxEntries || result.bytes >= budget.maxBytes || Date.now() >= deadline);
       if (spent) {
+        // Pending only if something is left: a budget that exactly fits the rest is complete.
+        // A peeked entry is not applied; the cursor stays before it, so the next pull brings it again.
+        const peek = await reader.read();
+        if (peek.done) break;
         result.status = "pending";
         await reader.cancel().catch(() => {});
         return result;
       }
     }
+  } catch (error) {
+    // The rest of the stream will never be read: let the remote stop producing it.
+    await reader.cancel(error).catch(() => {});
+    throw error;
   } finally {
     reader.releaseLock();
   }

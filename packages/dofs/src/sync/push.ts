@@ -2,7 +2,7 @@ import { readBlob } from "../blobs.js";
 import { fromHex, toHex } from "../hex.js";
 import { currentRev } from "../schema.js";
 import { type PlannedChange, planChanges, readChange } from "./coalesce.js";
-import { compareCursors } from "./cursor.js";
+import { compareCursors, minCursor } from "./cursor.js";
 import {
   PUSH_OBJECT_BUDGET,
   type ResolvedLocal,
@@ -48,7 +48,9 @@ export async function pushOnce(local: SyncLocal, remote: SyncRPC): Promise<numbe
  */
 export async function pushBatch(local: SyncLocal, remote: SyncRPC, budget: SyncBudget): Promise<PushBatchResult> {
   const ctx = resolveLocal(local);
-  const plan = new PushPlan(ctx, budget.targetCursor ?? { rev: currentRev(ctx.db), path: null });
+  // Never past what exists: a push cursor ahead of the current rev would claim the next write as sent.
+  const now: Cursor = { rev: currentRev(ctx.db), path: null };
+  const plan = new PushPlan(ctx, budget.targetCursor ? minCursor(budget.targetCursor, now) : now);
   const deadline = budget.maxWallTimeMs === undefined ? Number.POSITIVE_INFINITY : Date.now() + budget.maxWallTimeMs;
   let entries = 0;
   let bytes = 0;

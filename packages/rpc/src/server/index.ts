@@ -2,5 +2,6 @@
 export type { Session, SessionClosed, WebSocketLike } from "../session.js";
 export { acceptWebSocketSession } from "./accept.js";
 export { createShellServer } from "./shell-server.js";
+export { checkedSync } from "./sync-checks.js";
 export { createSyncServer } from "./sync-server.js";
 export { createWorkspaceServer, createWorkspaceServerFor, type WorkspaceServerOptions } from "./workspace-server.js";

@@ -30,8 +30,8 @@ test("a stream argument the peer never read is canceled, so the caller's pipe en
       canceled = reason;
     },
   });
-  // SyncPeer rejects a negative senderRev before reading `changes`.
-  await expect(client.sync.push({ senderRev: -1, changes })).rejects.toBeInstanceOf(TypeError);
+  // A negative senderRev is refused before anything reads `changes`.
+  await expect(client.sync.push({ senderRev: -1, changes })).rejects.toMatchObject({ code: "EPROTOCOL" });
   // The cancel crosses the socket after the rejection: wait for it, with a deadline.
   await vi.waitFor(() => expect(String(canceled)).toContain("push returned before reading the whole stream"), {
     timeout: 5_000,

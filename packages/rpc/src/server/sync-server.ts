@@ -9,14 +9,15 @@ import type {
   Watermarks,
 } from "@cloudflare/dofs/sync";
 import { RpcTarget } from "capnweb";
-import { checkObject, checkStream, releaseStream } from "./validate.js";
+import { checkedSync } from "./sync-checks.js";
 
 /**
- * Serves any `SyncRPC` (dofs' `SyncPeer` in practice) as a capnweb target.
- * Streams pass through untouched: capnweb pipes them with its own flow control.
+ * Serves any `SyncRPC` (dofs' `SyncPeer` in practice) as a capnweb target,
+ * behind the EPROTOCOL argument checks (`checkedSync`). Streams pass through
+ * otherwise untouched: capnweb pipes them with its own flow control.
  */
 export function createSyncServer(peer: SyncRPC): RpcTarget & SyncRPC {
-  return new SyncServer(peer);
+  return new SyncServer(checkedSync(peer));
 }
 
 /**
@@ -32,21 +33,15 @@ class SyncServer extends RpcTarget implements SyncRPC {
   }
 
   async push(request: PushRequest): Promise<PushResult> {
-    checkObject(request, "push", "request");
-    const changes = checkStream<ChangeEntry>(request.changes, "push", "changes");
-    try {
-      return await this.#peer.push(request);
-    } finally {
-      releaseStream(changes, "push");
-    }
+    return this.#peer.push(request);
   }
 
   async fetchChanges(request: FetchChangesRequest = {}): Promise<FetchChangesResult> {
-    return this.#peer.fetchChanges(request ?? {});
+    return this.#peer.fetchChanges(request);
   }
 
   async watermarks(options?: { settle?: boolean }): Promise<Watermarks> {
-    return this.#peer.watermarks(options ?? {});
+    return this.#peer.watermarks(options);
   }
 
   async readEntry(path: string): Promise<ChangeEntry | null> {
@@ -62,11 +57,6 @@ class SyncServer extends RpcTarget implements SyncRPC {
   }
 
   async pushObjects(objects: ReadableStream<ObjectFrame>): Promise<void> {
-    const stream = checkStream<ObjectFrame>(objects, "pushObjects", "objects");
-    try {
-      await this.#peer.pushObjects(stream);
-    } finally {
-      releaseStream(stream, "pushObjects");
-    }
+    return this.#peer.pushObjects(objects);
   }
 }

@@ -13,12 +13,6 @@ export function checkString(value: unknown, rpc: string, what: string): asserts 
   if (typeof value !== "string") throw rpcError("EPROTOCOL", rpc, undefined, `${what} must be a string`);
 }
 
-export function checkStream<T>(value: unknown, rpc: string, what: string): ReadableStream<T> {
-  if (!(value instanceof ReadableStream))
-    throw rpcError("EPROTOCOL", rpc, undefined, `${what} must be a ReadableStream`);
-  return value as ReadableStream<T>;
-}
-
 /**
  * Cancels a stream argument the callee left unread (it failed before or while
  * reading). Without this capnweb keeps pulling the caller's source until its

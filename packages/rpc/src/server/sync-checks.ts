@@ -1,12 +1,12 @@
 /**
  * The checks a sync request passes before the SyncPeer sees it: every
  * argument and every streamed entry or object frame, with EPROTOCOL (which
- * survives capnweb) for a wrong one, as `exec` does (exec/request.ts). The
- * peer's own checks throw TypeError, which the wire shows as a bare
- * "TypeError: …" without a code; the rules are the peer's (dofs'
- * checkCursor and checkEntry), only the error changes.
+ * survives capnweb) for a wrong one, as computerd's `exec` does. The peer's
+ * own checks throw TypeError, which the wire shows as a bare "TypeError: …"
+ * without a code; the rules are the peer's (dofs' checkCursor and
+ * checkEntry), only the error changes. `createSyncServer` applies them, so
+ * every server of sync (computerd, a Durable Object) answers bad input alike.
  */
-import { rpcError } from "@cloudflare/computer-rpc";
 import type {
   ChangeEntry,
   FetchChangesRequest,
@@ -18,6 +18,8 @@ import type {
   Watermarks,
 } from "@cloudflare/dofs/sync";
 import { checkCursor, checkEntry, HAS_OBJECTS_LIMIT } from "@cloudflare/dofs/sync";
+import { rpcError } from "../errors.js";
+import { releaseStream } from "./validate.js";
 
 /** `peer` behind argument checks: a bad request is EPROTOCOL and reaches nothing. */
 export function checkedSync(peer: SyncRPC): SyncRPC {
@@ -25,17 +27,18 @@ export function checkedSync(peer: SyncRPC): SyncRPC {
     async push(request: PushRequest): Promise<PushResult> {
       checkObject(request, "push", "request");
       const { senderRev, senderCursor, changes } = request as unknown as Record<string, unknown>;
-      if (!Number.isSafeInteger(senderRev) || (senderRev as number) < 0) {
-        fail("push", "senderRev must be an integer >= 0");
-      }
-      if (senderCursor !== undefined) cursor(senderCursor, "push", "senderCursor");
+      // The stream first: once wrapped, any refusal below still cancels it, so the caller's pipe ends.
       const checked = checkedStream<ChangeEntry>(changes, "push", "changes", (entry) =>
         peerRule("push", () => checkEntry(entry)),
       );
       try {
+        if (!Number.isSafeInteger(senderRev) || (senderRev as number) < 0) {
+          fail("push", "senderRev must be an integer >= 0");
+        }
+        if (senderCursor !== undefined) cursor(senderCursor, "push", "senderCursor");
         return await peer.push({ ...request, changes: checked });
       } finally {
-        release(checked, "push");
+        releaseStream(checked, "push");
       }
     },
 
@@ -82,7 +85,7 @@ export function checkedSync(peer: SyncRPC): SyncRPC {
       try {
         await peer.pushObjects(checked);
       } finally {
-        release(checked, "pushObjects");
+        releaseStream(checked, "pushObjects");
       }
     },
   };
@@ -157,12 +160,6 @@ function checkedStream<T>(
     },
     { highWaterMark: 0 },
   );
-}
-
-/** The peer returned without reading the whole stream (it failed first): the caller's source is let go. */
-function release(stream: ReadableStream<unknown>, rpc: string): void {
-  if (stream.locked) return;
-  stream.cancel(`${rpc} returned before reading the whole stream`).catch(() => {});
 }
 
 function fail(rpc: string, detail: string): never {

@@ -1,0 +1,88 @@
+import { describe, expect, it } from "vitest";
+import { withDb } from "#harness";
+import { WorkspaceFilesystem } from "./filesystem.js";
+import { SQLiteWorkspaceProvider } from "./provider.js";
+
+const text = (value: Uint8Array | string): string =>
+  typeof value === "string" ? value : new TextDecoder().decode(value);
+
+describe("SQLiteWorkspaceProvider: the node:fs face of the store", () => {
+  it("stats, dirents, links and symlinks look like Node's; the fs sees the same tree", () =>
+    withDb(async ({ db }) => {
+      const p = new SQLiteWorkspaceProvider(db, { now: () => 1_700_000_000_000 });
+      p.mkdirSync("/w/src", { recursive: true });
+      p.writeFileSync("/w/src/a.txt", "hello");
+      p.linkSync("/w/src/a.txt", "/w/b.txt");
+      p.symlinkSync("src", "/w/link");
+      const s = p.statSync("/w/link/a.txt");
+      expect(s.isFile()).toBe(true);
+      expect(s.size).toBe(5);
+      expect(s.nlink).toBe(2);
+      expect(s.mode).toBe(0o100644);
+      expect(s.mtime.getTime()).toBe(1_700_000_000_000);
+      expect(p.lstatSync("/w/link").isSymbolicLink()).toBe(true);
+      expect(p.statSync("/w").mode).toBe(0o040755);
+      expect(p.readdirSync("/w")).toEqual(["b.txt", "link", "src"]);
+      const dirents = p.readdirSync("/w", { withFileTypes: true }) as { name: string; isDirectory(): boolean }[];
+      expect(dirents.map((d) => [d.name, d.isDirectory()])).toEqual([
+        ["b.txt", false],
+        ["link", false],
+        ["src", true],
+      ]);
+      expect(p.realpathSync("/w/link/a.txt")).toBe("/w/src/a.txt");
+      expect(p.readlinkSync("/w/link")).toBe("src");
+      expect(text(p.readFileSync("/w/b.txt", "utf8"))).toBe("hello");
+      expect(await new WorkspaceFilesystem(db).readFile("/w/src/a.txt", "utf8")).toBe("hello");
+      p.chmodSync("/w/b.txt", 0o600);
+      expect((await p.stat("/w/src/a.txt")).mode).toBe(0o100600);
+      p.renameSync("/w/b.txt", "/w/c.txt");
+      expect(await p.exists("/w/b.txt")).toBe(false);
+      p.unlinkSync("/w/c.txt");
+      expect(p.statSync("/w/src/a.txt").nlink).toBe(1);
+    }));
+
+  it("errors carry Node's codes and message shape, and change nothing", () =>
+    withDb(async ({ db }) => {
+      const p = new SQLiteWorkspaceProvider(db);
+      p.mkdirSync("/d");
+      p.writeFileSync("/f", "x");
+      expect(() => p.statSync("/nope")).toThrow("ENOENT: no such file or directory, stat '/nope'");
+      expect(() => p.readFileSync("/d")).toThrow(expect.objectContaining({ code: "EISDIR" }));
+      expect(() => p.rmdirSync("/f")).toThrow(expect.objectContaining({ code: "ENOTDIR" }));
+      expect(() => p.unlinkSync("/d")).toThrow(expect.objectContaining({ code: "EISDIR" }));
+      expect(() => p.mkdirSync("/d")).toThrow(expect.objectContaining({ code: "EEXIST" }));
+      expect(() => p.openSync("/nope")).toThrow(expect.objectContaining({ code: "ENOENT" }));
+      expect(() => p.openSync("/f", "wx")).toThrow(expect.objectContaining({ code: "EEXIST" }));
+      expect(() => p.openSync("/f", "q")).toThrow(expect.objectContaining({ code: "EINVAL" }));
+      expect(() => p.closeSync(99)).toThrow(expect.objectContaining({ code: "EBADF" }));
+      expect(() => p.watch("/d")).toThrow(expect.objectContaining({ code: "ENOSYS" }));
+      await expect(p.readFile("/nope")).rejects.toMatchObject({ code: "ENOENT" });
+      expect(p.readdirSync("/")).toEqual(["d", "f"]);
+      expect(text(p.readFileSync("/f", "utf8"))).toBe("x");
+    }));
+
+  it("descriptors: positions, append mode, read-only and write-only ends", () =>
+    withDb(async ({ db }) => {
+      const p = new SQLiteWorkspaceProvider(db);
+      const w = p.openSync("/log", "w");
+      p.writeSync(w, new TextEncoder().encode("abc"));
+      p.writeSync(w, new TextEncoder().encode("def"));
+      expect(() => p.readSync(w, new Uint8Array(1), 0, 1, 0)).toThrow(expect.objectContaining({ code: "EBADF" }));
+      p.closeSync(w);
+      const a = p.openSync("/log", "a");
+      p.writeSync(a, new TextEncoder().encode("!"), 0, 1, 0); // append mode ignores the position
+      p.closeSync(a);
+      const r = p.openSync("/log");
+      const buffer = new Uint8Array(4);
+      expect(p.readSync(r, buffer, 0, 4, null)).toBe(4);
+      expect(text(buffer)).toBe("abcd");
+      expect(p.readSync(r, buffer, 0, 4, null)).toBe(3);
+      expect(text(buffer.subarray(0, 3))).toBe("ef!");
+      expect(p.fstatSync(r).size).toBe(7);
+      expect(() => p.writeSync(r, new Uint8Array(1))).toThrow(expect.objectContaining({ code: "EBADF" }));
+      p.closeSync(r);
+      p.copyFileSync("/log", "/copy");
+      expect(() => p.copyFileSync("/log", "/copy", 1)).toThrow(expect.objectContaining({ code: "EEXIST" }));
+      expect(text(p.readFileSync("/copy", "utf8"))).toBe("abcdef!");
+    }));
+});
