@@ -20,6 +20,8 @@ export class OpenFile {
   readonly inode: number;
   size: number;
   mtime: number;
+  /** Permission bits, kept here once the file's last name is gone (fchmod of a file unlinked while open). */
+  mode = 0o644;
   /** Handles open on this inode. */
   refs = 0;
   /** The last name this file was opened under: for error messages and the read-only check. */

@@ -8,7 +8,7 @@
 import { constants as fsConstants } from "node:fs";
 import { constants } from "node:os";
 import { ErrnoError } from "../errno.js";
-import { childPath, entryReply, type KernelContext, pathOf } from "./context.js";
+import { callerOf, childPath, entryReply, type KernelContext, pathOf } from "./context.js";
 import {
   ENTRY_OUT_SIZE,
   FOPEN_KEEP_CACHE,
@@ -59,7 +59,7 @@ export function registerFileOps(session: Session, context: KernelContext): void 
       const length = entryReply(context, out, OUT_HEADER, parent, name, stat);
       return length + writeOpen(out, OUT_HEADER + ENTRY_OUT_SIZE, fd, FOPEN_KEEP_CACHE);
     };
-    const fd = fs.create(path, mode);
+    const fd = fs.create(path, mode, callerOf(request));
     return typeof fd === "number" ? reply(fd) : fd.then(reply);
   });
 
