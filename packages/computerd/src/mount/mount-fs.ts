@@ -232,7 +232,10 @@ export class MountFs {
    */
   chown(path: string, uid: number, gid: number, caller?: Caller): void {
     const special = this.#specialAt(path);
-    if (special !== undefined) return this.#chownInode(special.ino, uid, gid, caller, path);
+    if (special !== undefined) {
+      this.#chownInode(special.ino, uid, gid, caller, path);
+      return;
+    }
     const attr = this.#attr(path);
     this.#chownInode(attr.inode, uid, gid, caller, path);
     if (attr.nlink > 1) this.sharedChanges++;
