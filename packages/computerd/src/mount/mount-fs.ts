@@ -201,6 +201,7 @@ export class MountFs {
     if (special !== undefined) {
       special.mode = (special.mode & S_IFMT) | (mode & 0o7777);
       this.#times.changed(special.ino, this.#clock());
+      if (special.names.length > 1) this.sharedChanges++;
       return;
     }
     const attr = this.#attr(path);
@@ -234,6 +235,7 @@ export class MountFs {
     const special = this.#specialAt(path);
     if (special !== undefined) {
       this.#chownInode(special.ino, uid, gid, caller, path);
+      if (special.names.length > 1) this.sharedChanges++;
       return;
     }
     const attr = this.#attr(path);
@@ -841,6 +843,7 @@ export class MountFs {
       this.#owners.forget(removed.node.ino);
     } else {
       this.#times.changed(removed.node.ino, now);
+      this.sharedChanges++;
     }
     this.#entriesChanged(at.parent, now);
     return true;
@@ -857,6 +860,7 @@ export class MountFs {
     if (replaced?.type === "dir") throw new ErrnoError(EISDIR, to);
     if (replaced !== undefined) await this.unlink(to);
     this.#specials.move(source.parent, source.name, target.parent, target.name);
+    if (node.names.length > 1) this.sharedChanges++;
     const at = this.#clock();
     this.#times.changed(node.ino, at);
     this.#entriesChanged(source.parent, at);
@@ -870,6 +874,7 @@ export class MountFs {
       throw new ErrnoError(EEXIST, path);
     }
     this.#specials.link(node, target.parent, target.name);
+    this.sharedChanges++;
     const at = this.#clock();
     this.#times.changed(node.ino, at);
     this.#entriesChanged(target.parent, at);
