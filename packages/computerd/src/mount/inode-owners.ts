@@ -41,6 +41,13 @@ export class InodeOwners {
     else this.#owners.set(inode, this.#intern(uid, gid));
   }
 
+  /** The same inode under another number (an O_TMPFILE file given a store inode). */
+  move(from: number, to: number): void {
+    const owner = this.#owners.get(from);
+    this.#owners.delete(from);
+    if (owner !== undefined) this.#owners.set(to, owner);
+  }
+
   /** The inode is gone. */
   forget(inode: number): void {
     this.#owners.delete(inode);

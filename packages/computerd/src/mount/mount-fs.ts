@@ -484,6 +484,53 @@ export class MountFs {
 
   // Files
 
+  /**
+   * O_TMPFILE in directory `dir`: an open file with no name, in memory only
+   * (an inode number from the special range), until `linkOpen` names it.
+   */
+  tmpfile(dir: string, mode: number, caller?: Caller): number {
+    const parent = this.#dirRef(dir);
+    if (parent === undefined) throw new ErrnoError(ENOENT, dir);
+    const at = this.#clock();
+    const inode = this.#specials.allocate();
+    const file = new OpenFile(this.#db, this.#pool, inode, 0, msOf(at), this.vfsPath(dir === "/" ? "/" : `${dir}/`));
+    file.mode = mode & 0o7777;
+    file.detach();
+    this.#times.born(inode, at);
+    this.#own(inode, parent, caller);
+    file.refs++;
+    const fd = this.#nextHandle++;
+    this.#handles.set(fd, { file });
+    return fd;
+  }
+
+  /**
+   * linkat(fd, "", dir, name, AT_EMPTY_PATH) of an O_TMPFILE file: it takes
+   * a store inode at `path`, and its buffered bytes, times and owner go
+   * with it. Answers the new inode. A file unlinked while open cannot be
+   * linked again (the kernel refuses that before it asks).
+   */
+  linkOpen(fd: number, path: string): number {
+    const file = this.#handle(fd).file;
+    if (!file.detached || !SpecialFiles.isSpecialIno(file.inode)) throw new ErrnoError(ENOENT, path);
+    const vfsPath = this.vfsPath(path);
+    if (isNameTooLong(vfsPath)) throw new ErrnoError(ENAMETOOLONG, path);
+    this.#refuseSpecial(path);
+    const parent = this.#parentDir(path);
+    const child =
+      parent === undefined ? undefined : { parent: parent.inode, name: path.slice(path.lastIndexOf("/") + 1) };
+    const at = this.#clock();
+    const attr = createFileInode(this.#db, vfsPath, file.mode, sha256, file.mtime, child);
+    const before = file.inode;
+    file.named(attr.inode, vfsPath);
+    this.#files.set(attr.inode, file);
+    this.#times.move(before, attr.inode);
+    this.#times.changed(attr.inode, at);
+    this.#owners.move(before, attr.inode);
+    this.#entriesChanged(parent?.inode, at);
+    return attr.inode;
+  }
+
   /** A new empty file in one synchronous transaction; a path taken meanwhile goes the long way (writeFile follows links). */
   create(path: string, mode: number, caller?: Caller): number | Promise<number> {
     const vfsPath = this.vfsPath(path);

@@ -39,7 +39,7 @@ function run(script: string, cwd: string): string {
   return `${result.stdout}exit=${result.status}\n`;
 }
 
-type Group = "ownership" | "users" | "special" | "links" | "unlinked";
+type Group = "ownership" | "users" | "special" | "links" | "unlinked" | "tmpfile";
 
 interface Case {
   name: string;
@@ -191,12 +191,28 @@ os.pwrite(fd, b"XY", 4); print("read back", os.pread(fd, 16, 0))
 print("gone", os.path.exists(sys.argv[1]))'
 $PY -c "$OPEN" f && $U $PY -c "$OPEN" g && ls`,
   },
+  {
+    group: "tmpfile",
+    name: "O_TMPFILE: written with no name, named by linkat, written again through the same descriptor, as root and as a user",
+    script: `chmod 777 .
+TMP='import ctypes, os, sys
+fd = os.open(".", os.O_TMPFILE | os.O_RDWR, 0o640); os.write(fd, b"hello ")
+s = os.fstat(fd); print("unnamed", s.st_nlink, s.st_size, oct(s.st_mode), sorted(os.listdir(".")))
+# linkat(AT_FDCWD, "/proc/self/fd/N", AT_FDCWD, name, AT_SYMLINK_FOLLOW): os.link would link the magic link itself.
+libc = ctypes.CDLL(None, use_errno=True)
+assert libc.linkat(-100, f"/proc/self/fd/{fd}".encode(), -100, sys.argv[1].encode(), 0x400) == 0, ctypes.get_errno()
+os.write(fd, b"world"); s = os.fstat(fd); print("named", s.st_nlink, s.st_size, s.st_ino == os.stat(sys.argv[1]).st_ino)
+os.close(fd); print(open(sys.argv[1]).read())
+lost = os.open(".", os.O_TMPFILE | os.O_WRONLY, 0o600); os.write(lost, b"never named"); os.close(lost)
+print(sorted(os.listdir(".")))'
+$PY -c "$TMP" r && $U $PY -c "$TMP" u && ${STAT} r u && cat r u`,
+  },
 ];
 
 /** What each driver supports (docs/computerd.md, "POSIX"): fuse-native is root's only, and has no caller context. */
 const SUPPORTED: Record<string, readonly Group[]> = {
   "fuse-native": ["ownership", "special", "links"],
-  kernel: ["ownership", "users", "special", "links", "unlinked"],
+  kernel: ["ownership", "users", "special", "links", "unlinked", "tmpfile"],
   // libfuse 3's high-level API gives a node with no name left ESTALE before it reaches us.
   "fuse-napi": ["ownership", "users", "special", "links"],
 };
@@ -261,16 +277,21 @@ describe("what sync carries", () => {
     await client?.close();
   });
 
-  test("FIFOs and sockets stay in the container; a user's file arrives with its mode, its owner stays local", async () => {
+  test("FIFOs and sockets stay in the container; a user's file arrives with its mode, its owner stays local; a named O_TMPFILE file arrives", async () => {
     chmodSync(dirname(daemon.mountPoint), 0o755);
     const script = `mkdir shared && chmod 1777 shared && mkfifo shared/p && $U sh -c 'echo mine > shared/f && chmod 4750 shared/f'
-$PY -c "import socket; socket.socket(socket.AF_UNIX).bind('shared/s')" && ls shared`;
+$PY -c "import socket; socket.socket(socket.AF_UNIX).bind('shared/s')" && ls shared
+$PY -c "import ctypes, os; fd = os.open('shared', os.O_TMPFILE | os.O_RDWR, 0o600); os.write(fd, b'unnamed first'); assert ctypes.CDLL(None).linkat(-100, f'/proc/self/fd/{fd}'.encode(), -100, b'shared/t', 0x400) == 0"`;
     expect(run(script, daemon.mountPoint)).toBe("f\np\ns\nexit=0\n");
     const store = openNodeDatabase();
     await pullOnce({ db: store }, client.sync);
     const durable = new WorkspaceFilesystem(store);
     const entries = await durable.readdir(`${daemon.mountPoint}/shared`);
-    expect(entries.map((entry) => entry.name)).toEqual(["f"]);
+    // An O_TMPFILE file named by linkat is an ordinary file of the store.
+    expect(entries.map((entry) => entry.name)).toEqual(["f", "t"]);
+    expect(new TextDecoder().decode(await durable.readFileBytes(`${daemon.mountPoint}/shared/t`))).toBe(
+      "unnamed first",
+    );
     const stat = await durable.stat(`${daemon.mountPoint}/shared/f`);
     expect(stat.mode).toBe(0o4750);
     expect(new TextDecoder().decode(await durable.readFileBytes(`${daemon.mountPoint}/shared/f`))).toBe("mine\n");

@@ -34,6 +34,11 @@ export class SpecialFiles {
     return this.#byIno.size === 0;
   }
 
+  /** An inode number of this range for something else in memory only (an O_TMPFILE file). */
+  allocate(): number {
+    return this.#next++;
+  }
+
   static isSpecialIno(ino: number): boolean {
     return ino > SPECIAL_INO_BASE;
   }

@@ -82,10 +82,17 @@ export function registerEntryOps(session: Session, context: KernelContext): void
   });
 
   session.on(Op.LINK, "link", (request, input) => {
-    const existing = pathOf(context, readU64(input, 40));
+    const old = readU64(input, 40);
     const [name] = readName(input, 48, request.length);
     const parent = request.nodeid;
     const path = childPath(context, parent, name);
+    // linkat(AT_EMPTY_PATH) of an O_TMPFILE file: a node with no name, reached through its open handle.
+    const handle = nodes.path(old) === undefined ? context.handles.get(old)?.values().next().value : undefined;
+    if (handle !== undefined) {
+      nodes.alias(old, fs.linkOpen(handle, path));
+      return entryReply(context, session.out, OUT_HEADER, parent, name, fs.getattr(path));
+    }
+    const existing = pathOf(context, old);
     return fs
       .link(existing, path)
       .then(() => (out: Buffer) => entryReply(context, out, OUT_HEADER, parent, name, fs.getattr(path)));

@@ -17,6 +17,7 @@ import {
   OUT_HEADER,
   readName,
   readU64,
+  writeEntry,
   writeU64,
 } from "./protocol.js";
 import { ENOSYS, type Session } from "./session.js";
@@ -61,6 +62,19 @@ export function registerFileOps(session: Session, context: KernelContext): void 
     };
     const fd = fs.create(path, mode, callerOf(request));
     return typeof fd === "number" ? reply(fd) : fd.then(reply);
+  });
+
+  // O_TMPFILE: an open file with no name (MountFs.tmpfile); its node has no name either until linkat.
+  session.on(Op.TMPFILE, "tmpfile", (request, input) => {
+    const mode = input.readUInt32LE(44);
+    const fd = fs.tmpfile(pathOf(context, request.nodeid), mode, callerOf(request));
+    const stat = fs.fgetattr(fd);
+    const nodeid = stat.ino;
+    nodes.rememberNameless(nodeid);
+    opened(nodeid, fd);
+    const out = session.out;
+    writeEntry(out, OUT_HEADER, nodeid, stat, context.entryTimeout, context.attrTimeout);
+    return ENTRY_OUT_SIZE + writeOpen(out, OUT_HEADER + ENTRY_OUT_SIZE, fd, FOPEN_KEEP_CACHE);
   });
 
   session.on(Op.OPEN, "open", (request, input) => {
