@@ -197,6 +197,9 @@ export class MountFs {
    * stays: chmod changes only the ctime, which is not stored.
    */
   async chmod(path: string, mode: number): Promise<void> {
+    // libfuse 2's name for a file unlinked while open: the file lives in memory only.
+    const hidden = this.#hidden.get(path);
+    if (hidden !== undefined) return this.#chmodFile(hidden, mode);
     const special = this.#specialAt(path);
     if (special !== undefined) {
       special.mode = (special.mode & S_IFMT) | (mode & 0o7777);
@@ -218,7 +221,10 @@ export class MountFs {
 
   /** fchmod: by handle, so a file unlinked while open (kept in memory) takes it too. */
   fchmod(fd: number, mode: number): void {
-    const file = this.#handle(fd).file;
+    this.#chmodFile(this.#handle(fd).file, mode);
+  }
+
+  #chmodFile(file: OpenFile, mode: number): void {
     this.#times.changed(file.inode, this.#clock());
     if (file.shared) this.sharedChanges++;
     file.mode = mode & 0o7777;
@@ -263,6 +269,11 @@ export class MountFs {
    * first (see utimens.ts).
    */
   utimens(path: string, request: TimesRequest): void {
+    const hidden = this.#hidden.get(path);
+    if (hidden !== undefined) {
+      this.#utimensFile(hidden, request);
+      return;
+    }
     const special = this.#specialAt(path);
     if (special !== undefined) {
       const at = this.#clock();
@@ -289,7 +300,10 @@ export class MountFs {
 
   /** futimens: by handle; a file unlinked while open keeps the time in memory only. */
   futimens(fd: number, request: TimesRequest): void {
-    const file = this.#handle(fd).file;
+    this.#utimensFile(this.#handle(fd).file, request);
+  }
+
+  #utimensFile(file: OpenFile, request: TimesRequest): void {
     const at = this.#clock();
     const times = this.#resolveTimes(request, at);
     if (times.mtime !== undefined) {
