@@ -249,10 +249,13 @@ export class MountFs {
     if (attr.nlink > 1) this.sharedChanges++;
   }
 
-  fchown(fd: number, uid: number, gid: number, caller?: Caller): void {
-    const file = this.#handle(fd).file;
-    this.#chownInode(file.inode, uid, gid, caller, file.path);
-    if (file.shared) this.sharedChanges++;
+  /**
+   * chown by inode (the kernel driver's nodes are inodes): no path walk, so
+   * tar's chown of every file it makes costs no query. The owner table
+   * holds any inode number, a FIFO's or an open-unlinked file's too.
+   */
+  chownInode(inode: number, uid: number, gid: number, caller?: Caller): void {
+    this.#chownInode(inode, uid, gid, caller, `inode ${inode}`);
   }
 
   #chownInode(inode: number, uid: number, gid: number, caller: Caller | undefined, path: string): void {

@@ -73,10 +73,7 @@ export function registerAttrOps(session: Session, context: KernelContext): void 
     };
     // The owner first: a refused chown changes nothing, not even the mode the kernel sent with it
     // (the setuid and setgid bits a chown clears).
-    if ((valid & (Fattr.UID | Fattr.GID)) !== 0) {
-      if (path !== undefined) fs.chown(path, uid, gid, caller);
-      else fs.fchown(fh as number, uid, gid, caller);
-    }
+    if ((valid & (Fattr.UID | Fattr.GID)) !== 0) fs.chownInode(nodes.inodeOf(nodeid), uid, gid, caller);
     if ((valid & Fattr.MODE) !== 0) {
       if (path === undefined) fs.fchmod(fh as number, mode);
       else return fs.chmod(path, mode).then(rest);
