@@ -108,7 +108,10 @@ export class MountFs {
   /** Who owns each inode (not stored; inode-owners.ts). */
   readonly #owners: InodeOwners;
   /** FIFOs and sockets, in memory only (special-files.ts). */
-  readonly #specials = new SpecialFiles();
+  readonly #specials = new SpecialFiles((ino) => {
+    this.#times.forget(ino);
+    this.#owners.forget(ino);
+  });
   /** Directory inode → how many subdirectories it has (its link count is 2 more); dropped on any change. */
   readonly #subdirs = new Map<number, number>();
   /** Closed files waiting for their commit, oldest first, with the bytes each was parked with. */
@@ -902,13 +905,9 @@ export class MountFs {
     const removed = at === undefined ? undefined : this.#specials.remove(at.parent, at.name);
     if (at === undefined || removed === undefined) return false;
     const now = this.#clock();
-    if (removed.last) {
-      this.#times.forget(removed.node.ino);
-      this.#owners.forget(removed.node.ino);
-    } else {
-      this.#times.changed(removed.node.ino, now);
-      this.sharedChanges++;
-    }
+    // The last name: a process may still hold it open (its fstat shows a link count of 0).
+    this.#times.changed(removed.node.ino, now);
+    if (!removed.last) this.sharedChanges++;
     this.#entriesChanged(at.parent, now);
     return true;
   }

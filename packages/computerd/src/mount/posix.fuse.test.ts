@@ -199,6 +199,15 @@ rmdir d/a && stat -c '%n %h' d && mv d/b . && stat -c '%n %h' d . && mv b d/c/ &
     script: `OPEN='${OPEN_UNLINKED}'; $PY -c "$OPEN" f && ls`,
   },
   {
+    group: "unlinked",
+    name: "a FIFO held open after its last name goes: fstat shows it with no links, and bytes still pass",
+    script: `mkfifo p && chown 1000:50 p && $PY -c '
+import os, stat
+fd = os.open("p", os.O_RDWR); os.unlink("p")
+s = os.fstat(fd); print(s.st_nlink, stat.S_ISFIFO(s.st_mode), s.st_uid, s.st_gid)
+os.write(fd, b"still"); print(os.read(fd, 5))' && ls`,
+  },
+  {
     group: "tmpfile",
     name: "O_TMPFILE: written with no name, named by linkat, written again through the same descriptor, as root and as a user",
     script: `chmod 777 .

@@ -23,11 +23,21 @@ export interface SpecialNode {
 
 /** 2^48: far above any dofs inode, below 2^53 (node ids and ino stay exact numbers). */
 export const SPECIAL_INO_BASE = 2 ** 48;
+/** Nodes whose last name went, kept for the fstat of a FIFO or socket still open. */
+const GONE_LIMIT = 1024;
 
 export class SpecialFiles {
   readonly #byParent = new Map<number, Map<string, SpecialNode>>();
   readonly #byIno = new Map<number, SpecialNode>();
+  /** Nameless nodes a process may still hold open (fstat answers them, link count 0), oldest first. */
+  readonly #gone = new Map<number, SpecialNode>();
+  /** Called when a nameless node is dropped for good: its owner and times may go. */
+  readonly #forgotten: (ino: number) => void;
   #next = SPECIAL_INO_BASE + 1;
+
+  constructor(forgotten: (ino: number) => void = () => {}) {
+    this.#forgotten = forgotten;
+  }
 
   /** None at all: every lookup can skip this table. */
   get empty(): boolean {
@@ -48,7 +58,7 @@ export class SpecialFiles {
   }
 
   byIno(ino: number): SpecialNode | undefined {
-    return this.#byIno.get(ino);
+    return this.#byIno.get(ino) ?? this.#gone.get(ino);
   }
 
   add(parent: number, name: string, mode: number, bornMs: number): SpecialNode {
@@ -70,6 +80,27 @@ export class SpecialFiles {
 
   /** Removes one name; answers the node and whether that was its last name. */
   remove(parent: number, name: string): { node: SpecialNode; last: boolean } | undefined {
+    const node = this.#unname(parent, name);
+    if (node === undefined) return undefined;
+    const last = node.names.length === 0;
+    if (last) {
+      this.#byIno.delete(node.ino);
+      this.#gone.set(node.ino, node);
+      if (this.#gone.size > GONE_LIMIT) {
+        const oldest = this.#gone.keys().next().value as number;
+        this.#gone.delete(oldest);
+        this.#forgotten(oldest);
+      }
+    }
+    return { node, last };
+  }
+
+  move(parent: number, name: string, newParent: number, newName: string): void {
+    const node = this.#unname(parent, name);
+    if (node !== undefined) this.link(node, newParent, newName);
+  }
+
+  #unname(parent: number, name: string): SpecialNode | undefined {
     const names = this.#byParent.get(parent);
     const node = names?.get(name);
     if (node === undefined) return undefined;
@@ -77,16 +108,7 @@ export class SpecialFiles {
     if (names?.size === 0) this.#byParent.delete(parent);
     const at = node.names.findIndex((n) => n.parent === parent && n.name === name);
     if (at !== -1) node.names.splice(at, 1);
-    const last = node.names.length === 0;
-    if (last) this.#byIno.delete(node.ino);
-    return { node, last };
-  }
-
-  move(parent: number, name: string, newParent: number, newName: string): void {
-    const moved = this.remove(parent, name);
-    if (moved === undefined) return;
-    this.#byIno.set(moved.node.ino, moved.node);
-    this.link(moved.node, newParent, newName);
+    return node;
   }
 
   /** A directory's special entries, names in byte order. */
