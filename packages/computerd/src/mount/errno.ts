@@ -21,6 +21,9 @@ export const EPERM = -constants.errno.EPERM;
 export const ENOSYS = -constants.errno.ENOSYS;
 export const EINVAL = -constants.errno.EINVAL;
 export const ENAMETOOLONG = -constants.errno.ENAMETOOLONG;
+export const EEXIST = -constants.errno.EEXIST;
+export const ENOTEMPTY = -constants.errno.ENOTEMPTY;
+export const EACCES = -constants.errno.EACCES;
 
 /** An error carrying an errno for the FUSE adapter. */
 export class ErrnoError extends Error {

@@ -6,6 +6,7 @@
  * such an op, maps thrown errors to errno, and feeds the optional trace.
  */
 import { errnoOf } from "./errno.js";
+import { UNCHANGED } from "./inode-owners.js";
 import type { MountFs } from "./mount-fs.js";
 import type { FuseTrace } from "./trace.js";
 
@@ -55,8 +56,11 @@ export function sharedOps(fs: MountFs, op: ReturnType<typeof opAdapter>): Record
     symlink: op("symlink", (target: string, path: string) => fs.symlink(target, path)),
     readlink: op("readlink", (path: string) => fs.readlink(path)),
     chmod: op("chmod", (path: string, mode: number) => fs.chmod(path, mode)),
-    // Ownership is not stored (everything runs as root); accepting it keeps tar and cp -p quiet.
-    chown: op("chown", () => undefined),
+    // Held in memory per inode (inode-owners.ts); without the caller (fuse-native) no rule is checked here.
+    chown: op("chown", (path: string, uid: number, gid: number) => fs.chown(path, idOf(uid), idOf(gid))),
+    mknod: op("mknod", async (path: string, mode: number) => {
+      await fs.mknod(path, mode);
+    }),
     create: op("create", (path: string, mode: number) => fs.create(path, mode)),
     open: op("open", (path: string, flags: number) => fs.open(path, flags)),
     truncate: op("truncate", (path: string, size: number) => fs.truncate(path, size)),
@@ -77,4 +81,9 @@ export function sharedOps(fs: MountFs, op: ReturnType<typeof opAdapter>): Record
       true,
     ),
   };
+}
+
+/** A uid or gid as a binding passes it: -1 (or its uint32 form) leaves it unchanged. */
+export function idOf(id: number): number {
+  return id < 0 ? UNCHANGED : id;
 }

@@ -27,7 +27,8 @@ import type { FuseOptions } from "../cli/env.js";
 import type { Logger } from "../cli/log.js";
 import type { MountDriver } from "./driver.js";
 import { EINVAL, ErrnoError } from "./errno.js";
-import { type Callback, type Op, opAdapter, sharedOps } from "./fuse-callbacks.js";
+import { type Callback, idOf, type Op, opAdapter, sharedOps } from "./fuse-callbacks.js";
+import type { Caller } from "./inode-owners.js";
 import type { FuseStat, TimeRequest } from "./mount-fs.js";
 import { MountFsDriver } from "./mount-fs-driver.js";
 import { clearStaleMount, commitAndUnmount } from "./mount-point.js";
@@ -42,6 +43,7 @@ const SHARED_CHANGE_OPS = [
   "truncate",
   "ftruncate",
   "chmod",
+  "chown",
   "unlink",
   "rename",
   "link",
@@ -99,6 +101,8 @@ interface FuseInstance {
   /** Our patch: entry and negative-entry timeouts (seconds) for later replies. */
   setEntryTimeouts(entry: number, negative: number): void;
   _fuseOptions(): string;
+  /** The request being served: its caller's uid, gid and pid (fuse-napi's AsyncLocalStorage, set while an op runs). */
+  context(): { uid: number; gid: number; pid: number } | null;
 }
 type FuseClass = new (mnt: string, ops: Record<string, unknown>, opts: Record<string, unknown>) => FuseInstance;
 
@@ -165,7 +169,12 @@ export class FuseNapiDriver extends MountFsDriver implements MountDriver {
     const o = this.#options;
     // Our patch reads the loop from the environment when the mount comes up.
     process.env.COMPUTERD_FUSE_LOOP = o.loop;
-    const fuse = new Fuse(this.#mountPoint, this.#ops(), {
+    let instance: FuseInstance | undefined;
+    const caller = (): Caller | undefined => {
+      const context = instance?.context();
+      return context ? { uid: context.uid, gid: context.gid, pid: context.pid } : undefined;
+    };
+    const fuse = new Fuse(this.#mountPoint, this.#ops(caller), {
       mkdir: true,
       // A big commit may take longer than any fixed limit on a slow machine; the kernel has its own.
       timeout: false,
@@ -179,7 +188,14 @@ export class FuseNapiDriver extends MountFsDriver implements MountDriver {
       ...(o.entryTimeout !== undefined ? { entryTimeout: o.entryTimeout } : {}),
       ...(o.acAttrTimeout !== undefined && o.pageCache === "auto" ? { acAttrTimeout: o.acAttrTimeout } : {}),
     });
-    const extra = [...(o.negativeTimeout !== undefined ? [`negative_timeout=${o.negativeTimeout}`] : []), ...o.extra];
+    instance = fuse;
+    const extra = [
+      ...(o.negativeTimeout !== undefined ? [`negative_timeout=${o.negativeTimeout}`] : []),
+      // Every uid may use the mount, and the kernel checks permissions from our modes and owners. Passed
+      // whole: fuse-napi's allowOther insists on /etc/fuse.conf's user_allow_other, which root does not need.
+      ...(process.getuid?.() === 0 ? ["allow_other", "default_permissions"] : []),
+      ...o.extra,
+    ];
     if (extra.length > 0) {
       // fuse-napi validates the options it knows; the rest are passed to libfuse as they are.
       const own = fuse._fuseOptions.bind(fuse);
@@ -294,7 +310,7 @@ export class FuseNapiDriver extends MountFsDriver implements MountDriver {
   }
 
   /** fuse-napi's callback table over MountFs; every op answers an errno on failure. */
-  #ops(): Record<string, Op> {
+  #ops(caller: () => Caller | undefined): Record<string, Op> {
     const fs = this.fs;
     const op = opAdapter(this.#trace);
     const options = this.#options;
@@ -302,10 +318,17 @@ export class FuseNapiDriver extends MountFsDriver implements MountDriver {
     const keepPages = options.pageCache === "kernel";
     const table: Record<string, Op> = {
       ...sharedOps(fs, op),
+      // What a request creates is its caller's; a chown follows chown(2)'s rules for that caller.
+      mkdir: op("mkdir", (path: string, mode: number) => fs.mkdir(path, mode, caller())),
+      symlink: op("symlink", (target: string, path: string) => fs.symlink(target, path, caller())),
+      mknod: op("mknod", async (path: string, mode: number) => {
+        await fs.mknod(path, mode, caller());
+      }),
+      chown: op("chown", (path: string, uid: number, gid: number) => fs.chown(path, idOf(uid), idOf(gid), caller())),
       // Pages stay cached across opens (kernel_cache), except for a file with several names: each name is
       // its own kernel inode, whose pages a write through another name leaves stale.
       create: op("create", async (path: string, mode: number) => ({
-        fd: await fs.create(path, mode),
+        fd: await fs.create(path, mode, caller()),
         keepCache: keepPages,
       })),
       open: op("open", (path: string, flags: number) => {

@@ -124,6 +124,14 @@ export class InodeTimes {
     return true;
   }
 
+  /** The same inode under another number (an O_TMPFILE file given a store inode). */
+  move(from: number, to: number): void {
+    const entry = this.#entries.get(from);
+    if (entry === undefined) return;
+    this.#entries.delete(from);
+    this.#set(to, entry);
+  }
+
   /** The inode is gone. */
   forget(inode: number): void {
     this.#entries.delete(inode);

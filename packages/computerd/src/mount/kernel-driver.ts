@@ -111,7 +111,8 @@ export class KernelDriver extends MountFsDriver implements MountDriver {
         this.#mountPoint,
         "fuse.computerd",
         MS_NOSUID | MS_NODEV,
-        `fd=${fd},rootmode=40000,user_id=${uid},group_id=${gid}`,
+        // Every uid may use the mount, and the kernel checks permissions from our modes and owners.
+        `fd=${fd},rootmode=40000,user_id=${uid},group_id=${gid},allow_other,default_permissions`,
       );
     } catch (error) {
       closeSync(fd);

@@ -30,10 +30,12 @@ import {
   setInodeMtime,
   unlinkChild,
 } from "@cloudflare/dofs/inode";
-import { EBADF, EISDIR, ENAMETOOLONG, ENOENT, ENOTDIR, EPERM, ErrnoError } from "./errno.js";
+import { EBADF, EEXIST, EISDIR, ENAMETOOLONG, ENOENT, ENOTDIR, ENOTEMPTY, EPERM, ErrnoError } from "./errno.js";
+import { type Caller, InodeOwners, mayChown, type Owner, procGroups, UNCHANGED } from "./inode-owners.js";
 import { InodeTimes, msOf, type Nanos, nanosOf, wallClock } from "./inode-times.js";
 import { OpenFile } from "./open-file.js";
 import { BufferPool } from "./pool.js";
+import { SpecialFiles, type SpecialNode } from "./special-files.js";
 
 export interface FuseStat {
   mode: number;
@@ -66,6 +68,14 @@ const HIDDEN_PREFIX = ".fuse_hidden";
 const TYPE_BITS = { file: constants.S_IFREG, dir: constants.S_IFDIR, symlink: constants.S_IFLNK };
 const O_ACCMODE = 3;
 const O_TRUNC = constants.O_TRUNC;
+const S_IFMT = 0o170000;
+const S_ISGID = 0o2000;
+
+/** A directory the path cache knows: its inode, and its mode (a setgid one hands its group to new entries). */
+interface DirRef {
+  inode: number;
+  mode: number;
+}
 
 interface Handle {
   file: OpenFile;
@@ -75,6 +85,8 @@ export interface MountFsOptions {
   now?: () => number;
   /** Idle chunk buffers kept for reuse (512 KiB each; 160 = 80 MiB covers a 64 MiB file rewritten in place). */
   poolKeep?: number;
+  /** A caller's supplementary groups (a chgrp by a non-root owner); /proc by default. */
+  groupsOf?: (pid: number) => readonly number[];
 }
 
 export class MountFs {
@@ -86,12 +98,22 @@ export class MountFs {
   /** ctime, atime, the mtime's nanoseconds and directory mtimes (inode-times.ts). */
   readonly #times = new InodeTimes();
   readonly #pool: BufferPool;
+  readonly #groupsOf: (pid: number) => readonly number[];
   readonly #files = new Map<number, OpenFile>();
   readonly #handles = new Map<number, Handle>();
   /** `.fuse_hidden*` paths (relative to the mount) → the inode they stand for. */
   readonly #hidden = new Map<string, OpenFile>();
-  /** FUSE directory path → inode, for #lookup; cleared by anything that moves or removes a name. */
-  readonly #dirs = new Map<string, number>();
+  /** FUSE directory path → inode and mode, for #lookup; cleared by anything that moves or removes a name. */
+  readonly #dirs = new Map<string, DirRef>();
+  /** Who owns each inode (not stored; inode-owners.ts). */
+  readonly #owners: InodeOwners;
+  /** FIFOs and sockets, in memory only (special-files.ts). */
+  readonly #specials = new SpecialFiles((ino) => {
+    this.#times.forget(ino);
+    this.#owners.forget(ino);
+  });
+  /** Directory inode → how many subdirectories it has (its link count is 2 more); dropped on any change. */
+  readonly #subdirs = new Map<number, number>();
   /** Closed files waiting for their commit, oldest first, with the bytes each was parked with. */
   readonly #parked = new Map<OpenFile, number>();
   #parkedBytes = 0;
@@ -103,11 +125,10 @@ export class MountFs {
    * name (the epoch) before it answers such a change.
    */
   sharedChanges = 0;
-  readonly #uid = process.getuid?.() ?? 0;
-  readonly #gid = process.getgid?.() ?? 0;
-
   constructor(db: Database, mountPoint: string, options: MountFsOptions = {}) {
     this.#db = db;
+    this.#owners = new InodeOwners({ uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 });
+    this.#groupsOf = options.groupsOf ?? procGroups;
     const now = options.now;
     this.#clock = now !== undefined ? () => nanosOf(now()) : wallClock();
     this.#now = now ?? (() => msOf(this.#clock()));
@@ -136,7 +157,11 @@ export class MountFs {
       return this.#stat(inodeAttr(this.#db, hidden.inode) ?? detachedAttr(hidden), hidden);
     }
     const attr = this.#lookup(path);
-    if (attr === undefined) throw new ErrnoError(isLongName(path) ? ENAMETOOLONG : ENOENT, path);
+    if (attr === undefined) {
+      const special = this.#specialAt(path);
+      if (special !== undefined) return this.#specialStat(special);
+      throw new ErrnoError(isLongName(path) ? ENAMETOOLONG : ENOENT, path);
+    }
     return this.#stat(attr, this.#files.get(attr.inode));
   }
 
@@ -147,13 +172,18 @@ export class MountFs {
     const attr = this.#lookup(path);
     if (attr === undefined) {
       if (isLongName(path)) throw new ErrnoError(ENAMETOOLONG, path);
-      return undefined;
+      const special = this.#specialAt(path);
+      return special === undefined ? undefined : this.#specialStat(special);
     }
     return this.#stat(attr, this.#files.get(attr.inode));
   }
 
   /** By inode (the kernel driver's nodes are inodes): no path walk; undefined once the inode is gone. */
   inodeStat(inode: number): FuseStat | undefined {
+    if (SpecialFiles.isSpecialIno(inode)) {
+      const special = this.#specials.byIno(inode);
+      return special === undefined ? undefined : this.#specialStat(special);
+    }
     const attr = inodeAttr(this.#db, inode);
     return attr === undefined ? undefined : this.#stat(attr, this.#files.get(inode));
   }
@@ -170,6 +200,16 @@ export class MountFs {
    * stays: chmod changes only the ctime, which is not stored.
    */
   async chmod(path: string, mode: number): Promise<void> {
+    // libfuse 2's name for a file unlinked while open: the file lives in memory only.
+    const hidden = this.#hidden.get(path);
+    if (hidden !== undefined) return this.#chmodFile(hidden, mode);
+    const special = this.#specialAt(path);
+    if (special !== undefined) {
+      special.mode = (special.mode & S_IFMT) | (mode & 0o7777);
+      this.#times.changed(special.ino, this.#clock());
+      if (special.names.length > 1) this.sharedChanges++;
+      return;
+    }
     const attr = this.#attr(path);
     // The kernel resolves links before a chmod; a symlink named here takes the store's path walk (which follows it).
     if (attr.type === "symlink") return this.#fs.chmod(this.vfsPath(path), mode & 0o7777);
@@ -178,6 +218,54 @@ export class MountFs {
     if (attr.nlink > 1) this.sharedChanges++;
     if ((attr.mode & 0o7777) === (mode & 0o7777)) return;
     setInodeMode(this.#db, attr.inode, mode & 0o7777, this.vfsPath(path));
+    const dir = this.#dirs.get(path);
+    if (dir !== undefined) dir.mode = mode & 0o7777;
+  }
+
+  /** fchmod: by handle, so a file unlinked while open (kept in memory) takes it too. */
+  fchmod(fd: number, mode: number): void {
+    this.#chmodFile(this.#handle(fd).file, mode);
+  }
+
+  #chmodFile(file: OpenFile, mode: number): void {
+    this.#times.changed(file.inode, this.#clock());
+    if (file.shared) this.sharedChanges++;
+    file.mode = mode & 0o7777;
+    if (!file.detached) setInodeMode(this.#db, file.inode, file.mode, file.path);
+  }
+
+  /**
+   * chown/lchown (FUSE never follows a link for it): the owner and group,
+   * each UNCHANGED to leave it. With a caller, chown(2)'s rules for a
+   * non-root one apply (inode-owners.ts). Setuid and setgid bits are the
+   * kernel's to clear: it sends the new mode with the same setattr.
+   */
+  chown(path: string, uid: number, gid: number, caller?: Caller): void {
+    const special = this.#specialAt(path);
+    if (special !== undefined) {
+      this.#chownInode(special.ino, uid, gid, caller, path);
+      if (special.names.length > 1) this.sharedChanges++;
+      return;
+    }
+    const attr = this.#attr(path);
+    this.#chownInode(attr.inode, uid, gid, caller, path);
+    if (attr.nlink > 1) this.sharedChanges++;
+  }
+
+  /**
+   * chown by inode (the kernel driver's nodes are inodes): no path walk, so
+   * tar's chown of every file it makes costs no query. The owner table
+   * holds any inode number, a FIFO's or an open-unlinked file's too.
+   */
+  chownInode(inode: number, uid: number, gid: number, caller?: Caller): void {
+    this.#chownInode(inode, uid, gid, caller, `inode ${inode}`);
+  }
+
+  #chownInode(inode: number, uid: number, gid: number, caller: Caller | undefined, path: string): void {
+    const owner = this.#owners.get(inode);
+    if (caller !== undefined && !mayChown(owner, uid, gid, caller, this.#groupsOf)) throw new ErrnoError(EPERM, path);
+    this.#owners.set(inode, uid === UNCHANGED ? owner.uid : uid, gid === UNCHANGED ? owner.gid : gid);
+    this.#times.changed(inode, this.#clock());
   }
 
   /**
@@ -187,6 +275,17 @@ export class MountFs {
    * first (see utimens.ts).
    */
   utimens(path: string, request: TimesRequest): void {
+    const hidden = this.#hidden.get(path);
+    if (hidden !== undefined) {
+      this.#utimensFile(hidden, request);
+      return;
+    }
+    const special = this.#specialAt(path);
+    if (special !== undefined) {
+      const at = this.#clock();
+      this.#times.set(special.ino, special.bornMs, this.#resolveTimes(request, at), at);
+      return;
+    }
     const attr = this.#attr(path);
     const open = this.#files.get(attr.inode);
     const at = this.#clock();
@@ -207,7 +306,10 @@ export class MountFs {
 
   /** futimens: by handle; a file unlinked while open keeps the time in memory only. */
   futimens(fd: number, request: TimesRequest): void {
-    const file = this.#handle(fd).file;
+    this.#utimensFile(this.#handle(fd).file, request);
+  }
+
+  #utimensFile(file: OpenFile, request: TimesRequest): void {
     const at = this.#clock();
     const times = this.#resolveTimes(request, at);
     if (times.mtime !== undefined) {
@@ -229,7 +331,8 @@ export class MountFs {
     const attr = this.#attr(path);
     if (attr.type !== "dir") throw new ErrnoError(ENOTDIR, path);
     const entries = await this.#fs.readdir(this.vfsPath(path));
-    return [".", "..", ...entries.map((entry) => entry.name).filter(fitsDirent)];
+    const specials = this.#specials.list(attr.inode).map(([name]) => name);
+    return [".", "..", ...entries.map((entry) => entry.name).filter(fitsDirent), ...specials];
   }
 
   /**
@@ -250,27 +353,42 @@ export class MountFs {
       names.push(child.name);
       stats.push(this.#stat(child.attr, this.#files.get(child.attr.inode)));
     }
+    for (const [name, node] of this.#specials.list(attr.inode)) {
+      names.push(name);
+      stats.push(this.#specialStat(node));
+    }
     return { names, stats };
   }
 
-  async mkdir(path: string, mode: number): Promise<void> {
-    const parent = this.#parentInode(path);
-    await this.#fs.mkdir(this.vfsPath(path), { mode: mode & 0o7777 });
-    this.#entriesChanged(parent);
+  /** A new directory is the caller's; in a setgid directory it takes that group and the setgid bit. */
+  async mkdir(path: string, mode: number, caller?: Caller): Promise<void> {
+    const parent = this.#parentDir(path);
+    this.#refuseSpecial(path);
+    const setgid = parent !== undefined && (parent.mode & S_ISGID) !== 0 ? S_ISGID : 0;
+    await this.#fs.mkdir(this.vfsPath(path), { mode: (mode & 0o7777) | setgid });
+    if (parent !== undefined) this.#subdirs.delete(parent.inode);
+    this.#own(() => this.#lookup(path)?.inode, parent, caller);
+    this.#entriesChanged(parent?.inode);
   }
 
   async rmdir(path: string): Promise<void> {
     const attr = this.#attr(path);
     if (attr.type !== "dir") throw new ErrnoError(ENOTDIR, path);
+    // FIFOs and sockets are entries too, though the store does not hold them.
+    if (this.#specials.hasEntries(attr.inode)) throw new ErrnoError(ENOTEMPTY, path);
     const parent = this.#parentInode(path);
     this.#forgetDirs();
     await this.#fs.rm(this.vfsPath(path));
     this.#times.forget(attr.inode);
+    this.#owners.forget(attr.inode);
+    this.#subdirs.delete(attr.inode);
+    if (parent !== undefined) this.#subdirs.delete(parent);
     this.#entriesChanged(parent);
   }
 
   async unlink(path: string): Promise<void> {
     if (this.#hidden.delete(path)) return;
+    if (this.#unlinkSpecial(path)) return;
     const attr = this.#attr(path);
     if (attr.type === "dir") throw new ErrnoError(EISDIR, path);
     if (attr.type === "symlink") this.#forgetDirs();
@@ -288,11 +406,23 @@ export class MountFs {
   async rename(from: string, to: string): Promise<void> {
     const name = to.slice(to.lastIndexOf("/") + 1);
     if (name.startsWith(HIDDEN_PREFIX)) return this.#hide(from, to);
+    if (!this.#specials.empty) {
+      const special = this.#specialAt(from);
+      if (special !== undefined) return this.#renameSpecial(special, from, to);
+      const over = this.#specialAt(to);
+      if (over !== undefined) {
+        if (this.#attr(from).type === "dir") throw new ErrnoError(ENOTDIR, to);
+        this.#unlinkSpecial(to);
+      }
+    }
     const attr = this.#attr(from);
     const fromParent = this.#parentInode(from);
     const toParent = this.#parentInode(to);
     this.#forgetDirs();
+    if (fromParent !== undefined) this.#subdirs.delete(fromParent);
+    if (toParent !== undefined) this.#subdirs.delete(toParent);
     const replaced = lookupInode(this.#db, this.vfsPath(to));
+    if (replaced?.type === "dir" && this.#specials.hasEntries(replaced.inode)) throw new ErrnoError(ENOTEMPTY, to);
     if (replaced !== undefined && replaced.inode !== attr.inode) {
       this.#detachIfLastName(replaced);
       if (replaced.nlink > 1) this.sharedChanges++;
@@ -312,6 +442,9 @@ export class MountFs {
   }
 
   async link(existing: string, path: string): Promise<void> {
+    const special = this.#specialAt(existing);
+    if (special !== undefined) return this.#linkSpecial(special, path);
+    this.#refuseSpecial(path);
     await this.#fs.link(this.vfsPath(existing), this.vfsPath(path));
     const attr = this.#lookup(existing);
     const open = attr === undefined ? undefined : this.#files.get(attr.inode);
@@ -322,10 +455,47 @@ export class MountFs {
     this.#entriesChanged(this.#parentInode(path), at);
   }
 
-  async symlink(target: string, path: string): Promise<void> {
-    const parent = this.#parentInode(path);
+  async symlink(target: string, path: string, caller?: Caller): Promise<void> {
+    const parent = this.#parentDir(path);
+    this.#refuseSpecial(path);
     await this.#fs.symlink(target, this.vfsPath(path));
-    this.#entriesChanged(parent);
+    this.#own(() => this.#lookup(path)?.inode, parent, caller);
+    this.#entriesChanged(parent?.inode);
+  }
+
+  /**
+   * mknod(2): a regular file is an empty file in the store; a FIFO or a
+   * socket (bind(2) of an AF_UNIX socket makes one) lives in memory only
+   * (special-files.ts); a device node is EPERM, as in a container without
+   * CAP_MKNOD. Answers the new node's attributes.
+   */
+  mknod(path: string, mode: number, caller?: Caller): FuseStat | Promise<FuseStat> {
+    const type = mode & S_IFMT;
+    if (type === 0 || type === constants.S_IFREG) {
+      const made = (fd: number): FuseStat => {
+        const stat = this.fgetattr(fd);
+        this.release(fd);
+        return stat;
+      };
+      const fd = this.create(path, mode, caller);
+      return typeof fd === "number" ? made(fd) : fd.then(made);
+    }
+    if (type !== constants.S_IFIFO && type !== constants.S_IFSOCK) throw new ErrnoError(EPERM, path);
+    if (isLongName(path)) throw new ErrnoError(ENAMETOOLONG, path);
+    const parent = this.#parentDir(path);
+    if (parent === undefined) throw new ErrnoError(ENOENT, path);
+    if (this.#lookup(path) !== undefined || this.#specialAt(path) !== undefined) throw new ErrnoError(EEXIST, path);
+    const at = this.#clock();
+    const node = this.#specials.add(
+      parent.inode,
+      path.slice(path.lastIndexOf("/") + 1),
+      type | (mode & 0o7777),
+      msOf(at),
+    );
+    this.#times.born(node.ino, at);
+    this.#own(node.ino, parent, caller);
+    this.#entriesChanged(parent.inode, at);
+    return this.#specialStat(node);
   }
 
   async readlink(path: string): Promise<string> {
@@ -334,16 +504,67 @@ export class MountFs {
 
   // Files
 
-  /** A new empty file in one synchronous transaction; a path taken meanwhile goes the long way (writeFile follows links). */
-  create(path: string, mode: number): number | Promise<number> {
+  /**
+   * O_TMPFILE in directory `dir`: an open file with no name, in memory only
+   * (an inode number from the special range), until `linkOpen` names it.
+   */
+  tmpfile(dir: string, mode: number, caller?: Caller): number {
+    const parent = this.#dirRef(dir);
+    if (parent === undefined) throw new ErrnoError(ENOENT, dir);
+    const at = this.#clock();
+    const inode = this.#specials.allocate();
+    const file = new OpenFile(this.#db, this.#pool, inode, 0, msOf(at), this.vfsPath(dir === "/" ? "/" : `${dir}/`));
+    file.mode = mode & 0o7777;
+    file.detach();
+    this.#times.born(inode, at);
+    this.#own(inode, parent, caller);
+    file.refs++;
+    const fd = this.#nextHandle++;
+    this.#handles.set(fd, { file });
+    return fd;
+  }
+
+  /**
+   * linkat(fd, "", dir, name, AT_EMPTY_PATH) of an O_TMPFILE file: it takes
+   * a store inode at `path`, and its buffered bytes, times and owner go
+   * with it. Answers the new inode. A file unlinked while open cannot be
+   * linked again (the kernel refuses that before it asks).
+   */
+  linkOpen(fd: number, path: string): number {
+    const file = this.#handle(fd).file;
+    if (!file.detached || !SpecialFiles.isSpecialIno(file.inode)) throw new ErrnoError(ENOENT, path);
     const vfsPath = this.vfsPath(path);
     if (isNameTooLong(vfsPath)) throw new ErrnoError(ENAMETOOLONG, path);
+    this.#refuseSpecial(path);
+    const parent = this.#parentDir(path);
+    const child =
+      parent === undefined ? undefined : { parent: parent.inode, name: path.slice(path.lastIndexOf("/") + 1) };
+    const at = this.#clock();
+    const attr = createFileInode(this.#db, vfsPath, file.mode, sha256, file.mtime, child);
+    const before = file.inode;
+    file.named(attr.inode, vfsPath);
+    this.#files.set(attr.inode, file);
+    this.#times.move(before, attr.inode);
+    this.#times.changed(attr.inode, at);
+    this.#owners.move(before, attr.inode);
+    this.#entriesChanged(parent?.inode, at);
+    return attr.inode;
+  }
+
+  /** A new empty file in one synchronous transaction; a path taken meanwhile goes the long way (writeFile follows links). */
+  create(path: string, mode: number, caller?: Caller): number | Promise<number> {
+    const vfsPath = this.vfsPath(path);
+    if (isNameTooLong(vfsPath)) throw new ErrnoError(ENAMETOOLONG, path);
+    this.#refuseSpecial(path);
     try {
       const at = this.#clock();
-      const child = this.#childName(path);
+      const parent = this.#parentDir(path);
+      const child =
+        parent === undefined ? undefined : { parent: parent.inode, name: path.slice(path.lastIndexOf("/") + 1) };
       const attr = createFileInode(this.#db, vfsPath, mode & 0o7777, sha256, msOf(at), child);
       this.#times.born(attr.inode, at);
-      this.#entriesChanged(child?.parent ?? this.#parentInode(path), at);
+      this.#own(attr.inode, parent, caller);
+      this.#entriesChanged(parent?.inode, at);
       return this.#open(attr, vfsPath, 0);
     } catch (error) {
       if (!isFsError(error) || error.code !== "EEXIST") throw error;
@@ -462,6 +683,11 @@ export class MountFs {
     this.#handles.delete(fd);
     handle.file.refs--;
     if (handle.file.refs === 0) this.#park(handle.file);
+    // The last handle of a file unlinked while open: its inode is gone for good.
+    if (handle.file.detached && !this.#handlesReach(handle.file.inode)) {
+      this.#times.forget(handle.file.inode);
+      this.#owners.forget(handle.file.inode);
+    }
   }
 
   /** The handle's file has other names, whose kernel inodes may hold its old pages (see sharedChanges). */
@@ -539,6 +765,14 @@ export class MountFs {
    */
   invalidate(): { path: string; size: number; mtime: number }[] {
     this.#forgetDirs();
+    this.#subdirs.clear();
+    // A FIFO or socket whose directory the push removed, or whose name it took, goes.
+    if (!this.#specials.empty) {
+      this.#specials.prune(
+        (parent, name) =>
+          inodeAttr(this.#db, parent)?.type === "dir" && childAttr(this.#db, parent, name) === undefined,
+      );
+    }
     const changed: { path: string; size: number; mtime: number }[] = [];
     for (const file of [...this.#files.values()]) {
       const attr = inodeAttr(this.#db, file.inode);
@@ -619,13 +853,131 @@ export class MountFs {
   }
 
   #dirInode(path: string): number | undefined {
+    return this.#dirRef(path)?.inode;
+  }
+
+  #dirRef(path: string): DirRef | undefined {
     const known = this.#dirs.get(path);
     if (known !== undefined) return known;
     const attr = this.#lookup(path);
     if (attr?.type !== "dir") return undefined;
     if (this.#dirs.size >= DIR_CACHE_LIMIT) this.#dirs.clear();
-    this.#dirs.set(path, attr.inode);
-    return attr.inode;
+    const ref = { inode: attr.inode, mode: attr.mode };
+    this.#dirs.set(path, ref);
+    return ref;
+  }
+
+  /** The directory a path names an entry of, undefined when it cannot be found. */
+  #parentDir(path: string): DirRef | undefined {
+    const slash = path.lastIndexOf("/");
+    if (path === "/" || slash < 0) return undefined;
+    return this.#dirRef(slash === 0 ? "/" : path.slice(0, slash));
+  }
+
+  /**
+   * A new inode's owner (mkdir, create, symlink, mknod): the caller, and in
+   * a setgid directory the directory's group. Nothing is held for the
+   * default owner, so root's tree costs no lookup here.
+   */
+  #own(inode: number | (() => number | undefined), parent: DirRef | undefined, caller: Caller | undefined): void {
+    const owner: Owner = caller ?? this.#owners.default;
+    const gid = parent !== undefined && (parent.mode & S_ISGID) !== 0 ? this.#owners.get(parent.inode).gid : owner.gid;
+    if (owner.uid === this.#owners.default.uid && gid === this.#owners.default.gid) return;
+    const ino = typeof inode === "number" ? inode : inode();
+    if (ino !== undefined) this.#owners.set(ino, owner.uid, gid);
+  }
+
+  /** The FIFO or socket a path names (after the store had no such name). */
+  #specialAt(path: string): SpecialNode | undefined {
+    if (this.#specials.empty) return undefined;
+    const at = this.#childName(path);
+    return at === undefined ? undefined : this.#specials.get(at.parent, at.name);
+  }
+
+  #refuseSpecial(path: string): void {
+    if (this.#specialAt(path) !== undefined) throw new ErrnoError(EEXIST, path);
+  }
+
+  /** Removes a FIFO's or socket's name; false when the path names none. */
+  #unlinkSpecial(path: string): boolean {
+    if (this.#specials.empty) return false;
+    const at = this.#childName(path);
+    const removed = at === undefined ? undefined : this.#specials.remove(at.parent, at.name);
+    if (at === undefined || removed === undefined) return false;
+    const now = this.#clock();
+    // The last name: a process may still hold it open (its fstat shows a link count of 0).
+    this.#times.changed(removed.node.ino, now);
+    if (!removed.last) this.sharedChanges++;
+    this.#entriesChanged(at.parent, now);
+    return true;
+  }
+
+  async #renameSpecial(node: SpecialNode, from: string, to: string): Promise<void> {
+    const source = this.#childName(from);
+    const target = this.#childName(to);
+    if (source === undefined || target === undefined) throw new ErrnoError(ENOENT, to);
+    const over = this.#specials.get(target.parent, target.name);
+    if (over === node) return;
+    if (over !== undefined) this.#unlinkSpecial(to);
+    const replaced = this.#lookup(to);
+    if (replaced?.type === "dir") throw new ErrnoError(EISDIR, to);
+    if (replaced !== undefined) await this.unlink(to);
+    this.#specials.move(source.parent, source.name, target.parent, target.name);
+    if (node.names.length > 1) this.sharedChanges++;
+    const at = this.#clock();
+    this.#times.changed(node.ino, at);
+    this.#entriesChanged(source.parent, at);
+    if (target.parent !== source.parent) this.#entriesChanged(target.parent, at);
+  }
+
+  #linkSpecial(node: SpecialNode, path: string): void {
+    const target = this.#childName(path);
+    if (target === undefined) throw new ErrnoError(ENOENT, path);
+    if (this.#lookup(path) !== undefined || this.#specials.get(target.parent, target.name) !== undefined) {
+      throw new ErrnoError(EEXIST, path);
+    }
+    this.#specials.link(node, target.parent, target.name);
+    this.sharedChanges++;
+    const at = this.#clock();
+    this.#times.changed(node.ino, at);
+    this.#entriesChanged(target.parent, at);
+  }
+
+  /** 2 plus its subdirectories, as on any Linux filesystem (`find` and `ls` rely on it). */
+  #dirLinks(inode: number): number {
+    let count = this.#subdirs.get(inode);
+    if (count === undefined) {
+      const row = this.#db.one<{ n: number }>(
+        `SELECT count(*) AS n FROM vfs_dirents d JOIN vfs_nodes n ON n.inode = d.child_inode
+          WHERE d.parent_inode = ? AND n.type = 'dir'`,
+        inode,
+      );
+      count = Number(row?.n ?? 0);
+      if (this.#subdirs.size >= DIR_CACHE_LIMIT) this.#subdirs.clear();
+      this.#subdirs.set(inode, count);
+    }
+    return 2 + count;
+  }
+
+  #specialStat(node: SpecialNode): FuseStat {
+    const owner = this.#owners.get(node.ino);
+    const times = this.#times.get(node.ino, node.bornMs);
+    return {
+      mode: node.mode,
+      uid: owner.uid,
+      gid: owner.gid,
+      size: 0,
+      nlink: node.names.length,
+      ino: node.ino,
+      blksize: 4096,
+      blocks: 0,
+      atime: msOf(times.atime),
+      mtime: msOf(times.mtime),
+      ctime: msOf(times.ctime),
+      atimeNsec: nsecOf(times.atime),
+      mtimeNsec: nsecOf(times.mtime),
+      ctimeNsec: nsecOf(times.ctime),
+    };
   }
 
   /** Any change that can move or remove a directory (or a symlink a path walks through) forgets them all. */
@@ -708,6 +1060,7 @@ export class MountFs {
     if (attr.type !== "file") throw new ErrnoError(EPERM, from);
     const file = this.#openFile(attr, this.vfsPath(from));
     this.#commit(file);
+    file.mode = attr.mode;
     if (attr.nlink <= 1) file.detach();
     this.#hidden.set(to, file);
     const parent = this.#parentInode(from);
@@ -732,7 +1085,13 @@ export class MountFs {
   /** One name of `attr` was removed: a file that keeps others changed (its link count), the last name frees its times. */
   #nameGone(attr: InodeAttr): void {
     if (attr.nlink > 1) this.#times.changed(attr.inode, this.#clock());
-    else if (attr.type !== "file" || !this.#handlesReach(attr.inode)) this.#times.forget(attr.inode);
+    else if (attr.type !== "file" || !this.#handlesReach(attr.inode)) {
+      this.#times.forget(attr.inode);
+      this.#owners.forget(attr.inode);
+    } else {
+      // Unlinked while open: fstat shows a link count of 0 and a new ctime.
+      this.#times.changed(attr.inode, this.#clock());
+    }
   }
 
   #handlesReach(inode: number): boolean {
@@ -756,6 +1115,7 @@ export class MountFs {
     const file = this.#files.get(attr.inode);
     if (file === undefined || attr.type !== "file" || attr.nlink > 1) return;
     this.#unpark(file);
+    file.mode = attr.mode;
     file.detach();
     // Only its handles reach it now; the inode number may be reused by a new file.
     this.#files.delete(attr.inode);
@@ -766,12 +1126,13 @@ export class MountFs {
     // A symlink's size is its target's length in bytes, as lstat reports it.
     const size = open?.size ?? (attr.type === "symlink" ? Buffer.byteLength(attr.linkTarget ?? "") : attr.size);
     const times = this.#times.get(attr.inode, open?.mtime ?? attr.mtime);
+    const owner = this.#owners.get(attr.inode);
     return {
       mode: TYPE_BITS[attr.type] | (attr.mode & 0o7777),
-      uid: this.#uid,
-      gid: this.#gid,
+      uid: owner.uid,
+      gid: owner.gid,
       size,
-      nlink: attr.type === "dir" ? 2 : attr.nlink,
+      nlink: attr.type === "dir" ? this.#dirLinks(attr.inode) : attr.nlink,
       ino: attr.inode,
       blksize: 4096,
       blocks: Math.ceil(size / 512),
@@ -821,7 +1182,7 @@ function detachedAttr(file: OpenFile): InodeAttr {
   return {
     inode: file.inode,
     type: "file",
-    mode: 0o644,
+    mode: file.mode,
     mtime: file.mtime,
     size: file.size,
     nlink: 0,

@@ -17,9 +17,12 @@ import { type DirtyChunk, inodeChunks, readChunk, type SharedChunk, writeInode }
 import type { BufferPool } from "./pool.js";
 
 export class OpenFile {
-  readonly inode: number;
+  /** Its inode; an O_TMPFILE file takes a store inode when linkat names it (`named`). */
+  inode: number;
   size: number;
   mtime: number;
+  /** Permission bits, kept here once the file's last name is gone (fchmod of a file unlinked while open). */
+  mode = 0o644;
   /** Handles open on this inode. */
   refs = 0;
   /** The last name this file was opened under: for error messages and the read-only check. */
@@ -86,6 +89,19 @@ export class OpenFile {
   detach(): void {
     this.#storedChunks();
     this.detached = true;
+  }
+
+  /**
+   * An O_TMPFILE file, in memory until now, has a name: its bytes become
+   * the new (empty) store inode's, and commit there from now on.
+   */
+  named(inode: number, path: string): void {
+    this.inode = inode;
+    this.path = path;
+    this.detached = false;
+    this.#chunks = [];
+    this.#cached = undefined;
+    this.#changed = true;
   }
 
   /** Loads the stored chunk list now, while the inode's rows still exist (a push may delete them). */

@@ -1,7 +1,8 @@
 /** GETATTR, SETATTR, STATFS, ACCESS: attributes by node (an inode lookup, no path walk) or by open handle. */
 import { ENOENT, ErrnoError } from "../errno.js";
+import { UNCHANGED } from "../inode-owners.js";
 import type { FuseStat, TimeRequest, TimesRequest } from "../mount-fs.js";
-import { type KernelContext, pathOf } from "./context.js";
+import { callerOf, ESTALE, type KernelContext } from "./context.js";
 import { ATTR_OUT_SIZE, Fattr, GETATTR_FH, Op, OUT_HEADER, readU64, writeAttr, writeU64 } from "./protocol.js";
 import { ENOSYS, type Session } from "./session.js";
 
@@ -42,30 +43,40 @@ export function registerAttrOps(session: Session, context: KernelContext): void 
 
   session.on(Op.SETATTR, "setattr", (request, input) => {
     const valid = input.readUInt32LE(40);
-    const fh = (valid & Fattr.FH) !== 0 ? readU64(input, 48) : undefined;
+    const nodeid = request.nodeid;
+    const path = nodes.path(nodeid);
+    // A node whose every name is gone (unlinked while open) is reached through an open handle:
+    // fchmod and fchown arrive without one, ftruncate with one.
+    const handle = (valid & Fattr.FH) !== 0 ? readU64(input, 48) : undefined;
+    const fh = handle ?? (path === undefined ? context.handles.get(nodeid)?.values().next().value : undefined);
+    if (path === undefined && fh === undefined) throw new ErrnoError(ESTALE, `node ${nodeid}`);
     const size = readU64(input, 56);
-    // fuse_setattr_in: atime at 72, mtime at 80, their nanoseconds at 96 and 100.
+    // fuse_setattr_in: atime at 72, mtime at 80, their nanoseconds at 96 and 100, mode 108, uid 116, gid 120.
     const times: TimesRequest = {};
     if ((valid & Fattr.ATIME) !== 0) times.atime = timeAt(input, valid & Fattr.ATIME_NOW, 72, 96);
     if ((valid & Fattr.MTIME) !== 0) times.mtime = timeAt(input, valid & Fattr.MTIME_NOW, 80, 100);
     const mode = input.readUInt32LE(108);
-    const nodeid = request.nodeid;
-    const path = fh === undefined ? pathOf(context, nodeid) : nodes.path(nodeid);
+    const uid = (valid & Fattr.UID) !== 0 ? input.readUInt32LE(116) : UNCHANGED;
+    const gid = (valid & Fattr.GID) !== 0 ? input.readUInt32LE(120) : UNCHANGED;
+    const caller = callerOf(request);
     const finish = (): ((out: Buffer) => number) => (out) => attrReply(out, statOf(nodeid, fh));
     const rest = (): ((out: Buffer) => number) => {
       if ((valid & Fattr.SIZE) !== 0) {
         if (fh !== undefined) fs.ftruncate(fh, size);
-        else fs.truncate(path ?? pathOf(context, nodeid), size);
+        else fs.truncate(path as string, size);
       }
-      // Ownership is not stored.
       if ((valid & (Fattr.ATIME | Fattr.MTIME)) !== 0) {
         if (fh !== undefined) fs.futimens(fh, times);
-        else fs.utimens(path ?? pathOf(context, nodeid), times);
+        else fs.utimens(path as string, times);
       }
       return finish();
     };
+    // The owner first: a refused chown changes nothing, not even the mode the kernel sent with it
+    // (the setuid and setgid bits a chown clears).
+    if ((valid & (Fattr.UID | Fattr.GID)) !== 0) fs.chownInode(nodes.inodeOf(nodeid), uid, gid, caller);
     if ((valid & Fattr.MODE) !== 0) {
-      return fs.chmod(path ?? pathOf(context, nodeid), mode).then(rest);
+      if (path === undefined) fs.fchmod(fh as number, mode);
+      else return fs.chmod(path, mode).then(rest);
     }
     return rest()(session.out);
   });
@@ -86,8 +97,8 @@ export function registerAttrOps(session: Session, context: KernelContext): void 
     return 80;
   });
 
-  // Without default_permissions the kernel asks for access(2) and chdir; ENOSYS once makes it stop
-  // asking (every check succeeds, as for root before).
+  // The mount has default_permissions, so the kernel checks access itself from our modes and owners and
+  // never sends ACCESS; should it, ENOSYS makes it stop asking.
   session.on(Op.ACCESS, "access", () => {
     throw new ErrnoError(ENOSYS, "access");
   });

@@ -1,10 +1,11 @@
 /** What every op group shares: the filesystem, the node table, the session and the cache timeouts. */
 import { constants } from "node:os";
 import { ErrnoError } from "../errno.js";
+import type { Caller } from "../inode-owners.js";
 import type { FuseStat, MountFs } from "../mount-fs.js";
 import type { NodeTable } from "./nodes.js";
 import { ENTRY_OUT_SIZE, type Timeout, writeEntry } from "./protocol.js";
-import type { Session } from "./session.js";
+import type { Request, Session } from "./session.js";
 
 export const ESTALE = -constants.errno.ESTALE;
 
@@ -45,4 +46,9 @@ export function entryReply(
   context.nodes.remember(parent, name, nodeid);
   writeEntry(out, at, nodeid, stat, context.entryTimeout, context.attrTimeout);
   return ENTRY_OUT_SIZE;
+}
+
+/** Who asked: the request header's fsuid, fsgid and thread id. */
+export function callerOf(request: Request): Caller {
+  return { uid: request.uid, gid: request.gid, pid: request.pid };
 }

@@ -1,12 +1,13 @@
 /**
  * Names: LOOKUP (a miss is cached as a negative entry), FORGET and
- * BATCH_FORGET, MKDIR, MKNOD (regular files only), SYMLINK, LINK, UNLINK,
- * RMDIR, RENAME and RENAME2, READLINK. Each creation answers the new node's
- * entry with its attributes, so the kernel needs no LOOKUP after it.
+ * BATCH_FORGET, MKDIR, MKNOD (regular files, FIFOs and sockets), SYMLINK,
+ * LINK, UNLINK, RMDIR, RENAME and RENAME2, READLINK. Each creation answers
+ * the new node's entry with its attributes, so the kernel needs no LOOKUP
+ * after it, and belongs to the request's caller (its uid and gid).
  */
 import { constants } from "node:os";
 import { ErrnoError } from "../errno.js";
-import { childPath, entryReply, type KernelContext, pathOf } from "./context.js";
+import { callerOf, childPath, entryReply, type KernelContext, pathOf } from "./context.js";
 import {
   ENTRY_OUT_SIZE,
   Op,
@@ -17,12 +18,10 @@ import {
   readU64,
   writeEntry,
 } from "./protocol.js";
-import { ENOSYS, type Session } from "./session.js";
+import type { Session } from "./session.js";
 
 const EEXIST = -constants.errno.EEXIST;
 const EINVAL = -constants.errno.EINVAL;
-const S_IFMT = 0o170000;
-const S_IFREG = 0o100000;
 
 export function registerEntryOps(session: Session, context: KernelContext): void {
   const { fs, nodes } = context;
@@ -56,23 +55,20 @@ export function registerEntryOps(session: Session, context: KernelContext): void
     const parent = request.nodeid;
     const path = childPath(context, parent, name);
     return fs
-      .mkdir(path, mode)
+      .mkdir(path, mode, callerOf(request))
       .then(() => (out: Buffer) => entryReply(context, out, OUT_HEADER, parent, name, fs.getattr(path)));
   });
 
   session.on(Op.MKNOD, "mknod", (request, input) => {
     const mode = input.readUInt32LE(40);
     const [name] = readName(input, 56, request.length);
-    // FIFOs, sockets and devices are not stored (yet): as before, the kernel's caller gets ENOSYS.
-    if ((mode & S_IFMT) !== S_IFREG) throw new ErrnoError(ENOSYS, name);
     const parent = request.nodeid;
     const path = childPath(context, parent, name);
     if (nodes.child(parent, name) !== undefined) throw new ErrnoError(EEXIST, path);
-    return Promise.resolve(fs.create(path, mode)).then((fd) => (out: Buffer) => {
-      const stat = fs.fgetattr(fd);
-      fs.release(fd);
-      return entryReply(context, out, OUT_HEADER, parent, name, stat);
-    });
+    // A device node is EPERM (MountFs): FIFOs and sockets live in the daemon's memory.
+    return Promise.resolve(fs.mknod(path, mode, callerOf(request))).then(
+      (stat) => (out: Buffer) => entryReply(context, out, OUT_HEADER, parent, name, stat),
+    );
   });
 
   session.on(Op.SYMLINK, "symlink", (request, input) => {
@@ -81,15 +77,22 @@ export function registerEntryOps(session: Session, context: KernelContext): void
     const parent = request.nodeid;
     const path = childPath(context, parent, name);
     return fs
-      .symlink(target, path)
+      .symlink(target, path, callerOf(request))
       .then(() => (out: Buffer) => entryReply(context, out, OUT_HEADER, parent, name, fs.getattr(path)));
   });
 
   session.on(Op.LINK, "link", (request, input) => {
-    const existing = pathOf(context, readU64(input, 40));
+    const old = readU64(input, 40);
     const [name] = readName(input, 48, request.length);
     const parent = request.nodeid;
     const path = childPath(context, parent, name);
+    // linkat(AT_EMPTY_PATH) of an O_TMPFILE file: a node with no name, reached through its open handle.
+    const handle = nodes.path(old) === undefined ? context.handles.get(old)?.values().next().value : undefined;
+    if (handle !== undefined) {
+      nodes.alias(old, fs.linkOpen(handle, path));
+      return entryReply(context, session.out, OUT_HEADER, parent, name, fs.getattr(path));
+    }
+    const existing = pathOf(context, old);
     return fs
       .link(existing, path)
       .then(() => (out: Buffer) => entryReply(context, out, OUT_HEADER, parent, name, fs.getattr(path)));

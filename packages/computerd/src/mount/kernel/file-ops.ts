@@ -8,7 +8,7 @@
 import { constants as fsConstants } from "node:fs";
 import { constants } from "node:os";
 import { ErrnoError } from "../errno.js";
-import { childPath, entryReply, type KernelContext, pathOf } from "./context.js";
+import { callerOf, childPath, entryReply, type KernelContext, pathOf } from "./context.js";
 import {
   ENTRY_OUT_SIZE,
   FOPEN_KEEP_CACHE,
@@ -17,6 +17,7 @@ import {
   OUT_HEADER,
   readName,
   readU64,
+  writeEntry,
   writeU64,
 } from "./protocol.js";
 import { ENOSYS, type Session } from "./session.js";
@@ -59,8 +60,21 @@ export function registerFileOps(session: Session, context: KernelContext): void 
       const length = entryReply(context, out, OUT_HEADER, parent, name, stat);
       return length + writeOpen(out, OUT_HEADER + ENTRY_OUT_SIZE, fd, FOPEN_KEEP_CACHE);
     };
-    const fd = fs.create(path, mode);
+    const fd = fs.create(path, mode, callerOf(request));
     return typeof fd === "number" ? reply(fd) : fd.then(reply);
+  });
+
+  // O_TMPFILE: an open file with no name (MountFs.tmpfile); its node has no name either until linkat.
+  session.on(Op.TMPFILE, "tmpfile", (request, input) => {
+    const mode = input.readUInt32LE(44);
+    const fd = fs.tmpfile(pathOf(context, request.nodeid), mode, callerOf(request));
+    const stat = fs.fgetattr(fd);
+    const nodeid = stat.ino;
+    nodes.rememberNameless(nodeid);
+    opened(nodeid, fd);
+    const out = session.out;
+    writeEntry(out, OUT_HEADER, nodeid, stat, context.entryTimeout, context.attrTimeout);
+    return ENTRY_OUT_SIZE + writeOpen(out, OUT_HEADER + ENTRY_OUT_SIZE, fd, FOPEN_KEEP_CACHE);
   });
 
   session.on(Op.OPEN, "open", (request, input) => {

@@ -21,6 +21,12 @@ export class NodeTable {
   /** parent node → name → child node: the positive entries the kernel may have cached. */
   readonly #children = new Map<number, Map<string, number>>();
   readonly #rootInode: number;
+  /**
+   * An O_TMPFILE node keeps its node id when linkat gives it a store inode:
+   * inode → node and node → inode, until the kernel forgets the node.
+   */
+  readonly #nodeOfInode = new Map<number, number>();
+  readonly #inodeOfNode = new Map<number, number>();
 
   constructor(rootInode: number) {
     this.#rootInode = rootInode;
@@ -31,11 +37,26 @@ export class NodeTable {
   }
 
   nodeOf(inode: number): number {
-    return inode === this.#rootInode ? ROOT_ID : inode;
+    if (inode === this.#rootInode) return ROOT_ID;
+    return this.#nodeOfInode.size === 0 ? inode : (this.#nodeOfInode.get(inode) ?? inode);
   }
 
   inodeOf(nodeid: number): number {
-    return nodeid === ROOT_ID ? this.#rootInode : nodeid;
+    if (nodeid === ROOT_ID) return this.#rootInode;
+    return this.#inodeOfNode.size === 0 ? nodeid : (this.#inodeOfNode.get(nodeid) ?? nodeid);
+  }
+
+  /** An entry reply for a node with no name (O_TMPFILE): one lookup more. */
+  rememberNameless(nodeid: number): void {
+    const node = this.#nodes.get(nodeid);
+    if (node === undefined) this.#nodes.set(nodeid, { lookups: 1, names: [] });
+    else node.lookups++;
+  }
+
+  /** Node `nodeid` (an O_TMPFILE one) is store inode `inode` from now on. */
+  alias(nodeid: number, inode: number): void {
+    this.#nodeOfInode.set(inode, nodeid);
+    this.#inodeOfNode.set(nodeid, inode);
   }
 
   /** The FUSE path (`/a/b`) of a node; undefined once its last known name is gone (unlinked while in use). */
@@ -84,6 +105,11 @@ export class NodeTable {
       if (names?.size === 0) this.#children.delete(parent);
     }
     this.#nodes.delete(nodeid);
+    const inode = this.#inodeOfNode.get(nodeid);
+    if (inode !== undefined) {
+      this.#inodeOfNode.delete(nodeid);
+      this.#nodeOfInode.delete(inode);
+    }
   }
 
   /** `parent`/`name` is gone (unlink, rmdir, or the old name of a rename). */

@@ -44,6 +44,7 @@ export const Op = {
   READDIRPLUS: 44,
   RENAME2: 45,
   COPY_FILE_RANGE: 47,
+  TMPFILE: 51,
 } as const;
 
 export const Init = {

@@ -28,6 +28,8 @@ export interface Request {
   readonly nodeid: number;
   readonly uid: number;
   readonly gid: number;
+  /** The caller's thread id (0 when the kernel asks on its own behalf). */
+  readonly pid: number;
   /** Total length, header included. */
   readonly length: number;
 }
@@ -114,6 +116,7 @@ export class Session {
       nodeid: readU64(input, 16),
       uid: input.readUInt32LE(24),
       gid: input.readUInt32LE(28),
+      pid: input.readUInt32LE(32),
     };
     this.requests++;
     const handler = this.#handlers[request.opcode];
