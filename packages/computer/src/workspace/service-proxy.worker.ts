@@ -8,6 +8,9 @@
  * code then calls `getWorkspace(env.WORKSPACE)` as it would with the DO stub.
  */
 import { WorkerEntrypoint } from "cloudflare:workers";
+import type { ArtifactsCLITarget } from "../artifacts/cli-target.worker.js";
+import { workspaceArtifactsTarget } from "../artifacts/workspace-target.worker.js";
+import type { ArtifactsCliRequest, GitCliResult } from "./capabilities.js";
 import type { WorkspaceStub } from "./stub.worker.js";
 import type { WorkspaceHost } from "./with-workspace.worker.js";
 
@@ -22,6 +25,20 @@ export class WorkspaceServiceProxy extends WorkerEntrypoint<unknown, WorkspaceSe
   /** The Workspace of the object named by the props, as a `WorkspaceStub`; the caller disposes it. */
   async getWorkspace(): Promise<WorkspaceStub> {
     return this.#object().__getWorkspaceStub();
+  }
+
+  /**
+   * The named object's artifacts CLI as an RPC target, for a Dynamic Worker
+   * that holds only the proxy (the original's `getArtifacts`): each call
+   * opens the Workspace stub, runs `artifacts.cli` and releases the stub.
+   */
+  async getArtifacts(): Promise<ArtifactsCLITarget> {
+    return workspaceArtifactsTarget(() => this.getWorkspace());
+  }
+
+  /** One artifacts CLI call (the original's `artifactsCLI`). */
+  async artifactsCLI(input: ArtifactsCliRequest): Promise<GitCliResult> {
+    return (await this.getArtifacts()).cli(input);
   }
 
   /** Lets `getWorkspace(proxy)` treat the proxy like the Durable Object itself. */

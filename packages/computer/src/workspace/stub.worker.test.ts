@@ -155,6 +155,22 @@ describe("disposal", () => {
 });
 
 describe("WorkspaceServiceProxy", () => {
+  it("answers the named object's artifacts CLI through getArtifacts() and artifactsCLI(), as the original's proxy does", async () => {
+    const id = env.WORKSPACE.newUniqueId();
+    const proxy = exports.WorkspaceServiceProxy({ props: { binding: "WORKSPACE", id: id.toString() } });
+    // env.WORKSPACE has no Artifacts binding: the Workspace's own not-configured answer comes back.
+    const notConfigured = {
+      stdout: "",
+      stderr: "artifacts repo list: Workspace Artifacts binding is not configured\n",
+      exitCode: 1,
+    };
+    expect(await settled(proxy.artifactsCLI({ argv: ["repo", "list"] }))).toEqual(notConfigured);
+    using target = await settled(proxy.getArtifacts());
+    expect(await settled(target.cli({ argv: ["repo", "list"] }))).toEqual(notConfigured);
+    const help = await settled(target.cli({ argv: ["--help"] }));
+    expect(help).toMatchObject({ exitCode: 0, stdout: expect.stringMatching(/^usage: artifacts/) });
+  });
+
   it("serves the workspace of the object its props name, for getWorkspace", async () => {
     const id = env.WORKSPACE.newUniqueId();
     const proxy = exports.WorkspaceServiceProxy({ props: { binding: "WORKSPACE", id: id.toString() } });
