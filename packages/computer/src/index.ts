@@ -201,3 +201,5 @@ export {
   type WorkspaceOptions,
   type WorkspaceStorage,
 } from "./workspace/workspace.worker.js";
+/** The original's name for what the `git` option takes: `createGitClient()`'s factory. Type only, so the root does not pull in isomorphic-git. */
+export type { GitClientFactory as WorkspaceGitFactory } from "./git/client.js";

@@ -70,7 +70,6 @@ type _WorkspaceClient = Fits<ResultFits<O.WorkspaceClient, R.WorkspaceClient>>;
 type _WorkspaceEgressPolicy = Fits<OptionsFits<O.WorkspaceEgressPolicy, R.WorkspaceEgressPolicy>>;
 // @ts-expect-error incompatible, issue 19 row 15
 type _WorkspaceFilesystemStub = Fits<ClassFits<typeof O.WorkspaceFilesystemStub, typeof R.WorkspaceFilesystemStub>>;
-// @ts-expect-error missing, issue 19 row 11
 type _WorkspaceGitFactory = Fits<ResultFits<O.WorkspaceGitFactory, R.WorkspaceGitFactory>>;
 // @ts-expect-error incompatible, issue 19 row 11
 type _WorkspaceGitStub = Fits<ClassFits<typeof O.WorkspaceGitStub, typeof R.WorkspaceGitStub>>;
