@@ -20,6 +20,8 @@ export type {
   WorkerLoaderLike as WorkspaceRuntimeLoader,
   WorkspaceTrustedModule,
 } from "./backends/worker-javascript/host/options.js";
+/** The original's name for what the `git` option takes: `createGitClient()`'s factory. Type only, so the root does not pull in isomorphic-git. */
+export type { GitClientFactory as WorkspaceGitFactory } from "./git/client.js";
 export {
   R2Bucket,
   type R2BucketBinding,
@@ -201,5 +203,3 @@ export {
   type WorkspaceOptions,
   type WorkspaceStorage,
 } from "./workspace/workspace.worker.js";
-/** The original's name for what the `git` option takes: `createGitClient()`'s factory. Type only, so the root does not pull in isomorphic-git. */
-export type { GitClientFactory as WorkspaceGitFactory } from "./git/client.js";

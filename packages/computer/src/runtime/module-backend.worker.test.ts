@@ -164,12 +164,17 @@ describe("module backends (the original's protocol: module)", () => {
         skipped: [],
         sync: { status: "complete", applied: 0, skipped: [] },
       });
-      // The host is the workspace's own database and filesystem; unset git and artifacts reject when called.
+      // The host is the workspace's own database and filesystem; unset git rejects when called, and
+      // artifacts is the Workspace's unconfigured client, whose CLI answers "not configured" (exit 1).
       expect(cat.connects).toHaveLength(1);
       expect(cat.connects[0]).toMatchObject({ db: workspace.db, fs: workspace.fs });
       const { git, artifacts } = cat.connects[0] as WorkspaceModuleBackendHost;
       await expect(git.cli({ args: ["status"] } as never)).rejects.toThrow(/git is not configured/);
-      await expect(artifacts.cli({ args: ["list"] } as never)).rejects.toMatchObject({ code: "ENOTCONFIGURED" });
+      expect(await artifacts.cli({ argv: ["repo", "list"] })).toEqual({
+        stdout: "",
+        stderr: "artifacts repo list: Workspace Artifacts binding is not configured\n",
+        exitCode: 1,
+      });
       expect(await Promise.resolve(git)).toBe(git);
       expect(cat.calls[0]).toEqual({
         name: "exec",

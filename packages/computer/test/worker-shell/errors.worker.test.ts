@@ -3,8 +3,10 @@
  * exact message (`ENOENT: no such file or directory, open '/workspace/x'`)
  * and the same `code`/`syscall`/`path` on every surface — the Workspace's fs
  * in the Durable Object and over Workers RPC, the shell's fs adapter, the
- * JavaScript sandbox's `node:fs/promises` in a real Dynamic Worker, and the
- * AI SDK tools. just-bash branches on the text, isomorphic-git on `code`.
+ * JavaScript sandbox's `node:fs/promises` in a real Dynamic Worker.
+ * just-bash branches on the text, isomorphic-git on `code`. The AI SDK
+ * tools answer the model in the original's words instead (`No such file:
+ * <path>`, test/differential/tools.worker.test.ts).
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
@@ -46,7 +48,7 @@ const shape = async (body) => { try { await body(); return null; } catch (e) { r
 export default async () => ({ read: await shape(() => readFile(${JSON.stringify(MISSING)}, "utf8")), stat: await shape(() => stat(${JSON.stringify(MISSING)})) });`;
 
 describe("one error shape on every surface", () => {
-  it("a missing file reads the same in the DO, the JS sandbox and the tools", async () => {
+  it("a missing file reads the same in the DO and the JS sandbox, and as the original in the tools", async () => {
     await inShell(async ({ workspace }) => {
       const open = { message: OPEN, code: "ENOENT", syscall: "open", path: MISSING };
       const stat = { message: STAT, code: "ENOENT", syscall: "stat", path: MISSING };
@@ -59,10 +61,10 @@ describe("one error shape on every surface", () => {
       expect(result.value).toEqual({ read: open, stat });
 
       const tools = createAITools({ workspace, assets: false });
-      expect((await callTool(tools, "read", { path: MISSING })).output).toEqual({ error: OPEN });
+      expect((await callTool(tools, "read", { path: MISSING })).output).toEqual({ error: `No such file: ${MISSING}` });
       expect(
         (await callTool(tools, "edit", { path: MISSING, edits: [{ oldText: "a", newText: "b" }] })).output,
-      ).toEqual({ error: OPEN });
+      ).toEqual({ error: `No such file: ${MISSING}` });
     });
   });
 
