@@ -7,20 +7,8 @@
  */
 import type { GitFs, GitFsStat } from "./fs-adapter.js";
 
-/** The stat fields isomorphic-git reads, as a node-like provider reports them. */
-export interface GitProviderStats {
-  mode: number;
-  size: number;
-  ino: number;
-  mtimeMs: number;
-  ctimeMs: number;
-  uid: number;
-  gid: number;
-  dev: number;
-  isFile(): boolean;
-  isDirectory(): boolean;
-  isSymbolicLink(): boolean;
-}
+/** The stat fields isomorphic-git reads, as a node-like provider reports them (no `type`: the predicates say it). */
+export type GitProviderStats = Omit<GitFsStat, "type">;
 
 /**
  * The part of a node-like filesystem provider a git client uses. Structural:

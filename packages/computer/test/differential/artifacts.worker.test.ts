@@ -25,6 +25,7 @@ import { MemoryArtifactsBinding } from "../../src/artifacts/index.js";
 import { getWorkspace } from "../../src/workspace/client.js";
 import { Workspace } from "../../src/workspace/workspace.worker.js";
 import { referenceStorage } from "./main.worker.js";
+import { mismatches } from "./trace.js";
 
 interface CliResult {
   stdout: string;
@@ -371,19 +372,7 @@ describe("differential: artifacts", () => {
     it(name, async () => {
       const theirs = await record(packages.reference, scenario);
       const mine = await record(packages.ours, scenario);
-      expect(mine.map(({ label }) => label)).toEqual(theirs.map(({ label }) => label));
-      const found: string[] = [];
-      theirs.forEach((expected, index) => {
-        const key = `${name} › ${expected.label}`;
-        const actual = mine[index]?.outcome;
-        const same = JSON.stringify(actual) === JSON.stringify(expected.outcome);
-        if (key in differences) {
-          if (same) found.push(`${key}: listed as a deliberate difference but now matches`);
-        } else if (!same) {
-          found.push(`${key}:\n  reference ${JSON.stringify(expected.outcome)}\n  ours      ${JSON.stringify(actual)}`);
-        }
-      });
-      expect(found).toEqual([]);
+      expect(mismatches(name, theirs, mine, differences)).toEqual([]);
     });
   }
 });

@@ -18,6 +18,7 @@ import { WorkspaceStub } from "../../src/workspace/stub.worker.js";
 import { Workspace } from "../../src/workspace/workspace.worker.js";
 import { expectedSignature } from "../sigv4-expected.js";
 import { referenceStorage } from "./main.worker.js";
+import { mismatches } from "./trace.js";
 
 type Side = "reference" | "ours";
 type ShareOptions = ours.ShareOptions;
@@ -250,19 +251,7 @@ describe("differential: assets", () => {
     it(name, async () => {
       const theirs = await run("reference", scenario);
       const mine = await run("ours", scenario);
-      expect(mine.map(({ label }) => label)).toEqual(theirs.map(({ label }) => label));
-      const found: string[] = [];
-      theirs.forEach((expected, index) => {
-        const key = `${name} › ${expected.label}`;
-        const actual = mine[index]?.outcome;
-        const same = JSON.stringify(actual) === JSON.stringify(expected.outcome);
-        if (key in differences) {
-          if (same) found.push(`${key}: listed as a deliberate difference but now matches`);
-        } else if (!same) {
-          found.push(`${key}:\n  reference ${JSON.stringify(expected.outcome)}\n  ours      ${JSON.stringify(actual)}`);
-        }
-      });
-      expect(found).toEqual([]);
+      expect(mismatches(name, theirs, mine, differences)).toEqual([]);
     });
   }
 });

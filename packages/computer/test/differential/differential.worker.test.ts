@@ -16,7 +16,7 @@ import { getWorkspace } from "../../src/workspace/client.js";
 import { Workspace } from "../../src/workspace/workspace.worker.js";
 import { referenceStorage } from "./main.worker.js";
 import { scenarios, type WorkspaceLike } from "./scenarios.js";
-import { type Outcome, type Settled, type Trace, trace } from "./trace.js";
+import { mismatches as listedMismatches, type Outcome, type Settled, sameJson, type Trace, trace } from "./trace.js";
 
 /** `scenario › step` → why ours deliberately answers differently. */
 const differences: Record<string, string> = {};
@@ -59,26 +59,13 @@ async function runRemote(side: Side, scenario: (ws: WorkspaceLike, step: Trace["
  */
 const nodeShapedMessage = /^E[A-Z]+: [^,]+, \w+/;
 
+/** Every step that differs beyond the message form, and every listed difference that no longer differs. */
+const mismatches = (name: string, reference: Outcome[], ours: Outcome[]): string[] =>
+  listedMismatches(name, reference, ours, differences, (a, b) => sameJson(a, b) || sameUpToMessageForm(a, b));
+
 function sameUpToMessageForm(reference: Settled, ours: Settled): boolean {
   if (!("error" in reference) || !("error" in ours)) return false;
   return reference.error.code === ours.error.code && nodeShapedMessage.test(ours.error.message);
-}
-
-/** Every step whose outcome differs and is not a listed difference, and every listed one that no longer differs. */
-function mismatches(name: string, reference: Outcome[], ours: Outcome[]): string[] {
-  expect(ours.map((o) => o.label)).toEqual(reference.map((o) => o.label));
-  const found: string[] = [];
-  reference.forEach((expected, index) => {
-    const actual = ours[index]?.outcome as Settled;
-    const key = `${name} › ${expected.label}`;
-    const same = JSON.stringify(actual) === JSON.stringify(expected.outcome);
-    if (key in differences) {
-      if (same) found.push(`${key}: listed as a deliberate difference but now matches`);
-    } else if (!same && !sameUpToMessageForm(expected.outcome, actual)) {
-      found.push(`${key}:\n  reference ${JSON.stringify(expected.outcome)}\n  ours      ${JSON.stringify(actual)}`);
-    }
-  });
-  return found;
 }
 
 describe("differential: Workspace in the Durable Object", () => {

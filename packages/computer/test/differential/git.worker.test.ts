@@ -32,7 +32,7 @@ import * as oursGit from "../../src/git/index.js";
 import { createGitClient } from "../../src/git/index.js";
 import { Workspace } from "../../src/workspace/workspace.worker.js";
 import { referenceStorage } from "./main.worker.js";
-import { type Outcome, type Settled, type Trace, trace } from "./trace.js";
+import { mismatches as listedMismatches, type Outcome, type Settled, type Trace, trace } from "./trace.js";
 
 /** `ours on a provider`: our client in the original's form, `{ ws }` with only `provider()` (the original's workspace's). */
 type Side = "reference" | "ours" | "ours on a provider";
@@ -551,21 +551,8 @@ function sameOutcome(reference: Settled, ours: Settled): boolean {
   return false;
 }
 
-function mismatches(name: string, reference: Outcome[], ours: Outcome[]): string[] {
-  expect(ours.map((o) => o.label)).toEqual(reference.map((o) => o.label));
-  const found: string[] = [];
-  reference.forEach((expected, index) => {
-    const actual = ours[index]?.outcome as Settled;
-    const key = `${name} › ${expected.label}`;
-    const same = sameOutcome(expected.outcome, actual);
-    if (key in differences) {
-      if (same) found.push(`${key}: listed as a deliberate difference but now matches`);
-    } else if (!same) {
-      found.push(`${key}:\n  reference ${JSON.stringify(expected.outcome)}\n  ours      ${JSON.stringify(actual)}`);
-    }
-  });
-  return found;
-}
+const mismatches = (name: string, reference: Outcome[], ours: Outcome[]): string[] =>
+  listedMismatches(name, reference, ours, differences, sameOutcome);
 
 for (const side of ["ours", "ours on a provider"] as const) {
   describe(`differential: git, ${side}`, () => {

@@ -4,6 +4,7 @@
  * a value becomes plain data, an error its `code` and `message` (the parts
  * user code branches on), a time becomes a marker (both sides read the clock).
  */
+import { expect } from "vitest";
 
 export type Settled = { ok: unknown } | { error: { code: unknown; message: string } };
 
@@ -56,4 +57,36 @@ export async function trace(scenario: (step: Trace["step"]) => Promise<void>): P
     return "ok" in outcome ? (outcome.ok as never) : undefined;
   });
   return outcomes;
+}
+
+/** Two outcomes as the same JSON: the default sameness of `mismatches`. */
+export const sameJson = (reference: unknown, ours: unknown): boolean =>
+  JSON.stringify(reference) === JSON.stringify(ours);
+
+/**
+ * What a scenario's two records disagree on: every step whose outcome
+ * differs and is not listed in `differences` (keyed `<scenario> › <label>`),
+ * and every listed one that no longer differs, so a deliberate difference
+ * cannot outlive its reason. Both records must have the same steps.
+ */
+export function mismatches<O extends { label: string; outcome: unknown }>(
+  name: string,
+  reference: readonly O[],
+  ours: readonly O[],
+  differences: Readonly<Record<string, string>>,
+  same: (reference: O["outcome"], ours: O["outcome"]) => boolean = sameJson,
+): string[] {
+  expect(ours.map(({ label }) => label)).toEqual(reference.map(({ label }) => label));
+  const found: string[] = [];
+  reference.forEach((expected, index) => {
+    const key = `${name} › ${expected.label}`;
+    const actual = ours[index]?.outcome as O["outcome"];
+    const alike = same(expected.outcome, actual);
+    if (key in differences) {
+      if (alike) found.push(`${key}: listed as a deliberate difference but now matches`);
+    } else if (!alike) {
+      found.push(`${key}:\n  reference ${JSON.stringify(expected.outcome)}\n  ours      ${JSON.stringify(actual)}`);
+    }
+  });
+  return found;
 }
