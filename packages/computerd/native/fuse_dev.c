@@ -11,6 +11,11 @@
  *   poll(fd, onReadable)            -> a handle; onReadable() runs on the loop when a request is queued
  *   pollStop(handle)
  *   unmount(target, flags, cb(result)) -> umount2 from a worker thread (0 or -errno)
+ *   socketPair()                    -> [fd, fd] of a Unix stream socket pair (close-on-exec; a
+ *                                      child gets one through spawn's stdio, which clears the flag)
+ *   receiveFd(socket)               -> the fd one SCM_RIGHTS message carries (made non-blocking
+ *                                      and close-on-exec), or -errno (EAGAIN when none was sent):
+ *                                      how fusermount3 hands an unprivileged daemon its /dev/fuse
  * One read() is one request and one write() one reply (the kernel's
  * framing), so no buffering lives here: the caller's buffer is the pool.
  */
@@ -21,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/socket.h>
 #include <unistd.h>
 #include <uv.h>
 
@@ -291,6 +297,51 @@ static napi_value js_poll_stop(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
+static napi_value js_socket_pair(napi_env env, napi_callback_info info) {
+  (void)info;
+  int fds[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) return throw_errno(env, "socketpair", errno);
+  napi_value out;
+  CHECK(napi_create_array_with_length(env, 2, &out));
+  CHECK(napi_set_element(env, out, 0, number(env, fds[0])));
+  CHECK(napi_set_element(env, out, 1, number(env, fds[1])));
+  return out;
+}
+
+static napi_value js_receive_fd(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1];
+  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  int socket = fd_arg(env, argv[0]);
+  char byte;
+  struct iovec iov = {.iov_base = &byte, .iov_len = 1};
+  union {
+    struct cmsghdr header;
+    char space[CMSG_SPACE(sizeof(int))];
+  } control;
+  memset(&control, 0, sizeof control);
+  struct msghdr message = {
+      .msg_iov = &iov, .msg_iovlen = 1, .msg_control = control.space, .msg_controllen = sizeof control.space};
+  ssize_t n;
+  do {
+    // Non-blocking: the caller asks once the sender has exited, so the message is there or never comes.
+    n = recvmsg(socket, &message, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+  } while (n < 0 && errno == EINTR);
+  if (n < 0) return number(env, -errno);
+  struct cmsghdr *header = CMSG_FIRSTHDR(&message);
+  if (n == 0 || header == NULL || header->cmsg_level != SOL_SOCKET || header->cmsg_type != SCM_RIGHTS)
+    return number(env, -EAGAIN);
+  int fd;
+  memcpy(&fd, CMSG_DATA(header), sizeof fd);
+  int flags = fcntl(fd, F_GETFL);
+  if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) != 0) {
+    int err = errno;
+    close(fd);
+    return number(env, -err);
+  }
+  return number(env, fd);
+}
+
 static napi_value init(napi_env env, napi_value exports) {
   napi_property_descriptor properties[] = {
       {"open", NULL, js_open, NULL, NULL, NULL, napi_enumerable, NULL},
@@ -301,6 +352,8 @@ static napi_value init(napi_env env, napi_value exports) {
       {"poll", NULL, js_poll, NULL, NULL, NULL, napi_enumerable, NULL},
       {"pollStop", NULL, js_poll_stop, NULL, NULL, NULL, napi_enumerable, NULL},
       {"unmount", NULL, js_unmount, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"socketPair", NULL, js_socket_pair, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"receiveFd", NULL, js_receive_fd, NULL, NULL, NULL, napi_enumerable, NULL},
   };
   napi_define_properties(env, exports, sizeof properties / sizeof properties[0], properties);
   return exports;

@@ -29,9 +29,20 @@ export function tempDir(prefix: string): string {
   return mkdtempSync(join(tmpdir(), `computerd-${prefix}-`));
 }
 
-export async function startDaemon(env: Record<string, string>, mountPoint?: string): Promise<TestDaemon> {
+/** Who the daemon runs as, when not as the test's own user (root). */
+export interface DaemonUser {
+  uid: number;
+  gid: number;
+}
+
+export async function startDaemon(
+  env: Record<string, string>,
+  mountPoint?: string,
+  user?: DaemonUser,
+): Promise<TestDaemon> {
   const point = mountPoint ?? join(tempDir("mnt"), "workspace");
   const child = spawn(process.execPath, [MAIN], {
+    ...(user ? { uid: user.uid, gid: user.gid } : {}),
     env: {
       PATH: process.env.PATH ?? "/usr/bin:/bin",
       HOME: process.env.HOME ?? "/root",

@@ -22,6 +22,7 @@ import { resolveMountMode } from "../mount/driver.js";
 import { FuseNapiDriver, FuseNapiUnpatchedError, loadFuseNapi } from "../mount/fuse-napi.js";
 import { FuseNativeDriver } from "../mount/fuse-native.js";
 import { loadFuseDev } from "../mount/kernel/fuse-dev.js";
+import { FUSERMOUNT, fusermountOnPath } from "../mount/kernel/fusermount.js";
 import { KernelDriver } from "../mount/kernel-driver.js";
 import { ShimDriver } from "../mount/shim.js";
 import { createDaemonServer, type DaemonServer } from "../server/http.js";
@@ -207,8 +208,8 @@ function createFuseDriver(db: Database, config: Config, log: Logger): MountDrive
 
 /** Why the kernel driver cannot be the fallback here, or undefined when it can. */
 function kernelDriverUnavailable(): string | undefined {
-  // mount(2) of a FUSE file system needs CAP_SYS_ADMIN; the fusermount3 path for other users is not built yet.
-  if (process.geteuid?.() !== 0) return "the kernel driver needs root";
+  // mount(2) of a FUSE file system needs CAP_SYS_ADMIN; other users mount through the setuid fusermount3.
+  if (process.geteuid?.() !== 0 && !fusermountOnPath()) return `the kernel driver needs root or ${FUSERMOUNT}`;
   try {
     loadFuseDev();
     return undefined;

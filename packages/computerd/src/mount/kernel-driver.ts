@@ -7,8 +7,8 @@
  * numbers (kernel/nodes.ts); the storage side is MountFs, path-based, so
  * each op resolves its node's path from the names the kernel was given.
  *
- * Needs root (mount(2) takes CAP_SYS_ADMIN); fusermount3's fd passing for
- * other users is not done yet. A push invalidates what the kernel cached:
+ * As root it calls mount(2) itself; any other user mounts through
+ * fusermount3, which sends back the /dev/fuse fd (kernel/fusermount.ts). A push invalidates what the kernel cached:
  * INVAL_ENTRY for each changed name the kernel may hold (negative ones
  * included, at the first unknown component) and INVAL_INODE for each
  * changed node, written from a worker thread (they take kernel locks a
@@ -28,6 +28,7 @@ import { registerDirOps } from "./kernel/dir-ops.js";
 import { registerEntryOps } from "./kernel/entry-ops.js";
 import { registerFileOps } from "./kernel/file-ops.js";
 import { type FuseDev, loadFuseDev } from "./kernel/fuse-dev.js";
+import { mountWithFusermount, userAllowOther } from "./kernel/fusermount.js";
 import { initHandler, type Negotiated } from "./kernel/init.js";
 import { NodeTable } from "./kernel/nodes.js";
 import { Notify, Op, ROOT_ID, timeout, writeU64 } from "./kernel/protocol.js";
@@ -59,6 +60,7 @@ export class KernelDriver extends MountFsDriver implements MountDriver {
   #session: Session | undefined;
   #nodes: NodeTable | undefined;
   #watchdog: ChildProcess | undefined;
+  #privileged = true;
 
   constructor(db: Database, mountPoint: string, options: FuseOptions, log: Logger) {
     super(db, mountPoint);
@@ -78,7 +80,15 @@ export class KernelDriver extends MountFsDriver implements MountDriver {
     mkdirSync(this.#mountPoint, { recursive: true });
     const maxWrite = this.#options.maxWrite;
     if (this.#options.writebackCache) this.#log.info("COMPUTERD_FUSE_WRITEBACK_CACHE is ignored by the kernel driver");
-    const fd = dev.open();
+    const privileged = process.geteuid?.() === 0;
+    // Every uid may use the mount (allow_other: root may always, others where fuse.conf lets them),
+    // and the kernel checks permissions from our modes and owners (default_permissions).
+    const access = privileged || userAllowOther() ? "allow_other,default_permissions" : "default_permissions";
+    // fusermount3 mounts before we answer anything: the kernel's INIT waits in the queue until the session reads.
+    const fd = privileged
+      ? dev.open()
+      : await mountWithFusermount(dev, this.#mountPoint, `rootmode=40000,${access},fsname=computerd,subtype=computerd`);
+    this.#privileged = privileged;
     const session = new Session(dev, fd, maxWrite, this.#log, this.#trace);
     const nodes = new NodeTable(root.inode);
     const context: KernelContext = {
@@ -103,28 +113,27 @@ export class KernelDriver extends MountFsDriver implements MountDriver {
     registerEntryOps(session, context);
     registerFileOps(session, context);
     registerDirOps(session, context);
-    const uid = process.getuid?.() ?? 0;
-    const gid = process.getgid?.() ?? 0;
-    try {
-      dev.mount(
-        "computerd",
-        this.#mountPoint,
-        "fuse.computerd",
-        MS_NOSUID | MS_NODEV,
-        // Every uid may use the mount, and the kernel checks permissions from our modes and owners.
-        `fd=${fd},rootmode=40000,user_id=${uid},group_id=${gid},allow_other,default_permissions`,
-      );
-    } catch (error) {
-      closeSync(fd);
-      throw new Error(
-        `mount(2) of ${this.#mountPoint} failed (the kernel driver needs root): ${(error as Error).message}`,
-      );
+    if (privileged) {
+      const uid = process.getuid?.() ?? 0;
+      const gid = process.getgid?.() ?? 0;
+      try {
+        dev.mount(
+          "computerd",
+          this.#mountPoint,
+          "fuse.computerd",
+          MS_NOSUID | MS_NODEV,
+          `fd=${fd},rootmode=40000,user_id=${uid},group_id=${gid},${access}`,
+        );
+      } catch (error) {
+        closeSync(fd);
+        throw new Error(`mount(2) of ${this.#mountPoint} failed: ${(error as Error).message}`);
+      }
     }
     session.start();
     this.#dev = dev;
     this.#session = session;
     this.#nodes = nodes;
-    this.#watchdog = startWatchdog(this.#mountPoint);
+    this.#watchdog = startWatchdog(this.#mountPoint, privileged);
     let result: Negotiated;
     try {
       result = await withTimeout(
@@ -158,10 +167,15 @@ export class KernelDriver extends MountFsDriver implements MountDriver {
       this.#log.error("commit before unmount failed", error);
     }
     // Detached at once; the session keeps answering whoever still uses the mount, briefly.
-    const result = await new Promise<number>((resolve) => dev.unmount(this.#mountPoint, MNT_DETACH, resolve));
-    if (result !== 0) {
-      this.#log.error(`umount2 of ${this.#mountPoint} failed: errno ${-result}; detaching it lazily`);
+    // Without root only fusermount3 may detach what it mounted.
+    if (!this.#privileged) {
       await lazyUnmount(this.#mountPoint);
+    } else {
+      const result = await new Promise<number>((resolve) => dev.unmount(this.#mountPoint, MNT_DETACH, resolve));
+      if (result !== 0) {
+        this.#log.error(`umount2 of ${this.#mountPoint} failed: errno ${-result}; detaching it lazily`);
+        await lazyUnmount(this.#mountPoint);
+      }
     }
     await Promise.race([session.ended, new Promise((resolve) => setTimeout(resolve, 1_000))]);
     // Closing the last fd ends the connection for any lazy user left.
@@ -241,8 +255,9 @@ export class KernelDriver extends MountFsDriver implements MountDriver {
  * runs then): a tiny shell holds a pipe from us and, when it reads EOF,
  * detaches the mount. A clean unmount kills it first.
  */
-function startWatchdog(mountPoint: string): ChildProcess {
-  const child = spawn("/bin/sh", ["-c", 'read -r _; exec umount -l -- "$1"', "computerd-watchdog", mountPoint], {
+function startWatchdog(mountPoint: string, privileged: boolean): ChildProcess {
+  const detach = privileged ? 'exec umount -l -- "$1"' : 'exec fusermount3 -uz -- "$1"';
+  const child = spawn("/bin/sh", ["-c", `read -r _; ${detach}`, "computerd-watchdog", mountPoint], {
     stdio: ["pipe", "ignore", "ignore"],
     detached: true,
     cwd: "/",
