@@ -5,7 +5,7 @@
  * `git clone`s of this repository plus a `cp -a` of a ~20,000-file
  * node_modules (three copies of bench/fixtures/workloads' tree side by side),
  * then one `rm -rf` of everything. On the mount (the default driver and, with
- * `--kernel`, COMPUTERD_FUSE_DRIVER=kernel) and on a tmpfs (the fair
+ * `--driver NAME`, COMPUTERD_FUSE_DRIVER=NAME) and on a tmpfs (the fair
  * baseline), one target after the other. computerd's resident set is sampled
  * every 100 ms from /proc: the peak over the run and what is left after the
  * final `rm -rf` (bounded memory means the second comes back down).
@@ -13,7 +13,7 @@
  * Needs root, /dev/fuse and the workloads cache (run workloads.mjs once);
  * builds nothing (run the computerd build first).
  *
- *   node packages/computerd/bench/stress.mjs [--kernel] [--clones 4] [--copies 3]
+ *   node packages/computerd/bench/stress.mjs [--driver fuse-napi] [--clones 4] [--copies 3]
  */
 import { execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -25,7 +25,7 @@ const option = (name, fallback) => {
   const at = process.argv.indexOf(name);
   return at === -1 ? fallback : Number(process.argv[at + 1]);
 };
-const withKernel = process.argv.includes("--kernel");
+const drivers = process.argv.flatMap((arg, i) => (arg === "--driver" ? [process.argv[i + 1]] : []));
 const clones = option("--clones", 4);
 const copies = option("--copies", 3);
 const repository = fileURLToPath(new URL("../../../", import.meta.url));
@@ -74,7 +74,9 @@ const files = Number(execFileSync("bash", ["-c", `tar -tf ${tarball} | grep -vc 
 const work = mkdtempSync("/var/tmp/computerd-stress-");
 const targets = {
   mount: { root: join(work, "mnt"), env: {} },
-  ...(withKernel ? { kernel: { root: join(work, "kernel-mnt"), env: { COMPUTERD_FUSE_DRIVER: "kernel" } } } : {}),
+  ...Object.fromEntries(
+    drivers.map((driver) => [driver, { root: join(work, `${driver}-mnt`), env: { COMPUTERD_FUSE_DRIVER: driver } }]),
+  ),
   tmpfs: { root: mkdtempSync("/dev/shm/computerd-stress-"), env: null },
 };
 const results = {};
@@ -147,5 +149,5 @@ for (const [name, r] of Object.entries(results)) {
   );
 }
 console.log(
-  `\nreproduce: node packages/computerd/bench/stress.mjs${withKernel ? " --kernel" : ""} --clones ${clones} --copies ${copies}`,
+  `\nreproduce: node packages/computerd/bench/stress.mjs${drivers.map((driver) => ` --driver ${driver}`).join("")} --clones ${clones} --copies ${copies}`,
 );

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 /**
  * workloads: what agents really do in /workspace, on computerd's mount
- * (the default driver, and with `--kernel` also COMPUTERD_FUSE_DRIVER=kernel),
+ * (the default driver, and with `--driver NAME` also COMPUTERD_FUSE_DRIVER=NAME;
+ * `--kernel` is `--driver kernel`),
  * a tmpfs (the fair baseline: the original keeps its filesystem in memory)
  * and the local disk, interleaved (each repetition runs every target before
  * the next), medians:
@@ -13,7 +14,7 @@
  * Prints the table, the daemons' peak RSS and the command. Needs root and
  * /dev/fuse; builds nothing (run the computerd build first).
  *
- *   node packages/computerd/bench/workloads.mjs [--reps 3] [--kernel]
+ *   node packages/computerd/bench/workloads.mjs [--reps 3] [--driver fuse-napi] [--kernel]
  */
 import { execFileSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -23,7 +24,11 @@ import { startComputerd } from "./daemon.mjs";
 
 const repsAt = process.argv.indexOf("--reps");
 const reps = repsAt === -1 ? 3 : Number(process.argv[repsAt + 1]);
-const withKernel = process.argv.includes("--kernel");
+/** Extra drivers, each a column of its own beside the default one. */
+const drivers = [
+  ...process.argv.flatMap((arg, i) => (arg === "--driver" ? [process.argv[i + 1]] : [])),
+  ...(process.argv.includes("--kernel") ? ["kernel"] : []),
+];
 const fixture = fileURLToPath(new URL("./fixtures/workloads/", import.meta.url));
 const repository = fileURLToPath(new URL("../../../", import.meta.url));
 const cache = join(repository, ".cache", "bench-workloads");
@@ -102,13 +107,14 @@ const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.l
 const work = mkdtempSync("/var/tmp/computerd-workloads-");
 const targets = {
   mount: join(work, "mnt"),
-  ...(withKernel ? { kernel: join(work, "kernel-mnt") } : {}),
+  ...Object.fromEntries(drivers.map((driver) => [driver, join(work, `${driver}-mnt`)])),
   tmpfs: mkdtempSync("/dev/shm/computerd-workloads-"),
   disk: join(work, "disk"),
 };
 mkdirSync(targets.disk);
 const daemons = { mount: await startComputerd(targets.mount, {}) };
-if (withKernel) daemons.kernel = await startComputerd(targets.kernel, { COMPUTERD_FUSE_DRIVER: "kernel" });
+for (const driver of drivers)
+  daemons[driver] = await startComputerd(targets[driver], { COMPUTERD_FUSE_DRIVER: driver });
 const times = new Map(workloads.map(([name]) => [name, Object.fromEntries(Object.keys(targets).map((t) => [t, []]))]));
 const rss = {};
 let counter = 0;
@@ -137,10 +143,10 @@ try {
   rmSync(work, { recursive: true, force: true });
 }
 
-const mounts = withKernel ? ["mount", "kernel"] : ["mount"];
+const mounts = ["mount", ...drivers];
 const header = ["workload", ...mounts.map((m) => `${m} s`), "tmpfs s", "disk s", ...mounts.map((m) => `${m}/tmpfs`)];
 console.log(
-  `\nworkloads: a node_modules of ${files} files, ${(bytes / 1e6).toFixed(0)} MB (bench/fixtures/workloads); ${reps} repetition(s), interleaved, medians; mount = default driver${withKernel ? ", kernel = COMPUTERD_FUSE_DRIVER=kernel" : ""}; disk = /var/tmp, tmpfs = /dev/shm\n`,
+  `\nworkloads: a node_modules of ${files} files, ${(bytes / 1e6).toFixed(0)} MB (bench/fixtures/workloads); ${reps} repetition(s), interleaved, medians; mount = default driver${drivers.map((driver) => `, ${driver} = COMPUTERD_FUSE_DRIVER=${driver}`).join("")}; disk = /var/tmp, tmpfs = /dev/shm\n`,
 );
 console.log(`| ${header.join(" | ")} |\n|${header.map((_, i) => (i === 0 ? "---" : "---:")).join("|")}|`);
 for (const [name] of workloads) {
@@ -155,4 +161,6 @@ console.log(
     .map(([name, mb]) => `${name} ${mb.toFixed(0)} MiB`)
     .join(", ")}`,
 );
-console.log(`\nreproduce: node packages/computerd/bench/workloads.mjs --reps ${reps}${withKernel ? " --kernel" : ""}`);
+console.log(
+  `\nreproduce: node packages/computerd/bench/workloads.mjs --reps ${reps}${drivers.map((driver) => ` --driver ${driver}`).join("")}`,
+);

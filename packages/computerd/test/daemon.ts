@@ -49,7 +49,7 @@ export async function startDaemon(
       HOST: "127.0.0.1",
       PORT: "0",
       MOUNT_POINT: point,
-      // COMPUTERD_TEST_FUSE_DRIVER=kernel runs every FUSE test file against another driver.
+      // COMPUTERD_TEST_FUSE_DRIVER=fuse-napi runs every FUSE test file against another driver than the default.
       ...(process.env.COMPUTERD_TEST_FUSE_DRIVER
         ? { COMPUTERD_FUSE_DRIVER: process.env.COMPUTERD_TEST_FUSE_DRIVER }
         : {}),

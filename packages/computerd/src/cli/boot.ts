@@ -175,14 +175,17 @@ const STORE_CACHE_KIB = 16_384;
 const STORE_COMMIT_DELAY_MS = 20;
 
 /**
- * `COMPUTERD_FUSE_DRIVER`: an explicit choice must load. auto takes fuse-napi when it has our patch (pnpm
- * applies it; npm cannot), else our own kernel driver when its addon is built (computerd's install builds it)
- * and we may call mount(2), else fuse-native.
+ * `COMPUTERD_FUSE_DRIVER`: an explicit choice must load. auto takes our own kernel driver when its addon is
+ * built (computerd's install builds it) and we may mount (root, or fusermount3 for other users); else
+ * fuse-napi when it has our patch (pnpm applies it; npm cannot); else fuse-native. Why the kernel driver
+ * leads: docs/benchmarks.md ("Our own FUSE layer") and docs/computerd.md ("POSIX: which driver does what").
  */
 function createFuseDriver(db: Database, config: Config, log: Logger): MountDriver {
   const setting = config.fuse.driver;
   if (setting === "fuse-native") return new FuseNativeDriver(db, config.mountPoint, config.fuse, log);
   if (setting === "kernel") return new KernelDriver(db, config.mountPoint, config.fuse, log);
+  const kernel = setting === "auto" ? kernelDriverUnavailable() : "COMPUTERD_FUSE_DRIVER=fuse-napi";
+  if (kernel === undefined) return new KernelDriver(db, config.mountPoint, config.fuse, log);
   try {
     loadFuseNapi();
   } catch (error) {
@@ -191,22 +194,18 @@ function createFuseDriver(db: Database, config: Config, log: Logger): MountDrive
       error instanceof FuseNapiUnpatchedError
         ? (error as Error).message.split("\n")[0]
         : `fuse-napi is not available (${(error as Error).message.split("\n")[0]})`;
-    const kernel = kernelDriverUnavailable();
-    if (kernel === undefined) {
-      log.info(
-        `${reason}; using computerd's own FUSE driver (kernel) instead: see docs/packaging.md, "computerd and FUSE"`,
-      );
-      return new KernelDriver(db, config.mountPoint, config.fuse, log);
-    }
     log.info(
-      `${reason}, and ${kernel}; using fuse-native (libfuse 2) instead: see docs/packaging.md, "computerd and FUSE"`,
+      `${kernel}, and ${reason}; using fuse-native (libfuse 2) instead: see docs/packaging.md, "computerd and FUSE"`,
     );
     return new FuseNativeDriver(db, config.mountPoint, config.fuse, log);
+  }
+  if (setting === "auto") {
+    log.info(`${kernel}; using fuse-napi (libfuse 3) instead: see docs/packaging.md, "computerd and FUSE"`);
   }
   return new FuseNapiDriver(db, config.mountPoint, config.fuse, log);
 }
 
-/** Why the kernel driver cannot be the fallback here, or undefined when it can. */
+/** Why the kernel driver cannot run here, or undefined when it can. */
 function kernelDriverUnavailable(): string | undefined {
   // mount(2) of a FUSE file system needs CAP_SYS_ADMIN; other users mount through the setuid fusermount3.
   if (process.geteuid?.() !== 0 && !fusermountOnPath()) return `the kernel driver needs root or ${FUSERMOUNT}`;

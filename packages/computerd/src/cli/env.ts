@@ -10,8 +10,8 @@ export type MountMode = "fuse" | "macfuse" | "shim" | "none";
 export type MountSetting = MountMode | "auto";
 
 /**
- * The FUSE binding: fuse-napi (libfuse 3) or fuse-native (libfuse 2); auto prefers fuse-napi when it is built.
- * `kernel`: computerd's own protocol layer over /dev/fuse (opt-in; src/mount/kernel-driver.ts).
+ * The FUSE driver: `kernel`, computerd's own protocol layer over /dev/fuse (src/mount/kernel-driver.ts),
+ * fuse-napi (libfuse 3) or fuse-native (libfuse 2); auto takes the first of them that can run here.
  */
 export type FuseDriverSetting = "auto" | "fuse-napi" | "fuse-native" | "kernel";
 

@@ -4,8 +4,8 @@
  * inodes resolved to paths by the names the kernel was given (renames of
  * directories above cached nodes), negative entries cached for long and
  * invalidated by pushes at any depth, creation replies with attributes,
- * fstat of a file unlinked while open. mount.fuse.test.ts runs against this
- * driver too with COMPUTERD_TEST_FUSE_DRIVER=kernel.
+ * fstat of a file unlinked while open. It is the default driver, so
+ * mount.fuse.test.ts and the other FUSE files run against it too.
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
