@@ -351,8 +351,10 @@ export class MountFs {
   readdirPlus(path: string): { names: string[]; stats: FuseStat[] } {
     const attr = this.#attr(path);
     if (attr.type !== "dir") throw new ErrnoError(ENOTDIR, path);
-    const self = this.#stat(attr, undefined);
-    const parent = path === "/" ? self : this.getattr(path.slice(0, path.lastIndexOf("/")) || "/");
+    // `.` and `..` carry a number and a type only (no driver hands the kernel their attributes): no queries.
+    const self = dotStat(attr.inode);
+    const parentDir = path === "/" ? undefined : this.#parentDir(path);
+    const parent = parentDir === undefined ? self : dotStat(parentDir.inode);
     const names = [".", ".."];
     const stats = [self, parent];
     for (const child of childAttrs(this.#db, attr.inode)) {
@@ -1205,6 +1207,26 @@ function nsecOf(ns: Nanos): number {
 
 function sha256(bytes: Uint8Array): string {
   return createHash("sha256").update(bytes).digest("hex");
+}
+
+/** A listing's `.` or `..`: a directory's number and type, the rest zero (the kernel reads nothing else of a dot entry). */
+function dotStat(ino: number): FuseStat {
+  return {
+    mode: constants.S_IFDIR | 0o755,
+    uid: 0,
+    gid: 0,
+    size: 0,
+    nlink: 2,
+    ino,
+    blksize: 4096,
+    blocks: 0,
+    atime: 0,
+    mtime: 0,
+    ctime: 0,
+    atimeNsec: 0,
+    mtimeNsec: 0,
+    ctimeNsec: 0,
+  };
 }
 
 function detachedAttr(file: OpenFile): InodeAttr {
