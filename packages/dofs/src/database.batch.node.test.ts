@@ -64,6 +64,44 @@ test("a failing transaction in a batch rolls back only itself; flush and close c
   other.close();
 });
 
+test("checkedWrites joins an open batch without a savepoint; its storage error rolls back the whole batch", () => {
+  const db = openNodeDatabase("", { commitDelayMs: 60_000 });
+  db.script("CREATE TABLE kv (k TEXT PRIMARY KEY, v TEXT NOT NULL)");
+  // With no batch open it is a transaction of its own, and opens the batch.
+  db.checkedWrites?.(() => db.run("INSERT INTO kv VALUES ('a', '1')"));
+  db.checkedWrites?.(() => db.run("INSERT INTO kv VALUES ('b', '2')"));
+  expect(rows(db)).toEqual([
+    ["a", "1"],
+    ["b", "2"],
+  ]);
+  // Nested in a transaction it is a savepoint: the outer body may catch its failure.
+  db.transaction(() => {
+    expect(() =>
+      db.checkedWrites?.(() => {
+        db.run("INSERT INTO kv VALUES ('c', '3')");
+        db.run("INSERT INTO kv VALUES ('a', 'again')");
+      }),
+    ).toThrow(/UNIQUE/);
+    db.run("INSERT INTO kv VALUES ('d', '4')");
+  });
+  expect(rows(db).map(([k]) => k)).toEqual(["a", "b", "d"]);
+  db.flush();
+  // In an open batch a failure (here a constraint standing in for a full disk) takes the batch's uncommitted work along.
+  db.transaction(() => db.run("INSERT INTO kv VALUES ('e', '5')"));
+  expect(() =>
+    db.checkedWrites?.(() => {
+      db.run("INSERT INTO kv VALUES ('f', '6')");
+      db.run("INSERT INTO kv VALUES ('a', 'again')");
+    }),
+  ).toThrow(/UNIQUE/);
+  expect(rows(db).map(([k]) => k)).toEqual(["a", "b", "d"]);
+  // The store goes on batching after it.
+  db.transaction(() => db.run("INSERT INTO kv VALUES ('g', '7')"));
+  db.flush();
+  expect(rows(db).map(([k]) => k)).toEqual(["a", "b", "d", "g"]);
+  db.close();
+});
+
 test("the commit timer commits a batch on its own", async () => {
   const path = tempFile();
   const db = openNodeDatabase(path, { commitDelayMs: 5 });

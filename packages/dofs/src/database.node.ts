@@ -139,6 +139,23 @@ export function openNodeDatabase(path = ":memory:", options: NodeDatabaseOptions
       throw error;
     }
   };
+  const checkedWrites = <T>(body: () => T): T => {
+    // Nested, or with no batch open: an ordinary transaction (the batch's first needs no savepoint either).
+    if (delay === undefined || depth > 0 || !db.inTransaction) return transaction(body);
+    depth = 1;
+    try {
+      const result = body();
+      depth = 0;
+      return result;
+    } catch (error) {
+      depth = 0;
+      // Only a storage error gets here (the checks ran before): the batch goes, as SQLite itself may do.
+      clearTimeout(commitTimer);
+      commitTimer = undefined;
+      if (db.inTransaction) prepare("ROLLBACK").run();
+      throw error;
+    }
+  };
   return {
     all: <T>(query: string, ...params: SqlValue[]) => prepare(query).all(...bind(params)) as T[],
     one: <T>(query: string, ...params: SqlValue[]) => prepare(query).get(...bind(params)) as T | undefined,
@@ -152,6 +169,7 @@ export function openNodeDatabase(path = ":memory:", options: NodeDatabaseOptions
       db.exec(query);
     },
     transaction: (body) => transaction(body),
+    checkedWrites: (body) => checkedWrites(body),
     sha256: (bytes) => createHash("sha256").update(bytes).digest("hex"),
     flush,
     close: () => {

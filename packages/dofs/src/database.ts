@@ -33,6 +33,15 @@ export interface Database {
    * failure that the outer body catches rolls back only the inner work.
    */
   transaction<T>(body: () => T): T;
+  /**
+   * Optional: runs `body`, writes whose checks were all made before it (so it
+   * fails only on a storage error: a full disk, an I/O error), atomically
+   * with the batch of commits it joins and without a savepoint of its own
+   * (whose sub-journal copies every page the body touches). An error rolls
+   * back the whole open batch. Nested in a transaction it is one (a
+   * savepoint). Drivers without it: callers use `transaction`.
+   */
+  checkedWrites?<T>(body: () => T): T;
   /** Optional synchronous SHA-256 (lowercase hex) when the platform has a faster one than Web Crypto. */
   sha256?(bytes: Uint8Array): string;
 }

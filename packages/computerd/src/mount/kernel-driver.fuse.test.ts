@@ -47,6 +47,26 @@ describe("the kernel driver", () => {
     expect(daemon.output()).toMatch(/\(kernel, protocol 7\.\d+ of kernel 7\.\d+, max_write=1048576/);
   });
 
+  test("rm -rf of a tree with hard links and symlinks: the other name stays, a pull sees the rest gone; . and .. keep their numbers", async () => {
+    sh(
+      "mkdir -p tree/a/b/c tree/e && echo x > tree/a/f && ln tree/a/f tree/e/g && ln -s ../a tree/e/s && echo y > tree/a/b/c/h",
+    );
+    // A listing's dots carry the directory's and its parent's numbers (no query behind them).
+    expect(sh("ls -ai1 tree/a | head -2 | awk '{print $1}'")).toBe(sh("stat -c %i tree/a tree"));
+    await pullOnce({ db: store }, client.sync);
+    expect(await doFs.readFile(join(daemon.mountPoint, "tree/a/b/c/h"), "utf8")).toBe("y\n");
+    sh("rm -rf tree/a");
+    expect(sh("cat tree/e/g && stat -c %h tree/e/g && ls tree && readlink tree/e/s")).toBe("x\n1\ne\n../a\n");
+    await pullOnce({ db: store }, client.sync);
+    expect(await doFs.stat(join(daemon.mountPoint, "tree/a")).catch((error) => error.code)).toBe("ENOENT");
+    expect(await doFs.readFile(join(daemon.mountPoint, "tree/e/g"), "utf8")).toBe("x\n");
+    sh("rm -rf tree && mkdir -p tree/a && echo z > tree/a/f");
+    expect(sh("cat tree/a/f")).toBe("z\n");
+    await pullOnce({ db: store }, client.sync);
+    expect(await doFs.readFile(join(daemon.mountPoint, "tree/a/f"), "utf8")).toBe("z\n");
+    expect(await doFs.stat(join(daemon.mountPoint, "tree/e")).catch((error) => error.code)).toBe("ENOENT");
+  });
+
   test("a directory renamed above files the kernel holds: reads and writes go to the new path", async () => {
     sh("mkdir -p top/mid && echo one > top/mid/f && cat top/mid/f > /dev/null");
     const out = sh("mv top moved && echo two >> moved/mid/f && cat moved/mid/f && ls top 2>&1 || true");

@@ -26,6 +26,7 @@ import {
   type InodeAttr,
   inodeAttr,
   lookupInode,
+  rmdirChild,
   setInodeMode,
   setInodeMtime,
   unlinkChild,
@@ -105,6 +106,12 @@ export class MountFs {
   readonly #hidden = new Map<string, OpenFile>();
   /** FUSE directory path → inode and mode, for #lookup; cleared by anything that moves or removes a name. */
   readonly #dirs = new Map<string, DirRef>();
+  /**
+   * Some #dirs path may run through a symlink (a walk found a directory
+   * under a parent that is not a directory): removing one directory or
+   * symlink then forgets every cached path, not just its own.
+   */
+  #dirsThroughLinks = false;
   /** Who owns each inode (not stored; inode-owners.ts). */
   readonly #owners: InodeOwners;
   /** FIFOs and sockets, in memory only (special-files.ts). */
@@ -344,8 +351,10 @@ export class MountFs {
   readdirPlus(path: string): { names: string[]; stats: FuseStat[] } {
     const attr = this.#attr(path);
     if (attr.type !== "dir") throw new ErrnoError(ENOTDIR, path);
-    const self = this.#stat(attr, undefined);
-    const parent = path === "/" ? self : this.getattr(path.slice(0, path.lastIndexOf("/")) || "/");
+    // `.` and `..` carry a number and a type only (no driver hands the kernel their attributes): no queries.
+    const self = dotStat(attr.inode);
+    const parentDir = path === "/" ? undefined : this.#parentDir(path);
+    const parent = parentDir === undefined ? self : dotStat(parentDir.inode);
     const names = [".", ".."];
     const stats = [self, parent];
     for (const child of childAttrs(this.#db, attr.inode)) {
@@ -376,9 +385,17 @@ export class MountFs {
     if (attr.type !== "dir") throw new ErrnoError(ENOTDIR, path);
     // FIFOs and sockets are entries too, though the store does not hold them.
     if (this.#specials.hasEntries(attr.inode)) throw new ErrnoError(ENOTEMPTY, path);
-    const parent = this.#parentInode(path);
-    this.#forgetDirs();
-    await this.#fs.rm(this.vfsPath(path));
+    const at = this.#childName(path);
+    const parent = at?.parent ?? this.#parentInode(path);
+    if (at === undefined) {
+      this.#forgetDirs();
+      await this.#fs.rm(this.vfsPath(path));
+    } else {
+      // Empty, so the only cached path it can be under is its own (and aliases through a symlink, see #dirsThroughLinks).
+      rmdirChild(this.#db, at, this.vfsPath(path), this.#now(), attr.inode);
+      if (this.#dirsThroughLinks) this.#forgetDirs();
+      else this.#dirs.delete(path);
+    }
     this.#times.forget(attr.inode);
     this.#owners.forget(attr.inode);
     this.#subdirs.delete(attr.inode);
@@ -391,15 +408,19 @@ export class MountFs {
     if (this.#unlinkSpecial(path)) return;
     const attr = this.#attr(path);
     if (attr.type === "dir") throw new ErrnoError(EISDIR, path);
-    if (attr.type === "symlink") this.#forgetDirs();
+    // A cached directory path may run through the symlink (only if some walk went through one).
+    if (attr.type === "symlink" && this.#dirsThroughLinks) this.#forgetDirs();
+    // Read before the detach below takes the file out of #files: does a handle still reach it?
+    const open = this.#files.get(attr.inode);
     // libfuse 3 with hard_remove unlinks an open file directly (libfuse 2 renames it to .fuse_hidden first).
     this.#detachIfLastName(attr);
     if (attr.nlink > 1) this.sharedChanges++;
     const at = this.#childName(path);
     const parent = at?.parent ?? this.#parentInode(path);
     if (at === undefined) await this.#fs.rm(this.vfsPath(path));
-    else unlinkChild(this.#db, at, this.vfsPath(path), this.#now());
-    this.#nameGone(attr);
+    // attr was read just now (#attr above, nothing awaited since): dofs does not read the name again.
+    else unlinkChild(this.#db, at, this.vfsPath(path), this.#now(), attr);
+    this.#nameGone(attr, open !== undefined && open.refs > 0);
     this.#entriesChanged(parent);
   }
 
@@ -840,7 +861,12 @@ export class MountFs {
     if (path === "/") return lookupInode(this.#db, this.vfsPath(path));
     const slash = path.lastIndexOf("/");
     const parent = this.#dirInode(slash === 0 ? "/" : path.slice(0, slash));
-    if (parent === undefined) return lookupInode(this.#db, this.vfsPath(path));
+    if (parent === undefined) {
+      const attr = lookupInode(this.#db, this.vfsPath(path));
+      // Found by a walk although its parent is no known directory: through a symlink (see #dirsThroughLinks).
+      if (attr?.type === "dir") this.#dirsThroughLinks = true;
+      return attr;
+    }
     return childAttr(this.#db, parent, path.slice(slash + 1));
   }
 
@@ -983,6 +1009,7 @@ export class MountFs {
   /** Any change that can move or remove a directory (or a symlink a path walks through) forgets them all. */
   #forgetDirs(): void {
     this.#dirs.clear();
+    this.#dirsThroughLinks = false;
   }
 
   #openFile(attr: InodeAttr, vfsPath: string): OpenFile {
@@ -1082,10 +1109,14 @@ export class MountFs {
     if (dir !== undefined) this.#times.modified(dir, at);
   }
 
-  /** One name of `attr` was removed: a file that keeps others changed (its link count), the last name frees its times. */
-  #nameGone(attr: InodeAttr): void {
+  /**
+   * One name of `attr` was removed: a file that keeps others changed (its
+   * link count), the last name frees its times. `held`: a handle still
+   * reaches the file (unlink knows it in O(1); the rest ask #handlesReach).
+   */
+  #nameGone(attr: InodeAttr, held?: boolean): void {
     if (attr.nlink > 1) this.#times.changed(attr.inode, this.#clock());
-    else if (attr.type !== "file" || !this.#handlesReach(attr.inode)) {
+    else if (attr.type !== "file" || !(held ?? this.#handlesReach(attr.inode))) {
       this.#times.forget(attr.inode);
       this.#owners.forget(attr.inode);
     } else {
@@ -1176,6 +1207,26 @@ function nsecOf(ns: Nanos): number {
 
 function sha256(bytes: Uint8Array): string {
   return createHash("sha256").update(bytes).digest("hex");
+}
+
+/** A listing's `.` or `..`: a directory's number and type, the rest zero (the kernel reads nothing else of a dot entry). */
+function dotStat(ino: number): FuseStat {
+  return {
+    mode: constants.S_IFDIR | 0o755,
+    uid: 0,
+    gid: 0,
+    size: 0,
+    nlink: 2,
+    ino,
+    blksize: 4096,
+    blocks: 0,
+    atime: 0,
+    mtime: 0,
+    ctime: 0,
+    atimeNsec: 0,
+    mtimeNsec: 0,
+    ctimeNsec: 0,
+  };
 }
 
 function detachedAttr(file: OpenFile): InodeAttr {

@@ -12,6 +12,7 @@ import {
   inodeChunks,
   lookupInode,
   readChunk,
+  rmdirChild,
   setInodeMode,
   setInodeMtime,
   unlinkChild,
@@ -199,4 +200,70 @@ test("attributes by inode, by name and by listing agree, hard link counts includ
   }
   expect(listed.map((child) => child.attr.nlink)).toEqual([2, 2, 1, 1]);
   expect(listed[2]?.attr).toMatchObject({ type: "symlink", linkTarget: "a" });
+});
+
+/** Two stores given the same tree; one removes by path (`rm`), the other by the inode verbs with what a lookup read. */
+async function twinStores(): Promise<ReturnType<typeof openNodeDatabase>[]> {
+  const stores = [];
+  for (let i = 0; i < 2; i++) {
+    const db = openNodeDatabase("", { commitDelayMs: 60_000 });
+    const fs = new WorkspaceFilesystem(db, { now: () => 1000 });
+    await fs.mkdir("/d/empty", { recursive: true });
+    await fs.mkdir("/d/full");
+    await fs.writeFile("/d/full/x", "x");
+    await fs.writeFile("/d/a", new Uint8Array(CHUNK_SIZE + 5).fill(3));
+    await fs.link("/d/a", "/d/b");
+    await fs.writeFile("/d/empty-file", "");
+    await fs.symlink("a", "/d/s");
+    stores.push(db);
+  }
+  return stores;
+}
+
+const storeRows = (db: ReturnType<typeof openNodeDatabase>) => ({
+  nodes: db.all("SELECT inode, type, mode, mtime, size, manifest_hash, link_target FROM vfs_nodes ORDER BY inode"),
+  dirents: db.all("SELECT * FROM vfs_dirents ORDER BY parent_inode, name"),
+  chunks: db.all("SELECT * FROM vfs_chunks ORDER BY inode, idx"),
+  blobs: db.all("SELECT hash, size, last_seen FROM vfs_blobs ORDER BY hash"),
+  changes: db.all("SELECT rev, path, op FROM vfs_changes ORDER BY id"),
+  rev: db.one("SELECT v FROM vfs_meta WHERE k = 'rev'"),
+});
+
+test("unlinkChild and rmdirChild with what a lookup read leave exactly the rows rm leaves", async () => {
+  const [byPath, byInode] = (await twinStores()) as [
+    ReturnType<typeof openNodeDatabase>,
+    ReturnType<typeof openNodeDatabase>,
+  ];
+  const fs = new WorkspaceFilesystem(byPath, { now: () => 1000 });
+  const dir = lookupInode(byInode, "/d")?.inode as number;
+  const unlink = (name: string) => {
+    const known = childAttr(byInode, dir, name);
+    if (known === undefined) throw new Error(name);
+    unlinkChild(byInode, { parent: dir, name }, `/d/${name}`, 1000, known);
+  };
+  // One name of two, the last name (its chunks go, its blobs are touched), an empty file, a symlink.
+  for (const name of ["a", "b", "empty-file", "s"]) {
+    await fs.rm(`/d/${name}`);
+    unlink(name);
+    expect(storeRows(byInode)).toEqual(storeRows(byPath));
+  }
+  expect(lookupInode(byInode, "/d/s")).toBeUndefined();
+  expect(byInode.all("SELECT inode FROM vfs_chunks")).toEqual([{ inode: lookupInode(byInode, "/d/full/x")?.inode }]);
+  await fs.rm("/d/empty");
+  rmdirChild(
+    byInode,
+    { parent: dir, name: "empty" },
+    "/d/empty",
+    2000,
+    lookupInode(byInode, "/d/empty")?.inode as number,
+  );
+  expect(storeRows(byInode)).toEqual(storeRows(byPath));
+  // A directory with entries, and a directory given to unlink: refused, and nothing changes.
+  const before = storeRows(byInode);
+  const full = childAttr(byInode, dir, "full");
+  expect(() => rmdirChild(byInode, { parent: dir, name: "full" }, "/d/full", 2000, full?.inode as number)).toThrow(
+    /ENOTEMPTY/,
+  );
+  expect(() => unlinkChild(byInode, { parent: dir, name: "full" }, "/d/full", 2000, full)).toThrow(/EISDIR/);
+  expect(storeRows(byInode)).toEqual(before);
 });
