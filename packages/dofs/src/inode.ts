@@ -14,6 +14,7 @@ export {
   inodeAttr,
   inodeChunks,
   lookupInode,
+  mkdirInode,
   readChunk,
   type SharedChunk,
   setInodeMode,

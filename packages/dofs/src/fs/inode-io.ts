@@ -269,6 +269,23 @@ export function createFileInode(
 }
 
 /**
+ * Creates a directory named `at` (mkdir by directory inode, no walk from the
+ * root: FUSE's mkdir after a negative lookup) in one synchronous
+ * transaction, with the same rows as `mkdir` of its path. EEXIST when the
+ * name is taken, ENOENT/ENOTDIR when the directory is gone or is not one.
+ */
+export function mkdirInode(db: Database, path: string, mode: number, now: number, at: ChildName): InodeAttr {
+  assertWritable(db, path, "mkdir");
+  return db.transaction(() => {
+    checkFreeChild(db, at, path, "mkdir");
+    const rev = bumpRev(db);
+    const inode = insertNode(db, { type: "dir", mode, mtime: now, rev });
+    addDirent(db, at.parent, at.name, inode);
+    return { inode, type: "dir", mode, mtime: now, size: 0, nlink: 1, linkTarget: null };
+  });
+}
+
+/**
  * A name in a directory the caller already resolved (a FUSE driver keeps
  * its directories' inodes): the verbs taking one skip the walk from the
  * root, one query per segment. `path` must still name the same place; it

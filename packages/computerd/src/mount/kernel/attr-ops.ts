@@ -59,15 +59,19 @@ export function registerAttrOps(session: Session, context: KernelContext): void 
     const uid = (valid & Fattr.UID) !== 0 ? input.readUInt32LE(116) : UNCHANGED;
     const gid = (valid & Fattr.GID) !== 0 ? input.readUInt32LE(120) : UNCHANGED;
     const caller = callerOf(request);
-    const finish = (): ((out: Buffer) => number) => (out) => attrReply(out, statOf(nodeid, fh));
+    // The attributes the last change answered (from the row it read), else one query for the reply.
+    let after: FuseStat | undefined;
+    const finish = (): ((out: Buffer) => number) => (out) => attrReply(out, after ?? statOf(nodeid, fh));
     const rest = (): ((out: Buffer) => number) => {
       if ((valid & Fattr.SIZE) !== 0) {
+        after = undefined;
         if (fh !== undefined) fs.ftruncate(fh, size);
         else fs.truncate(path as string, size);
       }
       if ((valid & (Fattr.ATIME | Fattr.MTIME)) !== 0) {
+        after = undefined;
         if (fh !== undefined) fs.futimens(fh, times);
-        else fs.utimens(path as string, times);
+        else after = fs.setTimes(path as string, times);
       }
       return finish();
     };
@@ -76,7 +80,11 @@ export function registerAttrOps(session: Session, context: KernelContext): void 
     if ((valid & (Fattr.UID | Fattr.GID)) !== 0) fs.chownInode(nodes.inodeOf(nodeid), uid, gid, caller);
     if ((valid & Fattr.MODE) !== 0) {
       if (path === undefined) fs.fchmod(fh as number, mode);
-      else return fs.chmod(path, mode).then(rest);
+      else {
+        const changed = fs.setMode(path, mode);
+        if (changed instanceof Promise) return changed.then(rest);
+        after = changed;
+      }
     }
     return rest()(session.out);
   });

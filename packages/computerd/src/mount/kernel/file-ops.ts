@@ -8,6 +8,7 @@
 import { constants as fsConstants } from "node:fs";
 import { constants } from "node:os";
 import { ErrnoError } from "../errno.js";
+import type { FuseStat } from "../mount-fs.js";
 import { callerOf, childPath, entryReply, type KernelContext, pathOf } from "./context.js";
 import {
   ENTRY_OUT_SIZE,
@@ -54,14 +55,16 @@ export function registerFileOps(session: Session, context: KernelContext): void 
     const path = childPath(context, parent, name);
     // The kernel looked the name up first; one that exists now was made meanwhile.
     if ((flags & O_EXCL) !== 0 && nodes.child(parent, name) !== undefined) throw new ErrnoError(EEXIST, path);
-    const reply = (fd: number) => (out: Buffer) => {
-      const stat = fs.fgetattr(fd);
-      opened(nodes.nodeOf(stat.ino), fd);
-      const length = entryReply(context, out, OUT_HEADER, parent, name, stat);
-      return length + writeOpen(out, OUT_HEADER + ENTRY_OUT_SIZE, fd, FOPEN_KEEP_CACHE);
-    };
-    const fd = fs.create(path, mode, callerOf(request));
-    return typeof fd === "number" ? reply(fd) : fd.then(reply);
+    // The attributes come from the row the create wrote: no query for the reply.
+    const reply =
+      ({ fd, stat }: { fd: number; stat: FuseStat }) =>
+      (out: Buffer) => {
+        opened(nodes.nodeOf(stat.ino), fd);
+        const length = entryReply(context, out, OUT_HEADER, parent, name, stat);
+        return length + writeOpen(out, OUT_HEADER + ENTRY_OUT_SIZE, fd, FOPEN_KEEP_CACHE);
+      };
+    const made = fs.createFile(path, mode, callerOf(request));
+    return made instanceof Promise ? made.then(reply) : reply(made);
   });
 
   // O_TMPFILE: an open file with no name (MountFs.tmpfile); its node has no name either until linkat.
