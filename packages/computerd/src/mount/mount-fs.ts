@@ -230,8 +230,11 @@ export class MountFs {
     this.#times.changed(attr.inode, this.#clock());
     if (attr.nlink > 1) this.sharedChanges++;
     const open = this.#files.get(attr.inode);
-    if ((attr.mode & 0o7777) === (mode & 0o7777)) return this.#stat(attr, open);
-    setInodeMode(this.#db, attr.inode, mode & 0o7777, this.vfsPath(path));
+    if (((open?.pendingMode ?? attr.mode) & 0o7777) === (mode & 0o7777)) return this.#stat(attr, open);
+    // A file with uncommitted bytes (tar's chmod right after its write) takes the mode in its
+    // buffer: its commit stores both in one transaction.
+    if (open?.isDirty && !open.detached) open.pendingMode = mode & 0o7777;
+    else setInodeMode(this.#db, attr.inode, mode & 0o7777, this.vfsPath(path));
     const dir = this.#dirs.get(path);
     if (dir !== undefined) dir.mode = mode & 0o7777;
     return this.#stat({ ...attr, mode: mode & 0o7777 }, open);
@@ -1127,8 +1130,8 @@ export class MountFs {
     const attr = this.#attr(from);
     if (attr.type !== "file") throw new ErrnoError(EPERM, from);
     const file = this.#openFile(attr, this.vfsPath(from));
+    file.mode = file.pendingMode ?? attr.mode;
     this.#commit(file);
-    file.mode = attr.mode;
     if (attr.nlink <= 1) file.detach();
     this.#hidden.set(to, file);
     const parent = this.#parentInode(from);
@@ -1183,7 +1186,7 @@ export class MountFs {
     const file = this.#files.get(attr.inode);
     if (file === undefined || attr.type !== "file" || attr.nlink > 1) return;
     this.#unpark(file);
-    file.mode = attr.mode;
+    file.mode = file.pendingMode ?? attr.mode;
     file.detach();
     // Only its handles reach it now; the inode number may be reused by a new file.
     this.#files.delete(attr.inode);
@@ -1196,7 +1199,7 @@ export class MountFs {
     const times = this.#times.get(attr.inode, open?.mtime ?? attr.mtime);
     const owner = this.#owners.get(attr.inode);
     return {
-      mode: TYPE_BITS[attr.type] | (attr.mode & 0o7777),
+      mode: TYPE_BITS[attr.type] | ((open?.pendingMode ?? attr.mode) & 0o7777),
       uid: owner.uid,
       gid: owner.gid,
       size,

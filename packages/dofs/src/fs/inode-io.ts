@@ -137,6 +137,8 @@ export interface InodeWrite {
   /** The file's new length; chunks past it are dropped. */
   size: number;
   mtime: number;
+  /** New permission bits (a chmod made while the bytes were buffered), undefined to keep them. */
+  mode?: number;
   /** Rewritten chunks. Every chunk that the new size cuts short must be here with its new bytes (or in `shared`). */
   dirty: readonly DirtyChunk[];
   /**
@@ -220,11 +222,12 @@ export function writeInode(db: Database, inode: number, write: InodeWrite, now: 
     }
     const rev = bumpRev(db);
     db.run(
-      "UPDATE vfs_nodes SET mtime = ?, rev = ?, size = ?, manifest_hash = ? WHERE inode = ?",
+      "UPDATE vfs_nodes SET mtime = ?, rev = ?, size = ?, manifest_hash = ?, mode = coalesce(?, mode) WHERE inode = ?",
       write.mtime,
       rev,
       write.size,
       manifest,
+      write.mode ?? null,
       inode,
     );
     return rev;
