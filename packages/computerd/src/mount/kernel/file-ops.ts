@@ -29,6 +29,13 @@ const EINVAL = -constants.errno.EINVAL;
 const EEXIST = -constants.errno.EEXIST;
 const O_EXCL = fsConstants.O_EXCL;
 
+/** A WRITE's reply body: the bytes written. */
+function writeCount(out: Buffer, count: number): number {
+  out.writeUInt32LE(count, OUT_HEADER);
+  out.writeUInt32LE(0, OUT_HEADER + 4);
+  return 8;
+}
+
 function writeOpen(out: Buffer, at: number, fh: number, flags: number): number {
   writeU64(out, at, fh);
   out.writeUInt32LE(flags, at + 8);
@@ -108,19 +115,16 @@ export function registerFileOps(session: Session, context: KernelContext): void 
     const offset = readU64(input, 48);
     const size = input.readUInt32LE(56);
     const written = fs.write(fh, writeSource, size, offset);
-    const reply = (out: Buffer) => {
-      out.writeUInt32LE(written, OUT_HEADER);
-      out.writeUInt32LE(0, OUT_HEADER + 4);
-      return 8;
-    };
     // A write by a caller without CAP_FSETID (HANDLE_KILLPRIV_V2): one query, and a chmod when a bit is set.
     if ((input.readUInt32LE(60) & WRITE_KILL_SUIDGID) !== 0) {
       const stat = fs.fgetattr(fh);
       const killed = killSuidgid(context, request.nodeid, fh, stat);
-      if (killed !== stat)
+      if (killed !== stat) {
+        const reply = (out: Buffer) => writeCount(out, written);
         return Promise.resolve(killed).then(() => forgetAttrs(context, request.nodeid).then(() => reply));
+      }
     }
-    return reply(session.out);
+    return writeCount(session.out, written);
   });
 
   // Nothing to do at close(2): ENOSYS once and the kernel stops sending FLUSH, a round trip per close.
