@@ -15,6 +15,7 @@ export {
   inodeChunks,
   type KnownChild,
   lookupInode,
+  mkdirInode,
   readChunk,
   rmdirChild,
   type SharedChunk,

@@ -122,6 +122,58 @@ describe("commits", () => {
   });
 });
 
+describe("chmod and utimens of a file with uncommitted bytes (tar's, right after its write)", () => {
+  const rev = (): number => Number(db.one<{ v: number }>("SELECT v FROM vfs_meta WHERE k = 'rev'")?.v);
+
+  test("show at once and reach the store with the bytes, in the commit's one rev", async () => {
+    const fd = await fs.create("/t", 0o600);
+    fs.write(fd, Buffer.from("abc"), 3, 0);
+    const before = rev();
+    await fs.chmod("/t", 0o755);
+    fs.utimens("/t", { mtime: 1_600_000_000_123_000_000n });
+    expect(fs.getattr("/t")).toMatchObject({ mode: constants.S_IFREG | 0o755, mtime: 1_600_000_000_123, size: 3 });
+    expect(fs.fgetattr(fd)).toMatchObject({ mode: constants.S_IFREG | 0o755, mtime: 1_600_000_000_123 });
+    expect(rev()).toBe(before);
+    fs.release(fd);
+    expect(fs.getattr("/t")).toMatchObject({ mode: constants.S_IFREG | 0o755, mtime: 1_600_000_000_123 });
+    fs.commitAll();
+    expect(rev()).toBe(before + 1);
+    expect(lookupInode(db, `${MOUNT}/t`)).toMatchObject({ mode: 0o755, mtime: 1_600_000_000_123, size: 3 });
+    expect((await readBack("/t")).toString()).toBe("abc");
+  });
+
+  test("a chmod back to the stored bits while buffered stores those bits", async () => {
+    const fd = await fs.create("/u", 0o600);
+    fs.write(fd, Buffer.from("x"), 1, 0);
+    await fs.chmod("/u", 0o644);
+    await fs.chmod("/u", 0o600);
+    expect(fs.getattr("/u").mode & 0o7777).toBe(0o600);
+    fs.release(fd);
+    fs.commitAll();
+    expect(lookupInode(db, `${MOUNT}/u`)?.mode).toBe(0o600);
+  });
+
+  test("a file without uncommitted bytes is stored at once", async () => {
+    const fd = await fs.create("/v", 0o600);
+    fs.release(fd);
+    const before = rev();
+    await fs.chmod("/v", 0o640);
+    expect(rev()).toBe(before + 1);
+    fs.utimens("/v", { mtime: 1_500_000_000_000_000_000n });
+    expect(rev()).toBe(before + 2);
+    expect(lookupInode(db, `${MOUNT}/v`)).toMatchObject({ mode: 0o640, mtime: 1_500_000_000_000 });
+  });
+
+  test("a file unlinked while open keeps the buffered mode", async () => {
+    const fd = await fs.create("/w", 0o600);
+    fs.write(fd, Buffer.from("y"), 1, 0);
+    await fs.chmod("/w", 0o751);
+    await fs.unlink("/w");
+    expect(fs.fgetattr(fd).mode & 0o7777).toBe(0o751);
+    fs.release(fd);
+  });
+});
+
 describe("copyRange (copy_file_range)", () => {
   async function writeAndClose(path: string, bytes: Buffer, commit: boolean): Promise<void> {
     const fd = await fs.create(path, 0o644);

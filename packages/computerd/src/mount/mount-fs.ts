@@ -26,6 +26,7 @@ import {
   type InodeAttr,
   inodeAttr,
   lookupInode,
+  mkdirInode,
   rmdirChild,
   setInodeMode,
   setInodeMtime,
@@ -207,15 +208,27 @@ export class MountFs {
    * stays: chmod changes only the ctime, which is not stored.
    */
   async chmod(path: string, mode: number): Promise<void> {
+    await this.setMode(path, mode);
+  }
+
+  /**
+   * chmod answering the attributes it leaves (the kernel driver's SETATTR
+   * reply, from the row it read: no second query), synchronously unless the
+   * path names a symlink; undefined when they take a query of their own.
+   */
+  setMode(path: string, mode: number): FuseStat | undefined | Promise<void> {
     // libfuse 2's name for a file unlinked while open: the file lives in memory only.
     const hidden = this.#hidden.get(path);
-    if (hidden !== undefined) return this.#chmodFile(hidden, mode);
+    if (hidden !== undefined) {
+      this.#chmodFile(hidden, mode);
+      return undefined;
+    }
     const special = this.#specialAt(path);
     if (special !== undefined) {
       special.mode = (special.mode & S_IFMT) | (mode & 0o7777);
       this.#times.changed(special.ino, this.#clock());
       if (special.names.length > 1) this.sharedChanges++;
-      return;
+      return this.#specialStat(special);
     }
     const attr = this.#attr(path);
     // The kernel resolves links before a chmod; a symlink named here takes the store's path walk (which follows it).
@@ -223,10 +236,15 @@ export class MountFs {
     // A chmod to the same mode is still a change of the inode (ctime), as on Linux; only the store is spared.
     this.#times.changed(attr.inode, this.#clock());
     if (attr.nlink > 1) this.sharedChanges++;
-    if ((attr.mode & 0o7777) === (mode & 0o7777)) return;
-    setInodeMode(this.#db, attr.inode, mode & 0o7777, this.vfsPath(path));
+    const open = this.#files.get(attr.inode);
+    if (((open?.pendingMode ?? attr.mode) & 0o7777) === (mode & 0o7777)) return this.#stat(attr, open);
+    // A file with uncommitted bytes (tar's chmod right after its write) takes the mode in its
+    // buffer: its commit stores both in one transaction.
+    if (open?.isDirty && !open.detached) open.pendingMode = mode & 0o7777;
+    else setInodeMode(this.#db, attr.inode, mode & 0o7777, this.vfsPath(path));
     const dir = this.#dirs.get(path);
     if (dir !== undefined) dir.mode = mode & 0o7777;
+    return this.#stat({ ...attr, mode: mode & 0o7777 }, open);
   }
 
   /** fchmod: by handle, so a file unlinked while open (kept in memory) takes it too. */
@@ -282,16 +300,28 @@ export class MountFs {
    * first (see utimens.ts).
    */
   utimens(path: string, request: TimesRequest): void {
+    this.setTimes(path, request);
+  }
+
+  /**
+   * utimens answering the attributes it leaves (the kernel driver's SETATTR
+   * reply, from the row it read); undefined when they take a query of their
+   * own. A file with uncommitted bytes (tar's, right after its write) takes
+   * the mtime in its buffer: its commit stores it with the bytes, one
+   * transaction instead of two, and everything that reads the store
+   * (a fetchChanges, a push) commits first.
+   */
+  setTimes(path: string, request: TimesRequest): FuseStat | undefined {
     const hidden = this.#hidden.get(path);
     if (hidden !== undefined) {
       this.#utimensFile(hidden, request);
-      return;
+      return undefined;
     }
     const special = this.#specialAt(path);
     if (special !== undefined) {
       const at = this.#clock();
       this.#times.set(special.ino, special.bornMs, this.#resolveTimes(request, at), at);
-      return;
+      return this.#specialStat(special);
     }
     const attr = this.#attr(path);
     const open = this.#files.get(attr.inode);
@@ -300,8 +330,11 @@ export class MountFs {
     let stored = open?.mtime ?? attr.mtime;
     if (times.mtime !== undefined) {
       const mtime = msOf(times.mtime);
-      // The time it already has (a second utimens, or tar's after a chmod): no write.
-      if (attr.mtime !== mtime || (open !== undefined && open.mtime !== mtime)) {
+      if (open?.isDirty && !open.detached) {
+        if (open.mtime !== mtime && attr.nlink > 1) this.sharedChanges++;
+        open.mtime = mtime;
+      } else if (attr.mtime !== mtime || (open !== undefined && open.mtime !== mtime)) {
+        // The time it already has (a second utimens, or tar's after a chmod): no write.
         if (attr.nlink > 1) this.sharedChanges++;
         setInodeMtime(this.#db, attr.inode, mtime, this.vfsPath(path));
         if (open !== undefined) open.mtime = mtime;
@@ -309,6 +342,7 @@ export class MountFs {
       stored = mtime;
     }
     this.#times.set(attr.inode, stored, times, at);
+    return this.#stat({ ...attr, mtime: stored }, open);
   }
 
   /** futimens: by handle; a file unlinked while open keeps the time in memory only. */
@@ -371,13 +405,36 @@ export class MountFs {
 
   /** A new directory is the caller's; in a setgid directory it takes that group and the setgid bit. */
   async mkdir(path: string, mode: number, caller?: Caller): Promise<void> {
+    await this.makeDir(path, mode, caller);
+  }
+
+  /**
+   * mkdir answering the new directory's attributes (the kernel driver's
+   * MKDIR reply). In a known directory it is one transaction by the
+   * parent's inode (mkdirInode) and the reply comes from the row it wrote;
+   * otherwise the store's mkdir walks the path.
+   */
+  makeDir(path: string, mode: number, caller?: Caller): FuseStat | Promise<FuseStat> {
     const parent = this.#parentDir(path);
     this.#refuseSpecial(path);
     const setgid = parent !== undefined && (parent.mode & S_ISGID) !== 0 ? S_ISGID : 0;
-    await this.#fs.mkdir(this.vfsPath(path), { mode: (mode & 0o7777) | setgid });
-    if (parent !== undefined) this.#subdirs.delete(parent.inode);
-    this.#own(() => this.#lookup(path)?.inode, parent, caller);
-    this.#entriesChanged(parent?.inode);
+    const vfsPath = this.vfsPath(path);
+    if (parent === undefined || isNameTooLong(vfsPath)) {
+      return this.#fs.mkdir(vfsPath, { mode: (mode & 0o7777) | setgid }).then(() => {
+        this.#own(() => this.#lookup(path)?.inode, parent, caller);
+        this.#entriesChanged(parent?.inode);
+        return this.getattr(path);
+      });
+    }
+    const at = this.#clock();
+    const child = { parent: parent.inode, name: path.slice(path.lastIndexOf("/") + 1) };
+    const attr = mkdirInode(this.#db, vfsPath, (mode & 0o7777) | setgid, msOf(at), child);
+    this.#subdirs.delete(parent.inode);
+    if (this.#subdirs.size < DIR_CACHE_LIMIT) this.#subdirs.set(attr.inode, 0);
+    this.#times.born(attr.inode, at);
+    this.#own(attr.inode, parent, caller);
+    this.#entriesChanged(parent.inode, at);
+    return this.#stat(attr, undefined);
   }
 
   async rmdir(path: string): Promise<void> {
@@ -574,6 +631,16 @@ export class MountFs {
 
   /** A new empty file in one synchronous transaction; a path taken meanwhile goes the long way (writeFile follows links). */
   create(path: string, mode: number, caller?: Caller): number | Promise<number> {
+    const made = this.createFile(path, mode, caller);
+    return made instanceof Promise ? made.then(({ fd }) => fd) : made.fd;
+  }
+
+  /** create answering the new file's attributes too (the kernel driver's CREATE reply), from the row it wrote. */
+  createFile(
+    path: string,
+    mode: number,
+    caller?: Caller,
+  ): { fd: number; stat: FuseStat } | Promise<{ fd: number; stat: FuseStat }> {
     const vfsPath = this.vfsPath(path);
     if (isNameTooLong(vfsPath)) throw new ErrnoError(ENAMETOOLONG, path);
     this.#refuseSpecial(path);
@@ -586,11 +653,15 @@ export class MountFs {
       this.#times.born(attr.inode, at);
       this.#own(attr.inode, parent, caller);
       this.#entriesChanged(parent?.inode, at);
-      return this.#open(attr, vfsPath, 0);
+      const fd = this.#open(attr, vfsPath, 0);
+      return { fd, stat: this.#stat(attr, this.#files.get(attr.inode)) };
     } catch (error) {
       if (!isFsError(error) || error.code !== "EEXIST") throw error;
     }
-    return this.#fs.writeFile(vfsPath, EMPTY, { mode: mode & 0o7777 }).then(() => this.open(path, 0));
+    return this.#fs.writeFile(vfsPath, EMPTY, { mode: mode & 0o7777 }).then(() => {
+      const fd = this.open(path, 0);
+      return { fd, stat: this.fgetattr(fd) };
+    });
   }
 
   open(path: string, flags: number): number {
@@ -1086,8 +1157,8 @@ export class MountFs {
     const attr = this.#attr(from);
     if (attr.type !== "file") throw new ErrnoError(EPERM, from);
     const file = this.#openFile(attr, this.vfsPath(from));
+    file.mode = file.pendingMode ?? attr.mode;
     this.#commit(file);
-    file.mode = attr.mode;
     if (attr.nlink <= 1) file.detach();
     this.#hidden.set(to, file);
     const parent = this.#parentInode(from);
@@ -1146,7 +1217,7 @@ export class MountFs {
     const file = this.#files.get(attr.inode);
     if (file === undefined || attr.type !== "file" || attr.nlink > 1) return;
     this.#unpark(file);
-    file.mode = attr.mode;
+    file.mode = file.pendingMode ?? attr.mode;
     file.detach();
     // Only its handles reach it now; the inode number may be reused by a new file.
     this.#files.delete(attr.inode);
@@ -1159,7 +1230,7 @@ export class MountFs {
     const times = this.#times.get(attr.inode, open?.mtime ?? attr.mtime);
     const owner = this.#owners.get(attr.inode);
     return {
-      mode: TYPE_BITS[attr.type] | (attr.mode & 0o7777),
+      mode: TYPE_BITS[attr.type] | ((open?.pendingMode ?? attr.mode) & 0o7777),
       uid: owner.uid,
       gid: owner.gid,
       size,

@@ -23,6 +23,8 @@ export class OpenFile {
   mtime: number;
   /** Permission bits, kept here once the file's last name is gone (fchmod of a file unlinked while open). */
   mode = 0o644;
+  /** Permission bits a chmod set while the file had uncommitted bytes: the commit stores them with the bytes. */
+  pendingMode: number | undefined;
   /** Handles open on this inode. */
   refs = 0;
   /** The last name this file was opened under: for error messages and the read-only check. */
@@ -58,7 +60,7 @@ export class OpenFile {
   }
 
   get isDirty(): boolean {
-    return this.#dirty.size > 0 || this.#shared.size > 0 || this.#changed;
+    return this.#dirty.size > 0 || this.#shared.size > 0 || this.#changed || this.pendingMode !== undefined;
   }
 
   /** Bytes held in memory for dirty chunks. */
@@ -253,9 +255,19 @@ export class OpenFile {
     writeInode(
       this.#db,
       this.inode,
-      { size: this.size, mtime: this.mtime, dirty, shared, sha256, path: this.path, cutAt: this.#cutAt },
+      {
+        size: this.size,
+        mtime: this.mtime,
+        mode: this.pendingMode,
+        dirty,
+        shared,
+        sha256,
+        path: this.path,
+        cutAt: this.#cutAt,
+      },
       now,
     );
+    this.pendingMode = undefined;
     this.release();
     this.#changed = false;
     this.#cutAt = Number.POSITIVE_INFINITY;

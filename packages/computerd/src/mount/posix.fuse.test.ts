@@ -53,6 +53,11 @@ interface Case {
    * for a second, so it does not run these.
    */
   otherNames?: true;
+  /**
+   * Needs the kernel driver's HANDLE_KILLPRIV_V2: libfuse 3 with
+   * ATOMIC_O_TRUNC truncates in its open and keeps setuid and setgid.
+   */
+  kernelOnly?: true;
 }
 
 const STAT = "stat -c '%n %U:%G %a %h %F'";
@@ -102,6 +107,19 @@ ${STAT} f`,
     group: "ownership",
     name: "a write by a user clears setuid and setgid; root's write does not",
     script: `chmod 777 .; echo > f && chown 1000 f && chmod 6775 f && $U sh -c 'echo w >> f'; ${STAT} f; echo > r && chmod 6755 r && echo w >> r; ${STAT} r`,
+  },
+  {
+    group: "ownership",
+    name: "a truncate by a user clears setuid and setgid; root's does not",
+    script: `chmod 777 .; echo abc > t && chown 1000 t && chmod 6775 t && $U truncate -s 1 t; ${STAT} t
+echo abc > r && chmod 6755 r && truncate -s 1 r; ${STAT} r`,
+  },
+  {
+    group: "ownership",
+    kernelOnly: true,
+    name: "an O_TRUNC open by a user clears setuid and setgid; root's does not",
+    script: `chmod 777 .; echo abc > o && chown 1000 o && chmod 6775 o && $U sh -c ': > o'; ${STAT} o
+echo abc > r && chmod 6755 r && : > r; ${STAT} r`,
   },
   {
     group: "ownership",
@@ -262,6 +280,7 @@ describe.each(Object.keys(SUPPORTED))("POSIX on the %s driver", (driver) => {
   const cases = CASES.filter(
     (c) =>
       SUPPORTED[driver]?.includes(c.group) &&
+      (c.kernelOnly === undefined || driver === "kernel") &&
       (driver !== "fuse-native" || (c.rootOnly === true && c.otherNames === undefined)),
   );
   test.each(cases)("$group: $name, as on tmpfs", ({ script }) => {

@@ -11,6 +11,7 @@ import {
   inodeAttr,
   inodeChunks,
   lookupInode,
+  mkdirInode,
   readChunk,
   rmdirChild,
   setInodeMode,
@@ -58,6 +59,35 @@ test("writeInode replaces only the dirty chunk, cuts the tail, and stamps one re
   // The time it already has: nothing changed, so no new rev for a peer to pull.
   setInodeMtime(db, inode, 99, "/f");
   expect(readEntry(db, "/f")?.rev).toBe(touched);
+});
+
+test("writeInode sets the mode it is given with the bytes, and keeps it when given none", async () => {
+  const db = openNodeDatabase();
+  await new WorkspaceFilesystem(db).writeFile("/m", "a", { mode: 0o600 });
+  const inode = lookupInode(db, "/m")?.inode as number;
+  const bytes = new TextEncoder().encode("bc");
+  writeInode(db, inode, { size: 2, mtime: 5, mode: 0o755, dirty: [{ idx: 0, bytes }], sha256, path: "/m" }, 5);
+  expect(inodeAttr(db, inode)).toMatchObject({ mode: 0o755, mtime: 5, size: 2 });
+  writeInode(db, inode, { size: 2, mtime: 6, dirty: [{ idx: 0, bytes }], sha256, path: "/m" }, 6);
+  expect(inodeAttr(db, inode)).toMatchObject({ mode: 0o755, mtime: 6 });
+});
+
+test("mkdirInode makes the directory mkdir makes, by its parent's inode; a taken name, a gone or non-directory parent refuse", async () => {
+  const db = openNodeDatabase();
+  const fs = new WorkspaceFilesystem(db);
+  await fs.mkdir("/p");
+  await fs.writeFile("/p/file", "x");
+  const parent = lookupInode(db, "/p")?.inode as number;
+  const made = mkdirInode(db, "/p/d", 0o750, 7, { parent, name: "d" });
+  expect(made).toMatchObject({ type: "dir", mode: 0o750, mtime: 7 });
+  expect(lookupInode(db, "/p/d")).toMatchObject({ inode: made.inode, type: "dir", mode: 0o750, mtime: 7 });
+  expect((await fs.readdir("/p")).map((entry) => entry.name)).toEqual(["d", "file"]);
+  expect(() => mkdirInode(db, "/p/d", 0o755, 8, { parent, name: "d" })).toThrow(/EEXIST/);
+  expect(() => mkdirInode(db, "/p/file", 0o755, 8, { parent, name: "file" })).toThrow(/EEXIST/);
+  const file = lookupInode(db, "/p/file")?.inode as number;
+  expect(() => mkdirInode(db, "/p/file/x", 0o755, 8, { parent: file, name: "x" })).toThrow(/ENOTDIR/);
+  await fs.rm("/p", { recursive: true });
+  expect(() => mkdirInode(db, "/p/e", 0o755, 8, { parent, name: "e" })).toThrow(/ENOENT/);
 });
 
 test("writeInode refuses a length whose chunks it was not given", async () => {

@@ -147,6 +147,8 @@ export interface InodeWrite {
   /** The file's new length; chunks past it are dropped. */
   size: number;
   mtime: number;
+  /** New permission bits (a chmod made while the bytes were buffered), undefined to keep them. */
+  mode?: number;
   /** Rewritten chunks. Every chunk that the new size cuts short must be here with its new bytes (or in `shared`). */
   dirty: readonly DirtyChunk[];
   /**
@@ -230,11 +232,12 @@ export function writeInode(db: Database, inode: number, write: InodeWrite, now: 
     }
     const rev = bumpRev(db);
     db.run(
-      "UPDATE vfs_nodes SET mtime = ?, rev = ?, size = ?, manifest_hash = ? WHERE inode = ?",
+      "UPDATE vfs_nodes SET mtime = ?, rev = ?, size = ?, manifest_hash = ?, mode = coalesce(?, mode) WHERE inode = ?",
       write.mtime,
       rev,
       write.size,
       manifest,
+      write.mode ?? null,
       inode,
     );
     return rev;
@@ -275,6 +278,23 @@ export function createFileInode(
     const inode = insertNode(db, { type: "file", mode, mtime: now, rev, size: 0, manifestHash: manifest });
     addDirent(db, parent, name, inode);
     return { inode, type: "file", mode, mtime: now, size: 0, nlink: 1, linkTarget: null };
+  });
+}
+
+/**
+ * Creates a directory named `at` (mkdir by directory inode, no walk from the
+ * root: FUSE's mkdir after a negative lookup) in one synchronous
+ * transaction, with the same rows as `mkdir` of its path. EEXIST when the
+ * name is taken, ENOENT/ENOTDIR when the directory is gone or is not one.
+ */
+export function mkdirInode(db: Database, path: string, mode: number, now: number, at: ChildName): InodeAttr {
+  assertWritable(db, path, "mkdir");
+  return db.transaction(() => {
+    checkFreeChild(db, at, path, "mkdir");
+    const rev = bumpRev(db);
+    const inode = insertNode(db, { type: "dir", mode, mtime: now, rev });
+    addDirent(db, at.parent, at.name, inode);
+    return { inode, type: "dir", mode, mtime: now, size: 0, nlink: 1, linkTarget: null };
   });
 }
 

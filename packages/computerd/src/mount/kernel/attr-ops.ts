@@ -2,7 +2,7 @@
 import { ENOENT, ErrnoError } from "../errno.js";
 import { UNCHANGED } from "../inode-owners.js";
 import type { FuseStat, TimeRequest, TimesRequest } from "../mount-fs.js";
-import { callerOf, ESTALE, type KernelContext } from "./context.js";
+import { callerOf, ESTALE, type KernelContext, killSuidgid } from "./context.js";
 import { ATTR_OUT_SIZE, Fattr, GETATTR_FH, Op, OUT_HEADER, readU64, writeAttr, writeU64 } from "./protocol.js";
 import { ENOSYS, type Session } from "./session.js";
 
@@ -59,15 +59,25 @@ export function registerAttrOps(session: Session, context: KernelContext): void 
     const uid = (valid & Fattr.UID) !== 0 ? input.readUInt32LE(116) : UNCHANGED;
     const gid = (valid & Fattr.GID) !== 0 ? input.readUInt32LE(120) : UNCHANGED;
     const caller = callerOf(request);
-    const finish = (): ((out: Buffer) => number) => (out) => attrReply(out, statOf(nodeid, fh));
-    const rest = (): ((out: Buffer) => number) => {
+    // The attributes the last change answered (from the row it read), else one query for the reply.
+    let after: FuseStat | undefined;
+    const finish = (): ((out: Buffer) => number) => (out) => attrReply(out, after ?? statOf(nodeid, fh));
+    const rest = (): ((out: Buffer) => number) | Promise<(out: Buffer) => number> => {
       if ((valid & Fattr.SIZE) !== 0) {
+        after = undefined;
         if (fh !== undefined) fs.ftruncate(fh, size);
         else fs.truncate(path as string, size);
       }
       if ((valid & (Fattr.ATIME | Fattr.MTIME)) !== 0) {
+        after = undefined;
         if (fh !== undefined) fs.futimens(fh, times);
-        else fs.utimens(path as string, times);
+        else after = fs.setTimes(path as string, times);
+      }
+      // Last, from the attributes the changes left (no query when the file has no such bit).
+      if ((valid & Fattr.KILL_SUIDGID) !== 0) {
+        const killed = killSuidgid(context, nodeid, fh, after ?? statOf(nodeid, fh));
+        if (killed instanceof Promise) return killed.then(finish);
+        after = killed;
       }
       return finish();
     };
@@ -76,9 +86,14 @@ export function registerAttrOps(session: Session, context: KernelContext): void 
     if ((valid & (Fattr.UID | Fattr.GID)) !== 0) fs.chownInode(nodes.inodeOf(nodeid), uid, gid, caller);
     if ((valid & Fattr.MODE) !== 0) {
       if (path === undefined) fs.fchmod(fh as number, mode);
-      else return fs.chmod(path, mode).then(rest);
+      else {
+        const changed = fs.setMode(path, mode);
+        if (changed instanceof Promise) return changed.then(rest);
+        after = changed;
+      }
     }
-    return rest()(session.out);
+    const done = rest();
+    return done instanceof Promise ? done : done(session.out);
   });
 
   session.on(Op.STATFS, "statfs", () => {

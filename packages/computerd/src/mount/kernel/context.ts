@@ -4,7 +4,7 @@ import { ErrnoError } from "../errno.js";
 import type { Caller } from "../inode-owners.js";
 import type { FuseStat, MountFs } from "../mount-fs.js";
 import type { NodeTable } from "./nodes.js";
-import { ENTRY_OUT_SIZE, type Timeout, writeEntry } from "./protocol.js";
+import { ENTRY_OUT_SIZE, Notify, type Timeout, writeEntry, writeU64 } from "./protocol.js";
 import type { Request, Session } from "./session.js";
 
 export const ESTALE = -constants.errno.ESTALE;
@@ -51,4 +51,49 @@ export function entryReply(
 /** Who asked: the request header's fsuid, fsgid and thread id. */
 export function callerOf(request: Request): Caller {
   return { uid: request.uid, gid: request.gid, pid: request.pid };
+}
+
+const S_ISUID = 0o4000;
+const S_ISGID = 0o2000;
+const S_IXGRP = 0o010;
+const S_IFMT = 0o170000;
+const S_IFLNK = 0o120000;
+
+/**
+ * HANDLE_KILLPRIV_V2: the kernel asks us to clear setuid, and setgid when
+ * the group may execute (the VFS rule), as part of a chown, a truncate, a
+ * write or an O_TRUNC open. `stat` is the node's attributes now. Answers the
+ * attributes after it (`stat` itself when no bit was set, so a chown of a
+ * plain file costs nothing more), undefined when they take a query of their
+ * own, or the chmod's promise (a path that names a symlink: MountFs follows it).
+ */
+export function killSuidgid(
+  context: KernelContext,
+  nodeid: number,
+  fh: number | undefined,
+  stat: FuseStat,
+): FuseStat | undefined | Promise<void> {
+  const mode = stat.mode & 0o7777;
+  const kept = mode & ~(S_ISUID | ((mode & S_IXGRP) !== 0 ? S_ISGID : 0));
+  if (kept === mode || (stat.mode & S_IFMT) === S_IFLNK) return stat;
+  const path = context.nodes.path(nodeid);
+  if (path !== undefined) return context.fs.setMode(path, kept);
+  // Every name is gone (unlinked while open): through its handle.
+  const handle = fh ?? context.handles.get(nodeid)?.values().next().value;
+  if (handle === undefined) throw new ErrnoError(ESTALE, `node ${nodeid}`);
+  context.fs.fchmod(handle, kept);
+  return undefined;
+}
+
+/**
+ * After a WRITE or an OPEN cleared setuid or setgid: the kernel keeps the
+ * mode it cached (those replies carry no attributes), so its attributes are
+ * dropped (FUSE_NOTIFY_INVAL_INODE with a negative offset: attributes only,
+ * no pages) before the request answers, and the next stat asks again.
+ */
+export function forgetAttrs(context: KernelContext, nodeid: number): Promise<void> {
+  const body = Buffer.alloc(24);
+  writeU64(body, 0, nodeid);
+  body.writeBigInt64LE(-1n, 8);
+  return context.session.notify(Notify.INVAL_INODE, body, body.length).then(() => undefined);
 }

@@ -54,9 +54,9 @@ export function registerEntryOps(session: Session, context: KernelContext): void
     const [name] = readName(input, 48, request.length);
     const parent = request.nodeid;
     const path = childPath(context, parent, name);
-    return fs
-      .mkdir(path, mode, callerOf(request))
-      .then(() => (out: Buffer) => entryReply(context, out, OUT_HEADER, parent, name, fs.getattr(path)));
+    const made = fs.makeDir(path, mode, callerOf(request));
+    if (!(made instanceof Promise)) return entryReply(context, session.out, OUT_HEADER, parent, name, made);
+    return made.then((stat) => (out: Buffer) => entryReply(context, out, OUT_HEADER, parent, name, stat));
   });
 
   session.on(Op.MKNOD, "mknod", (request, input) => {

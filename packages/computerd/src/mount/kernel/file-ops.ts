@@ -8,15 +8,18 @@
 import { constants as fsConstants } from "node:fs";
 import { constants } from "node:os";
 import { ErrnoError } from "../errno.js";
-import { callerOf, childPath, entryReply, type KernelContext, pathOf } from "./context.js";
+import type { FuseStat } from "../mount-fs.js";
+import { callerOf, childPath, entryReply, forgetAttrs, type KernelContext, killSuidgid, pathOf } from "./context.js";
 import {
   ENTRY_OUT_SIZE,
   FOPEN_KEEP_CACHE,
+  OPEN_KILL_SUIDGID,
   OPEN_OUT_SIZE,
   Op,
   OUT_HEADER,
   readName,
   readU64,
+  WRITE_KILL_SUIDGID,
   writeEntry,
   writeU64,
 } from "./protocol.js";
@@ -25,6 +28,13 @@ import { ENOSYS, type Session } from "./session.js";
 const EINVAL = -constants.errno.EINVAL;
 const EEXIST = -constants.errno.EEXIST;
 const O_EXCL = fsConstants.O_EXCL;
+
+/** A WRITE's reply body: the bytes written. */
+function writeCount(out: Buffer, count: number): number {
+  out.writeUInt32LE(count, OUT_HEADER);
+  out.writeUInt32LE(0, OUT_HEADER + 4);
+  return 8;
+}
 
 function writeOpen(out: Buffer, at: number, fh: number, flags: number): number {
   writeU64(out, at, fh);
@@ -54,14 +64,16 @@ export function registerFileOps(session: Session, context: KernelContext): void 
     const path = childPath(context, parent, name);
     // The kernel looked the name up first; one that exists now was made meanwhile.
     if ((flags & O_EXCL) !== 0 && nodes.child(parent, name) !== undefined) throw new ErrnoError(EEXIST, path);
-    const reply = (fd: number) => (out: Buffer) => {
-      const stat = fs.fgetattr(fd);
-      opened(nodes.nodeOf(stat.ino), fd);
-      const length = entryReply(context, out, OUT_HEADER, parent, name, stat);
-      return length + writeOpen(out, OUT_HEADER + ENTRY_OUT_SIZE, fd, FOPEN_KEEP_CACHE);
-    };
-    const fd = fs.create(path, mode, callerOf(request));
-    return typeof fd === "number" ? reply(fd) : fd.then(reply);
+    // The attributes come from the row the create wrote: no query for the reply.
+    const reply =
+      ({ fd, stat }: { fd: number; stat: FuseStat }) =>
+      (out: Buffer) => {
+        opened(nodes.nodeOf(stat.ino), fd);
+        const length = entryReply(context, out, OUT_HEADER, parent, name, stat);
+        return length + writeOpen(out, OUT_HEADER + ENTRY_OUT_SIZE, fd, FOPEN_KEEP_CACHE);
+      };
+    const made = fs.createFile(path, mode, callerOf(request));
+    return made instanceof Promise ? made.then(reply) : reply(made);
   });
 
   // O_TMPFILE: an open file with no name (MountFs.tmpfile); its node has no name either until linkat.
@@ -80,7 +92,15 @@ export function registerFileOps(session: Session, context: KernelContext): void 
   session.on(Op.OPEN, "open", (request, input) => {
     const fd = fs.open(pathOf(context, request.nodeid), input.readUInt32LE(40));
     opened(request.nodeid, fd);
-    return writeOpen(session.out, OUT_HEADER, fd, FOPEN_KEEP_CACHE);
+    const reply = (out: Buffer) => writeOpen(out, OUT_HEADER, fd, FOPEN_KEEP_CACHE);
+    // An O_TRUNC open by a caller without CAP_FSETID (HANDLE_KILLPRIV_V2).
+    if ((input.readUInt32LE(44) & OPEN_KILL_SUIDGID) !== 0) {
+      const stat = fs.fgetattr(fd);
+      const killed = killSuidgid(context, request.nodeid, fd, stat);
+      if (killed !== stat)
+        return Promise.resolve(killed).then(() => forgetAttrs(context, request.nodeid).then(() => reply));
+    }
+    return reply(session.out);
   });
 
   session.on(Op.READ, "read", (_request, input) => {
@@ -90,15 +110,21 @@ export function registerFileOps(session: Session, context: KernelContext): void 
     return fs.read(fh, readTarget, size, offset);
   });
 
-  session.on(Op.WRITE, "write", (_request, input) => {
+  session.on(Op.WRITE, "write", (request, input) => {
     const fh = readU64(input, 40);
     const offset = readU64(input, 48);
     const size = input.readUInt32LE(56);
     const written = fs.write(fh, writeSource, size, offset);
-    const out = session.out;
-    out.writeUInt32LE(written, OUT_HEADER);
-    out.writeUInt32LE(0, OUT_HEADER + 4);
-    return 8;
+    // A write by a caller without CAP_FSETID (HANDLE_KILLPRIV_V2): one query, and a chmod when a bit is set.
+    if ((input.readUInt32LE(60) & WRITE_KILL_SUIDGID) !== 0) {
+      const stat = fs.fgetattr(fh);
+      const killed = killSuidgid(context, request.nodeid, fh, stat);
+      if (killed !== stat) {
+        const reply = (out: Buffer) => writeCount(out, written);
+        return Promise.resolve(killed).then(() => forgetAttrs(context, request.nodeid).then(() => reply));
+      }
+    }
+    return writeCount(session.out, written);
   });
 
   // Nothing to do at close(2): ENOSYS once and the kernel stops sending FLUSH, a round trip per close.

@@ -7,6 +7,10 @@
  * - PARALLEL_DIROPS: lookups and listings in one directory run together;
  * - ATOMIC_O_TRUNC: `open(O_TRUNC)` is one OPEN, not OPEN plus SETATTR;
  * - ASYNC_READ, BIG_WRITES, ASYNC_DIO, CACHE_SYMLINKS;
+ * - HANDLE_KILLPRIV_V2: the kernel says when setuid and setgid go (a
+ *   chown, a truncate, a write or an O_TRUNC open by a caller without
+ *   CAP_FSETID) and we clear them (context.ts, killSuidgid), so a chown
+ *   takes no GETATTR first (tar chowns every file it makes);
  * - WRITEBACK_CACHE only when configured (the kernel then keeps its own
  *   sizes; see docs/computerd.md).
  * Not asked: AUTO_INVAL_DATA (our millisecond mtimes would drop pages after
@@ -37,7 +41,8 @@ const WANTED =
   Init.ASYNC_DIO |
   Init.PARALLEL_DIROPS |
   Init.MAX_PAGES |
-  Init.CACHE_SYMLINKS;
+  Init.CACHE_SYMLINKS |
+  Init.HANDLE_KILLPRIV_V2;
 const PAGE = 4096;
 
 export function initHandler(options: InitOptions, done: (negotiated: Negotiated) => void): Handler {

@@ -57,6 +57,7 @@ export const Init = {
   PARALLEL_DIROPS: 1 << 18,
   MAX_PAGES: 1 << 22,
   CACHE_SYMLINKS: 1 << 23,
+  HANDLE_KILLPRIV_V2: 1 << 28,
 } as const;
 
 export const Fattr = {
@@ -69,7 +70,12 @@ export const Fattr = {
   FH: 0x40,
   ATIME_NOW: 0x80,
   MTIME_NOW: 0x100,
+  KILL_SUIDGID: 0x800,
 } as const;
+
+/** HANDLE_KILLPRIV_V2: a WRITE (write_flags) or an OPEN with O_TRUNC (open_flags) by a caller without CAP_FSETID. */
+export const WRITE_KILL_SUIDGID = 0x4;
+export const OPEN_KILL_SUIDGID = 0x1;
 
 export const FOPEN_KEEP_CACHE = 0x2;
 export const GETATTR_FH = 0x1;
