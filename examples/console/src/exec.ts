@@ -8,7 +8,8 @@
  *   event: stdout  {seq, text}
  *   event: stderr  {seq, text}
  *   event: exit    {code, status, value?}    value: a worker-javascript module's return value
- *   event: sync    {pushed, pulled, skipped, sync: {status, applied, error?}}
+ *   event: sync    {pushed, pulled, skipped, refused, sync: {status, applied, error?}}
+ *                  skipped: read-only mount skips; refused: names too long to store (counts)
  *   event: error   {message, code?}          the command could not start, or its stream broke
  */
 import { type ExecHandle, statusForExitCode, type Workspace } from "@cloudflare/computer";
@@ -80,11 +81,12 @@ async function relay(handle: ExecHandle, send: Send): Promise<void> {
     await send("error", errorBody(error));
     return;
   }
-  const { pushed, pulled, skipped, sync } = await handle.summary();
+  const { pushed, pulled, skipped, refused, sync } = await handle.summary();
   await send("sync", {
     pushed,
     pulled,
     skipped: skipped.length,
+    refused: refused?.length ?? 0,
     sync: { status: sync.status, applied: sync.applied, ...(sync.status === "pending" ? { error: sync.error } : {}) },
   });
 }

@@ -9,7 +9,7 @@ export {
   SQLiteWorkspaceProvider,
   type SQLiteWorkspaceProviderOptions,
 } from "@cloudflare/dofs";
-export type { ApplyResult, SkippedEntry } from "@cloudflare/dofs/sync";
+export type { ApplyResult, RefusedEntry, SkippedEntry } from "@cloudflare/dofs/sync";
 export { ArtifactsCLITarget } from "./artifacts/cli-target.worker.js";
 // Exported here too, as in the original: a container's way back in, re-exported from the Worker's main module.
 export { WorkspaceProxy, type WorkspaceProxyProps } from "./backends/container/platform.worker.js";

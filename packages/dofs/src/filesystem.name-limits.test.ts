@@ -13,7 +13,8 @@ import { addDirent, insertNode } from "./nodes.js";
 import { isNameTooLong, isTargetTooLong } from "./path.js";
 import { applyChanges, prepareEntries } from "./sync/apply.js";
 import { SyncPeer } from "./sync/peer.js";
-import type { ChangeEntry } from "./sync/types.js";
+import type { DirChange } from "./sync/types.js";
+import type { StoredChange } from "./sync/wire.js";
 
 const longest = "a".repeat(MAX_NAME_BYTES);
 const tooLong = "a".repeat(MAX_NAME_BYTES + 1);
@@ -139,12 +140,12 @@ describe("name limits", () => {
 });
 
 describe("name limits on a sync push", () => {
-  const entry = (path: string): ChangeEntry => ({ rev: 1, path, kind: "dir", mode: 0o755, mtime: 1 });
+  const entry = (path: string): DirChange => ({ rev: 1, path, kind: "dir", mode: 0o755, mtime: 1 });
 
-  it("an entry with a name over 255 bytes is skipped with a reason; its siblings and the root apply", () =>
+  it("an entry with a name over 255 bytes is refused with a reason, apart from skips; its siblings and the root apply", () =>
     withFs(async ({ fs }) => {
       const db = fs.db; // the schema is made on first use
-      const entries: ChangeEntry[] = [
+      const entries: StoredChange[] = [
         entry("/ok"),
         entry(`/${"n".repeat(300)}`),
         entry(`/ok/${tooLong}/under`),
@@ -153,7 +154,9 @@ describe("name limits on a sync push", () => {
         entry("/ok/after"),
       ];
       const result = applyChanges(db, await prepareEntries(entries, db), "upstream", 2);
-      expect(result.skipped).toEqual([
+      // `skipped` stays the original's read-only skips; a refusal is reported beside it.
+      expect(result.skipped).toEqual([]);
+      expect(result.refused).toEqual([
         { path: `/${"n".repeat(300)}`, op: "write", reason: "name-too-long" },
         { path: `/ok/${tooLong}/under`, op: "write", reason: "name-too-long" },
         { path: deepPath("b".repeat(255)), op: "write", reason: "name-too-long" },
@@ -162,15 +165,15 @@ describe("name limits on a sync push", () => {
       expect(result.applied).toBe(2);
       expect((await fs.readdir("/")).map((e) => e.name)).toEqual(["ok"]);
       expect((await fs.readdir("/ok")).map((e) => e.name)).toEqual(["after"]);
-      // Nothing was made for the skipped entries, not even the parents of the deep one.
+      // Nothing was made for the refused entries, not even the parents of the deep one.
       expect((await fs.find("/")).map((e) => e.path)).toEqual(["/ok", "/ok/after"]);
     }));
 
-  it("SyncPeer.push of a 300-byte name answers the skip (and hands it to afterApply), and keeps the rest", () =>
+  it("SyncPeer.push of a 300-byte name answers the refusal (and hands it to afterApply), and keeps the rest", () =>
     withFs(async ({ fs }) => {
       const db = fs.db;
-      const skips: unknown[] = [];
-      const peer = new SyncPeer(db, { afterApply: (result) => void skips.push(...result.skipped) });
+      const refusals: unknown[] = [];
+      const peer = new SyncPeer(db, { afterApply: (result) => void refusals.push(...(result.refused ?? [])) });
       const long = `/${"p".repeat(300)}`;
       const result = await peer.push({
         senderRev: 3,
@@ -179,8 +182,9 @@ describe("name limits on a sync push", () => {
       });
       expect(result.applied).toBe(3);
       expect(result.appliedPushCursor).toEqual({ rev: 3, path: null });
-      expect(result.skipped).toEqual([{ path: long, op: "write", reason: "name-too-long" }]);
-      expect(skips).toEqual([{ path: long, op: "write", reason: "name-too-long" }]);
+      expect(result.skipped).toBeUndefined();
+      expect(result.refused).toEqual([{ path: long, op: "write", reason: "name-too-long" }]);
+      expect(refusals).toEqual([{ path: long, op: "write", reason: "name-too-long" }]);
       expect((await fs.readdir("/")).map((e) => e.name)).toEqual(["a"]);
     }));
 });

@@ -32,6 +32,7 @@ export type {
   ObjectFrame,
   PushRequest,
   PushResult,
+  RefusedEntry,
   SkippedEntry,
   SymlinkChange,
   SyncRPC,
@@ -46,3 +47,10 @@ export {
   setPullCursor,
   setPushCursor,
 } from "./sync/watermarks.js";
+export {
+  fromWire,
+  type StoredChange,
+  type StoredFileChange,
+  type StoredLiveChange,
+  toWire,
+} from "./sync/wire.js";

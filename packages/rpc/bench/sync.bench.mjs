@@ -22,6 +22,9 @@ await build({
   // better-sqlite3 (native), ws, capnweb, miniflare and esbuild load from node_modules at run time.
   packages: "external",
   logLevel: "warning",
+  // The build config, not the type-check one: its sibling `paths` point at dofs' sources, whose
+  // bundled better-sqlite3 import would then resolve from .cache/ and fail.
+  tsconfig: fileURLToPath(new URL("../tsconfig.build.json", import.meta.url)),
 });
 
 const { main } = await import(pathToFileURL(`${out}sync.node.mjs`).href);

@@ -57,6 +57,14 @@ export function defineBadSyncInput(withSync: WithSync): void {
         (s) => s.push({ senderRev: 0, changes: streamOf([{ ...file, kind: "fifo" }]) }),
         /unknown change entry kind/,
       );
+      // A chunk hash is 32 bytes on the wire; the hex text of the old wire is refused.
+      const chunked = (hash: unknown) => ({ ...file, size: 3, chunks: [{ hash, size: 3 }] });
+      await refuse(sync, (s) => s.push({ senderRev: 0, changes: streamOf([chunked("ab".repeat(32))]) }), /bad chunk/);
+      await refuse(
+        sync,
+        (s) => s.push({ senderRev: 0, changes: streamOf([chunked(new Uint8Array(31))]) }),
+        /bad chunk/,
+      );
       expect(await sync.readEntry("/bad-input/ok")).toBeNull();
     }));
 

@@ -12,7 +12,7 @@
  *   its own journal, and hands back event streams.
  */
 import type { Database, WorkspaceFilesystem } from "@cloudflare/dofs";
-import type { SkippedEntry, SyncRPC } from "@cloudflare/dofs/sync";
+import type { RefusedEntry, SkippedEntry, SyncRPC } from "@cloudflare/dofs/sync";
 import type { WorkspaceArtifacts, WorkspaceGit } from "../workspace/capabilities.js";
 import type { ExecEvent, ExecOptions, ExecSyncResult, GetExecOptions, KillSignal } from "./types.js";
 
@@ -29,15 +29,16 @@ export interface BackendContext {
   artifacts(): WorkspaceArtifacts;
 }
 
-/** Shell events as they come off the wire: output is bytes. */
-export interface WireExecEvent {
-  id: string;
-  seq: number;
-  name: "stdout" | "stderr" | "exit";
-  value?: Uint8Array;
-  code?: number;
-  result?: unknown;
-}
+/**
+ * Shell events as they come off the wire: output is bytes, the exit its
+ * code. The original's `ExecEvent`, member for member, so a custom backend
+ * written against it serves ours. The runtime still reads what arrives
+ * defensively (a missing value or code, an unknown name is dropped).
+ */
+export type WireExecEvent =
+  | { id: string; seq: number; name: "stdout"; value: Uint8Array }
+  | { id: string; seq: number; name: "stderr"; value: Uint8Array }
+  | { id: string; seq: number; name: "exit"; code: number; result?: unknown };
 
 /** An execution started or reattached on a backend: its id and its events. */
 export interface BackendExec {
@@ -81,7 +82,7 @@ export interface BackendHandle {
   readonly rpc: { readonly sync: SyncRPC; readonly shell: ShellRPCLike };
   /** Settles when the connection is gone (socket closed, heartbeat failed); the runtime then drops it. */
   readonly closed: Promise<void>;
-  close(): void | Promise<void>;
+  close(): Promise<void>;
 }
 
 export interface CommandBackend {
@@ -113,7 +114,7 @@ export interface DirectExec {
    */
   sync?: {
     pushed: number;
-    outcome: Promise<{ applied: number; skipped: SkippedEntry[]; sync: ExecSyncResult }>;
+    outcome: Promise<{ applied: number; skipped: SkippedEntry[]; refused?: RefusedEntry[]; sync: ExecSyncResult }>;
   };
 }
 

@@ -20,6 +20,7 @@ import {
 } from "./errors.js";
 import type { RuntimeFence } from "./fence.js";
 import { ExecHandle } from "./handle.js";
+import { refusedOf } from "./refused.js";
 import {
   type RetryPendingSyncResult,
   retryNotBefore,
@@ -53,7 +54,10 @@ export interface CommandExecRequest {
 export interface SyncPullResult {
   status: "complete" | "pending";
   applied: number;
+  /** The original's read-only skips. */
   skipped: import("@cloudflare/dofs/sync").SkippedEntry[];
+  /** Ours: entries refused for a name too long to store; absent when none. */
+  refused?: import("@cloudflare/dofs/sync").RefusedEntry[];
 }
 
 export class CommandRuntime {
@@ -195,8 +199,8 @@ export class CommandRuntime {
       this.#connection.run("sync.pull", async (handle): Promise<SyncPullResult> => {
         if (handle.sync !== "remote") return { status: "complete", applied: 0, skipped: [] };
         if (batch) {
-          const { status, applied, skipped } = await pullBatch(this.#local, handle.rpc.sync, batch);
-          return { status, applied, skipped };
+          const result = await pullBatch(this.#local, handle.rpc.sync, batch);
+          return { status: result.status, applied: result.applied, skipped: result.skipped, ...refusedOf(result) };
         }
         return { status: "complete", ...(await pullOnce(this.#local, handle.rpc.sync)) };
       }),
@@ -233,13 +237,21 @@ export class CommandRuntime {
   /** The pull after an execution drained, fenced to the runtime that ran it. A failure is an outcome, not an error. */
   async #postPull(runtimeId: string, pushed: number): Promise<ExecSyncSummary> {
     try {
-      const { applied, skipped } = await this.#queue.run(() =>
+      const pulled = await this.#queue.run(() =>
         this.#connection.run("sync.pull", async (handle) => {
           this.#checkRuntime(handle, runtimeId);
           return pullOnce(this.#local, handle.rpc.sync);
         }),
       );
-      return { pushed, pulled: applied, skipped, sync: { status: "complete", applied, skipped } };
+      const { applied, skipped } = pulled;
+      const refused = refusedOf(pulled);
+      return {
+        pushed,
+        pulled: applied,
+        skipped,
+        ...refused,
+        sync: { status: "complete", applied, skipped, ...refused },
+      };
     } catch (error) {
       const message = safeErrorMessage(error);
       await this.#recordIntent({ runtimeId, error: message });
@@ -345,7 +357,7 @@ export class CommandRuntime {
       });
       if (result.status === "complete") {
         await scheduler.clear(backend);
-        return { status: "complete", backend, applied: result.applied, skipped: result.skipped };
+        return { status: "complete", backend, applied: result.applied, skipped: result.skipped, ...refusedOf(result) };
       }
       // The budget ran out but the batch made progress: start the backoff over.
       const notBefore = retryNotBefore(this.#services.now(), 1, this.#services.retry);
@@ -357,6 +369,7 @@ export class CommandRuntime {
         ...runtime,
         applied: result.applied,
         skipped: result.skipped,
+        ...refusedOf(result),
         attempt: 1,
         notBefore,
         error: "pending sync ran out of budget with entries left to pull",

@@ -6,6 +6,7 @@
 import type { DirectBackend, DirectExec, DirectExecRequest } from "./backend.js";
 import { ignoredExecIdError } from "./errors.js";
 import { ExecHandle, type ExecHandleOptions } from "./handle.js";
+import { refusedOf } from "./refused.js";
 import { safeErrorMessage } from "./transport.js";
 import type { ExecEncoding, ExecSyncSummary, KillSignal } from "./types.js";
 
@@ -15,8 +16,9 @@ function finishWith(sync: DirectExec["sync"]): Pick<ExecHandleOptions, "finish">
   return {
     finish: async (): Promise<ExecSyncSummary> => {
       try {
-        const { applied, skipped, sync: result } = await sync.outcome;
-        return { pushed: sync.pushed, pulled: applied, skipped, sync: result };
+        const outcome = await sync.outcome;
+        const { applied, skipped, sync: result } = outcome;
+        return { pushed: sync.pushed, pulled: applied, skipped, ...refusedOf(outcome), sync: result };
       } catch (error) {
         const message = safeErrorMessage(error);
         return {

@@ -10,6 +10,7 @@
 import { concatBytes } from "@cloudflare/dofs";
 import { type ConsumerMode, claimResult, claimStream } from "./consumer.js";
 import { decodeUtf8Events } from "./decode.js";
+import { refusedOf } from "./refused.js";
 import { MISSING_EXIT_CODE, statusForExitCode } from "./status.js";
 import type {
   ExecChunk,
@@ -188,13 +189,19 @@ export class ExecHandle<E extends ExecEncoding = ExecEncoding>
 
   /**
    * What the sync bracket adds to a result — `pushed`, `pulled`, `skipped`,
-   * `sync` — for a caller that reads the stream (and so cannot call
+   * `refused` (only when a pull refused something), `sync` — for a caller that reads the stream (and so cannot call
    * `result()`). Resolves once the events drained, before the stream closes;
    * rejects if the stream was canceled before that.
    */
   summary(): Promise<ExecSyncSummary> {
     if (this.#result) {
-      return this.#result.then(({ pushed, pulled, skipped, sync }) => ({ pushed, pulled, skipped, sync }));
+      return this.#result.then(({ pushed, pulled, skipped, refused, sync }) => ({
+        pushed,
+        pulled,
+        skipped,
+        ...refusedOf({ refused }),
+        sync,
+      }));
     }
     return this.#source.summary;
   }

@@ -7,7 +7,7 @@
  * is retried on the next call. There is no sync bracket or fencing around
  * it — an envelope's `sync` is reported as the backend gives it.
  */
-import type { SkippedEntry } from "@cloudflare/dofs/sync";
+import type { RefusedEntry, SkippedEntry } from "@cloudflare/dofs/sync";
 import type { BackendContext, DirectBackend, DirectExec, DirectExecRequest } from "./backend.js";
 import { hostFor, type WorkspaceBackendHost } from "./backend-host.js";
 import type { ExecSyncResult, KillSignal, WorkspaceRuntimeEvent, WorkspaceRuntimeValue } from "./types.js";
@@ -26,7 +26,8 @@ export interface ModuleExecutionInput {
 /** The sync a module backend did around one execution: entries it pushed, and the pull that follows. */
 export interface ModuleExecutionSync {
   pushed: number;
-  outcome: Promise<{ applied: number; skipped: SkippedEntry[]; sync: ExecSyncResult }>;
+  /** `refused` is ours (entries refused for a name too long to store); the original's outcome has none. */
+  outcome: Promise<{ applied: number; skipped: SkippedEntry[]; refused?: RefusedEntry[]; sync: ExecSyncResult }>;
 }
 
 /** One execution as a module backend answers it. Output events carry bytes; the exit event `code` and `result`. */

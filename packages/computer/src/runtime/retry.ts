@@ -7,7 +7,7 @@
  * one over the workspace's SQLite.
  */
 import type { Database } from "@cloudflare/dofs";
-import type { Cursor, SkippedEntry } from "@cloudflare/dofs/sync";
+import type { Cursor, RefusedEntry, SkippedEntry } from "@cloudflare/dofs/sync";
 import { toDatabase, type WorkspaceStorage } from "./storage.js";
 
 export interface SyncRetryIntent {
@@ -64,13 +64,15 @@ export function retryNotBefore(now: number, attempt: number, options: Required<S
 
 export type RetryPendingSyncResult =
   | { status: "idle"; backend: string }
-  | { status: "complete"; backend: string; applied: number; skipped: SkippedEntry[] }
+  | { status: "complete"; backend: string; applied: number; skipped: SkippedEntry[]; refused?: RefusedEntry[] }
   | {
       status: "pending";
       backend: string;
       runtimeId?: string;
       applied: number;
       skipped: SkippedEntry[];
+      /** Ours: entries refused for a name too long to store; absent when none. */
+      refused?: RefusedEntry[];
       attempt: number;
       notBefore: number;
       /** Why the pull is still pending: the failure, or that the budget ran out with entries left. */

@@ -2,7 +2,7 @@
  * The shapes `workspace.runtime` hands out: events on an execution's stream,
  * the options `exec` / `getExec` take, and the settled result.
  */
-import type { Cursor, SkippedEntry } from "@cloudflare/dofs/sync";
+import type { Cursor, RefusedEntry, SkippedEntry } from "@cloudflare/dofs/sync";
 
 /** `"utf8"` decodes output to strings; unset keeps raw bytes. */
 export type ExecEncoding = "utf8" | undefined;
@@ -50,13 +50,18 @@ export type WorkspaceExecEvent<E extends ExecEncoding = undefined> =
 
 export type ExecStatus = "completed" | "failed" | "cancelled";
 
-/** Outcome of the pull that follows an execution (the sync bracket). */
+/**
+ * Outcome of the pull that follows an execution (the sync bracket).
+ * `skipped` is the original's read-only skips; `refused` (ours, absent when
+ * none) the entries refused for a name too long to store.
+ */
 export type ExecSyncResult =
-  | { status: "complete"; applied: number; skipped: SkippedEntry[] }
+  | { status: "complete"; applied: number; skipped: SkippedEntry[]; refused?: RefusedEntry[] }
   | {
       status: "pending";
       applied: number;
       skipped: SkippedEntry[];
+      refused?: RefusedEntry[];
       /** Already passed through a safe-message filter; never a raw transport error. */
       error: string;
       backend?: string;
@@ -71,6 +76,8 @@ export interface ExecSyncSummary {
   /** Entries pulled back (applied) after it exited. */
   pulled: number;
   skipped: SkippedEntry[];
+  /** Ours: entries the pull refused for a name too long to store; absent when none. */
+  refused?: RefusedEntry[];
   sync: ExecSyncResult;
 }
 

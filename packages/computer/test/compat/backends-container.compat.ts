@@ -4,7 +4,6 @@ import type * as R from "computer-reference/backends/container";
 import type * as O from "../../src/backends/container/index.js";
 import type { ClassFits, Fits, OptionsFits, ResultFits, ValueFits } from "./check.js";
 
-// @ts-expect-error incompatible, issue 19 row 1
 type _CloudflareContainerBackend = Fits<ClassFits<typeof O.CloudflareContainerBackend, typeof R.CloudflareContainerBackend>>;
 type _CloudflareContainerBackendOptions = Fits<OptionsFits<O.CloudflareContainerBackendOptions, R.CloudflareContainerBackendOptions>>;
 type _IWorkspaceContainerAPI = Fits<ResultFits<O.IWorkspaceContainerAPI, R.IWorkspaceContainerAPI>>;

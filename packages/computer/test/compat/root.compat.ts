@@ -4,10 +4,8 @@ import type * as R from "computer-reference";
 import type * as O from "../../src/index.js";
 import type { ClassFits, Fits, MutualFits, OptionsFits, ResultFits, ValueFits } from "./check.js";
 
-// @ts-expect-error incompatible, issue 19 row 7
 type _ApplyResult = Fits<ResultFits<O.ApplyResult, R.ApplyResult>>;
 type _ArtifactsCLITarget = Fits<ClassFits<typeof O.ArtifactsCLITarget, typeof R.ArtifactsCLITarget>>;
-// @ts-expect-error incompatible, issue 19 row 15
 type _BackendHandle = Fits<OptionsFits<O.BackendHandle, R.BackendHandle>>;
 type _decodeExecEvents = Fits<ValueFits<typeof O.decodeExecEvents, typeof R.decodeExecEvents>>;
 type _decodeRuntimeEvents = Fits<ValueFits<typeof O.decodeRuntimeEvents, typeof R.decodeRuntimeEvents>>;
@@ -16,7 +14,6 @@ type _EagerMount = Fits<OptionsFits<O.EagerMount, R.EagerMount>>;
 type _encodeExecEvents = Fits<ValueFits<typeof O.encodeExecEvents, typeof R.encodeExecEvents>>;
 type _encodeRuntimeEvent = Fits<ValueFits<typeof O.encodeRuntimeEvent, typeof R.encodeRuntimeEvent>>;
 type _ExecEncoding = Fits<MutualFits<O.ExecEncoding, R.ExecEncoding>>;
-// @ts-expect-error incompatible, issue 19 row 5
 type _ExecSyncResult = Fits<ResultFits<O.ExecSyncResult, R.ExecSyncResult>>;
 // @ts-expect-error incompatible, issue 19 row 3
 type _getWorkspace = Fits<ValueFits<typeof O.getWorkspace, typeof R.getWorkspace>>;
@@ -41,7 +38,6 @@ type _RuntimeKillOptions = Fits<OptionsFits<O.RuntimeKillOptions, R.RuntimeKillO
 type _sh = Fits<ValueFits<typeof O.sh, typeof R.sh>>;
 type _shellQuote = Fits<ValueFits<typeof O.shellQuote, typeof R.shellQuote>>;
 type _ShellValue = Fits<OptionsFits<O.ShellValue, R.ShellValue>>;
-// @ts-expect-error incompatible, issue 19 row 7
 type _SkippedEntry = Fits<ResultFits<O.SkippedEntry, R.SkippedEntry>>;
 // @ts-expect-error incompatible, issue 19 row 18
 type _SQLiteWorkspaceProvider = Fits<ClassFits<typeof O.SQLiteWorkspaceProvider, typeof R.SQLiteWorkspaceProvider>>;
@@ -49,7 +45,6 @@ type _SQLiteWorkspaceProviderOptions = Fits<OptionsFits<O.SQLiteWorkspaceProvide
 type _SyncRetryIntent = Fits<ResultFits<O.SyncRetryIntent, R.SyncRetryIntent>>;
 type _SyncRetryOptions = Fits<OptionsFits<O.SyncRetryOptions, R.SyncRetryOptions>>;
 type _SyncRetryScheduler = Fits<OptionsFits<O.SyncRetryScheduler, R.SyncRetryScheduler>>;
-// @ts-expect-error incompatible, issue 19 row 15
 type _TestBackend = Fits<ClassFits<typeof O.TestBackend, typeof R.TestBackend>>;
 type _TestBackendOptions = Fits<OptionsFits<O.TestBackendOptions, R.TestBackendOptions>>;
 // @ts-expect-error incompatible, issue 19 row 3
@@ -89,22 +84,17 @@ type _WorkspaceProxy = Fits<ClassFits<typeof O.WorkspaceProxy, typeof R.Workspac
 type _WorkspaceProxyProps = Fits<OptionsFits<O.WorkspaceProxyProps, R.WorkspaceProxyProps>>;
 // @ts-expect-error incompatible, issue 19 row 3
 type _WorkspaceRegisteredBackend = Fits<ResultFits<O.WorkspaceRegisteredBackend, R.WorkspaceRegisteredBackend>>;
-// @ts-expect-error incompatible, issue 19 row 7
 type _WorkspaceRetryPendingSyncResult = Fits<ResultFits<O.WorkspaceRetryPendingSyncResult, R.WorkspaceRetryPendingSyncResult>>;
 type _WorkspaceRuntimeAccess = Fits<ResultFits<O.WorkspaceRuntimeAccess, R.WorkspaceRuntimeAccess>>;
-// @ts-expect-error incompatible, issue 19 row 15
 type _WorkspaceRuntimeClient = Fits<ResultFits<O.WorkspaceRuntimeClient, R.WorkspaceRuntimeClient>>;
 type _WorkspaceRuntimeDisposeOptions = Fits<OptionsFits<O.WorkspaceRuntimeDisposeOptions, R.WorkspaceRuntimeDisposeOptions>>;
 type _WorkspaceRuntimeEvent = Fits<ResultFits<O.WorkspaceRuntimeEvent, R.WorkspaceRuntimeEvent>>;
-// @ts-expect-error incompatible, issue 19 row 15
 type _WorkspaceRuntimeExecHandle = Fits<ResultFits<O.WorkspaceRuntimeExecHandle, R.WorkspaceRuntimeExecHandle>>;
-// @ts-expect-error incompatible, issue 19 row 15
 type _WorkspaceRuntimeExecHandleStub = Fits<ClassFits<typeof O.WorkspaceRuntimeExecHandleStub, typeof R.WorkspaceRuntimeExecHandleStub>>;
 type _WorkspaceRuntimeExecOptions = Fits<OptionsFits<O.WorkspaceRuntimeExecOptions, R.WorkspaceRuntimeExecOptions>>;
 type _WorkspaceRuntimeGetOptions = Fits<OptionsFits<O.WorkspaceRuntimeGetOptions, R.WorkspaceRuntimeGetOptions>>;
 type _WorkspaceRuntimeKillOptions = Fits<OptionsFits<O.WorkspaceRuntimeKillOptions, R.WorkspaceRuntimeKillOptions>>;
 type _WorkspaceRuntimeLoader = Fits<OptionsFits<O.WorkspaceRuntimeLoader, R.WorkspaceRuntimeLoader>>;
-// @ts-expect-error incompatible, issue 19 row 3
 type _WorkspaceRuntimeResult = Fits<ResultFits<O.WorkspaceRuntimeResult, R.WorkspaceRuntimeResult>>;
 type _WorkspaceRuntimeStatus = Fits<ResultFits<O.WorkspaceRuntimeStatus, R.WorkspaceRuntimeStatus>>;
 // @ts-expect-error incompatible, issue 19 row 15

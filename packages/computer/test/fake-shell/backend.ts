@@ -180,7 +180,7 @@ export class FakeShellBackend implements CommandBackend {
       runtimeId: runtime.runtimeId,
       rpc: { sync: this.#syncFor(runtime.peer, state), shell: this.#shellFor(runtime.runner, state) },
       closed: state.closed,
-      close: () => state.end(new Error(DISPOSED_MESSAGE), new Error(TRANSPORT_MESSAGE)),
+      close: async () => state.end(new Error(DISPOSED_MESSAGE), new Error(TRANSPORT_MESSAGE)),
     };
   }
 
@@ -252,7 +252,11 @@ export class FakeShellBackend implements CommandBackend {
       watermarks: (options) => call("sync.watermarks", () => peer.watermarks(options)),
       readEntry: (path) => call("sync.readEntry", () => peer.readEntry(path)),
       hasObjects: (hashes) => call("sync.hasObjects", () => peer.hasObjects(hashes)),
-      fetchObjects: (hashes) => call("sync.fetchObjects", () => peer.fetchObjects(hashes)),
+      // Its stream at once, as a local SyncPeer answers (a fault throws at once too).
+      fetchObjects: (hashes) => {
+        this.#enter("sync.fetchObjects", state);
+        return peer.fetchObjects(hashes);
+      },
       pushObjects: (objects) => call("sync.pushObjects", () => peer.pushObjects(objects)),
     };
   }

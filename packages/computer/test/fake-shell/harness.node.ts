@@ -43,12 +43,13 @@ const decoder = new TextDecoder();
 
 /** Decodes a stream's bytes as a whole, so a character split across events comes out whole. */
 export function output(events: WireExecEvent[], name: "stdout" | "stderr"): string {
-  const chunks = events.filter((event) => event.name === name).map((event) => event.value ?? new Uint8Array());
+  const chunks = events.flatMap((event) => (event.name !== "exit" && event.name === name ? [event.value] : []));
   return decoder.decode(Buffer.concat(chunks));
 }
 
 export function exitCode(events: WireExecEvent[]): number | undefined {
-  return events.find((event) => event.name === "exit")?.code;
+  const exit = events.find((event) => event.name === "exit");
+  return exit?.name === "exit" ? exit.code : undefined;
 }
 
 export interface ShResult {

@@ -3,7 +3,8 @@
  * 255 bytes is ENAMETOOLONG for every op that makes or looks up one (it once
  * succeeded and then broke its directory's listing with EIO), a path of 4096
  * bytes or more is refused too, and a Durable Object push of such a name is
- * skipped with a reason instead of breaking the mount root.
+ * refused with a reason (`refused`, beside the read-only `skipped`) instead of
+ * breaking the mount root.
  */
 import { spawnSync } from "node:child_process";
 import { readdirSync } from "node:fs";
@@ -98,7 +99,7 @@ describe("names over 255 bytes on the mount", () => {
 });
 
 describe("a Durable Object push of a name over 255 bytes", () => {
-  test("is skipped with a reason; the mount root still lists, and the rest of the batch applies", async () => {
+  test("is refused with a reason; the mount root still lists, and the rest of the batch applies", async () => {
     const root = daemon.mountPoint;
     const long = `${root}/${name(300, "p")}`;
     const entries: ChangeEntry[] = [
@@ -117,7 +118,8 @@ describe("a Durable Object push of a name over 255 bytes", () => {
         },
       }),
     });
-    expect(result.skipped).toEqual([
+    expect(result.skipped).toBeUndefined();
+    expect(result.refused).toEqual([
       { path: long, op: "write", reason: "name-too-long" },
       { path: `${long}/child`, op: "write", reason: "name-too-long" },
     ]);

@@ -11,7 +11,8 @@ import { isNameTooLong, isTargetTooLong, joinPath, segmentsOf } from "../path.js
 import { resolvePath } from "../resolve.js";
 import { bumpRev } from "../schema.js";
 import { recordEchoRev } from "./echo.js";
-import type { ChangeEntry, FileChange, LiveChange, SkippedEntry } from "./types.js";
+import type { RefusedEntry, SkippedEntry } from "./types.js";
+import type { StoredChange, StoredFileChange, StoredLiveChange } from "./wire.js";
 
 /**
  * `upstream`: entries from a sync peer (idempotent re-sends are dropped).
@@ -22,17 +23,21 @@ export type ApplySource = "upstream" | "local";
 export interface ApplyResult {
   /** Entries that were processed (deletes count even when nothing was there). */
   applied: number;
+  /** Entries at or under a read-only mount: the original's skips, and only those. */
   skipped: SkippedEntry[];
+  /** Ours: live entries refused for a name too long to store. Absent when there were none. */
+  refused?: RefusedEntry[];
 }
 
 /** A file entry with its manifest hash worked out ahead (hashing is async; the apply is not). */
 export interface PreparedEntries {
-  entries: readonly ChangeEntry[];
-  manifests: Map<FileChange, string>;
+  entries: readonly StoredChange[];
+  manifests: Map<StoredFileChange, string>;
 }
 
-export async function prepareEntries(entries: readonly ChangeEntry[], db?: Database): Promise<PreparedEntries> {
-  const manifests = new Map<FileChange, string>();
+/** Entries in the store's form (`fromWire` for what came over the wire). */
+export async function prepareEntries(entries: readonly StoredChange[], db?: Database): Promise<PreparedEntries> {
+  const manifests = new Map<StoredFileChange, string>();
   for (const entry of entries) if (entry.kind === "file") manifests.set(entry, await manifestHash(entry.chunks, db));
   return { entries, manifests };
 }
@@ -42,8 +47,9 @@ export async function prepareEntries(entries: readonly ChangeEntry[], db?: Datab
  * are checked (chunk layout, every chunk present) before anything changes.
  * Missing parents are created; a non-directory parent is replaced; a type
  * conflict removes the local subtree without tombstones (the incoming entry
- * supersedes it) — last writer wins. Entries under a read-only mount, and
- * live entries with a name too long to store, are skipped and reported.
+ * supersedes it) — last writer wins. Entries under a read-only mount are
+ * skipped, and live entries with a name too long to store are refused; both
+ * are reported (`skipped`, `refused`).
  *
  * Revs: what an upstream batch applies is stamped with one new rev, recorded
  * as an echo rev of `peer` so it is never offered back to that peer.
@@ -78,10 +84,11 @@ export function applyChanges(
       },
     };
     const skipped: SkippedEntry[] = [];
+    const refused: RefusedEntry[] = [];
     let applied = 0;
     for (const entry of prepared.entries) {
       if (entry.kind !== "delete" && isTooLongToStore(entry)) {
-        skipped.push({ path: entry.path, op: "write", reason: "name-too-long" });
+        refused.push({ path: entry.path, op: "write", reason: "name-too-long" });
         continue;
       }
       const op = entry.kind === "delete" ? "delete" : "write";
@@ -92,9 +99,9 @@ export function applyChanges(
       }
       applied += 1;
       if (entry.kind === "delete") applyDelete(db, entry.path, stamps, now);
-      else applyLive(db, entry, prepared.manifests.get(entry as FileChange), stamps, now, skipped);
+      else applyLive(db, entry, prepared.manifests.get(entry as StoredFileChange), stamps, now, skipped);
     }
-    return { applied, skipped };
+    return refused.length > 0 ? { applied, skipped, refused } : { applied, skipped };
   });
 }
 
@@ -102,7 +109,7 @@ export function applyChanges(
  * A live entry whose path or link target Linux would refuse (ENAMETOOLONG).
  * A delete always applies: it can only remove such a name, never make one.
  */
-function isTooLongToStore(entry: LiveChange): boolean {
+function isTooLongToStore(entry: StoredLiveChange): boolean {
   return isNameTooLong(entry.path) || (entry.kind === "symlink" && isTargetTooLong(entry.target));
 }
 
@@ -121,7 +128,7 @@ function applyDelete(db: Database, path: string, stamps: Stamps, now: number): v
 
 function applyLive(
   db: Database,
-  entry: LiveChange,
+  entry: StoredLiveChange,
   manifest: string | undefined,
   stamps: Stamps,
   now: number,
@@ -185,7 +192,7 @@ function applyLive(
  * not compared). The reference ignores a file's mode here, which drops every
  * chmod of a synced file for good; we compare it.
  */
-function isSame(node: NodeRow, entry: LiveChange, manifest: string | undefined): boolean {
+function isSame(node: NodeRow, entry: StoredLiveChange, manifest: string | undefined): boolean {
   const mode = entry.mode & MODE_MASK;
   if (entry.kind === "file")
     return node.type === "file" && node.manifest_hash === manifest && Number(node.mode) === mode;
@@ -204,7 +211,7 @@ function isSame(node: NodeRow, entry: LiveChange, manifest: string | undefined):
  */
 function ensureParents(
   db: Database,
-  entry: LiveChange,
+  entry: StoredLiveChange,
   stamps: Stamps,
   now: number,
   skipped: SkippedEntry[],
@@ -235,7 +242,7 @@ function ensureParents(
 }
 
 /** Chunk layout and presence, checked before the apply touches anything. */
-function checkFile(db: Database, entry: FileChange): void {
+function checkFile(db: Database, entry: StoredFileChange): void {
   let total = 0;
   entry.chunks.forEach((chunk, i) => {
     const last = i === entry.chunks.length - 1;

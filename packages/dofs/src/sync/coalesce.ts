@@ -1,11 +1,13 @@
 import { ROOT_INODE } from "../constants.js";
 import type { Database } from "../database.js";
+import type { ChunkRef } from "../manifest.js";
 import type { NodeRow } from "../nodes.js";
 import { joinPath, segmentsOf } from "../path.js";
 import { resolvePath } from "../resolve.js";
 import { compareCursors } from "./cursor.js";
 import { echoRevsBetween } from "./echo.js";
-import type { ChangeEntry, ChunkEntry, Cursor } from "./types.js";
+import type { Cursor } from "./types.js";
+import type { StoredChange } from "./wire.js";
 
 /** A path due to be sent, at the highest rev anything touched it. */
 export interface PlannedChange {
@@ -67,17 +69,18 @@ export function planChanges(
  * The entry for a planned path in its current state: live beats a tombstone,
  * and a path with no live node is a delete. `null` when the path was changed
  * again past `through` after planning: a later pull delivers it, so the
- * cursor never passes a state it did not send.
+ * cursor never passes a state it did not send. In the store's form (hex
+ * hashes): `toWire` before it is sent.
  */
-export function readChange(db: Database, planned: PlannedChange, through?: Cursor): ChangeEntry | null {
+export function readChange(db: Database, planned: PlannedChange, through?: Cursor): StoredChange | null {
   const node = liveNode(db, planned.path);
   if (node === undefined) return { kind: "delete", rev: planned.rev, path: planned.path };
   if (through !== undefined && Number(node.rev) > through.rev) return null;
   return entryOf(db, node, planned.path, planned.rev);
 }
 
-/** The path's current state as a live entry stamped with its node's rev, or null when absent. */
-export function readEntry(db: Database, path: string): ChangeEntry | null {
+/** The path's current state as a live entry stamped with its node's rev, or null when absent. In the store's form. */
+export function readEntry(db: Database, path: string): StoredChange | null {
   const node = liveNode(db, path);
   return node === undefined ? null : entryOf(db, node, path, Number(node.rev));
 }
@@ -89,13 +92,13 @@ function liveNode(db: Database, path: string): NodeRow | undefined {
   return found.kind === "found" ? found.node : undefined;
 }
 
-function entryOf(db: Database, node: NodeRow, path: string, rev: number): ChangeEntry {
+function entryOf(db: Database, node: NodeRow, path: string, rev: number): StoredChange {
   const mode = Number(node.mode);
   const mtime = Number(node.mtime);
   if (node.type === "dir") return { kind: "dir", rev, path, mode, mtime };
   if (node.type === "symlink") return { kind: "symlink", rev, path, target: node.link_target ?? "", mode, mtime };
   const chunks = db
-    .all<ChunkEntry>("SELECT hash, size FROM vfs_chunks WHERE inode = ? ORDER BY idx", node.inode)
+    .all<ChunkRef>("SELECT hash, size FROM vfs_chunks WHERE inode = ? ORDER BY idx", node.inode)
     .map(({ hash, size }) => ({ hash, size: Number(size) }));
   return { kind: "file", rev, path, mode, mtime, size: Number(node.size), chunks };
 }

@@ -1,7 +1,7 @@
 import { normalizePathShape } from "../path.js";
 import type { ChangeEntry } from "./types.js";
 
-/** Validates one wire entry; the apply trusts what passes (a name too long to store it skips). */
+/** Validates one wire entry (chunk hashes 32-byte Uint8Arrays); the apply trusts what passes (a name too long to store it refuses). */
 export function checkEntry(value: unknown): ChangeEntry {
   const entry = value as ChangeEntry;
   if (value === null || typeof value !== "object") throw new TypeError("change entry must be an object");
@@ -24,7 +24,7 @@ export function checkEntry(value: unknown): ChangeEntry {
         throw new TypeError(`file entry for ${entry.path} has a bad size or chunk list`);
       }
       for (const chunk of entry.chunks) {
-        if (typeof chunk?.hash !== "string" || !Number.isSafeInteger(chunk.size)) {
+        if (!(chunk?.hash instanceof Uint8Array) || chunk.hash.byteLength !== 32 || !Number.isSafeInteger(chunk.size)) {
           throw new TypeError(`file entry for ${entry.path} has a bad chunk`);
         }
       }

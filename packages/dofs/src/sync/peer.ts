@@ -3,7 +3,7 @@ import type { Database } from "../database.js";
 import { fsError } from "../errors.js";
 import { holdBlobs } from "../gc.js";
 import { sha256Hex } from "../hash.js";
-import { fromHex, toHex } from "../hex.js";
+import { toHex } from "../hex.js";
 import { normalizePath } from "../path.js";
 import { currentRev, ensureSchema, replicaId } from "../schema.js";
 import { type ApplyResult, applyChanges, prepareEntries } from "./apply.js";
@@ -22,6 +22,7 @@ import type {
   Watermarks,
 } from "./types.js";
 import { advancePullCursor, getPullCursor, getPushCursor } from "./watermarks.js";
+import { fromWire, type StoredChange, toWire } from "./wire.js";
 
 /** Hashes one `hasObjects` call may ask about. */
 export const HAS_OBJECTS_LIMIT = 100;
@@ -44,11 +45,11 @@ export interface SyncPeerOptions {
   /** Path segments `fetchChanges` leaves out unless a call brings its own list. */
   ignore?: string[];
   /**
-   * Runs after a push applied at least one entry, with the entries (the shim
-   * flushes to disk; a FUSE mount drops the kernel's caches of their paths).
-   * Errors are logged, not thrown.
+   * Runs after a push applied at least one entry, with the entries in the
+   * store's form (the shim flushes to disk; a FUSE mount drops the kernel's
+   * caches of their paths). Errors are logged, not thrown.
    */
-  afterApply?: (result: ApplyResult, entries: readonly ChangeEntry[]) => void | Promise<void>;
+  afterApply?: (result: ApplyResult, entries: readonly StoredChange[]) => void | Promise<void>;
   /**
    * Runs before a push applies its entries (a FUSE mount commits what it
    * buffers first, so the apply rules see every local write). Errors are logged.
@@ -109,8 +110,10 @@ export class SyncPeer implements SyncRPC {
   async #push(db: Database, request: PushRequest, senderRev: number): Promise<PushResult> {
     const senderCursor =
       request.senderCursor === undefined ? undefined : checkCursor(request.senderCursor, "senderCursor");
-    const entries: ChangeEntry[] = [];
-    for await (const entry of request.changes as unknown as AsyncIterable<unknown>) entries.push(checkEntry(entry));
+    const entries: StoredChange[] = [];
+    for await (const entry of request.changes as unknown as AsyncIterable<unknown>) {
+      entries.push(fromWire(checkEntry(entry)));
+    }
     if (entries.length > 0 && this.#options.beforeApply) {
       try {
         await this.#options.beforeApply();
@@ -139,6 +142,7 @@ export class SyncPeer implements SyncRPC {
       applied: entries.length,
       appliedPushCursor: isPeer ? (result.cursor ?? getPullCursor(db, this.#peer)) : ZERO_CURSOR,
       ...(result.applied.skipped.length > 0 ? { skipped: result.applied.skipped } : {}),
+      ...(result.applied.refused ? { refused: result.applied.refused } : {}),
     };
   }
 
@@ -186,7 +190,7 @@ export class SyncPeer implements SyncRPC {
               }
               envelope.last = { rev: entry.rev, path: entry.path };
               envelope.touched = now();
-              controller.enqueue(entry);
+              controller.enqueue(toWire(entry));
               return;
             }
           }
@@ -210,7 +214,8 @@ export class SyncPeer implements SyncRPC {
   }
 
   async readEntry(path: string): Promise<ChangeEntry | null> {
-    return readEntry(this.#ready(), normalizePath(path, "sync"));
+    const entry = readEntry(this.#ready(), normalizePath(path, "sync"));
+    return entry === null ? null : toWire(entry);
   }
 
   async hasObjects(hashes: Uint8Array[]): Promise<Uint8Array[]> {
@@ -219,7 +224,8 @@ export class SyncPeer implements SyncRPC {
     return hashes.filter((hash) => hasBlob(db, toHex(hash)));
   }
 
-  async fetchObjects(hashes: Uint8Array[]): Promise<ReadableStream<ObjectFrame>> {
+  /** Throws at once for a bad or unknown hash (over capnweb: the call rejects). */
+  fetchObjects(hashes: Uint8Array[]): ReadableStream<ObjectFrame> {
     const db = this.#ready();
     checkHashes(hashes, Number.POSITIVE_INFINITY);
     const wanted = hashes.map((hash) => toHex(hash));
@@ -242,7 +248,7 @@ export class SyncPeer implements SyncRPC {
           }
           try {
             const bytes = readBlob(db, hex, sizes[i] as number, "fetchObjects", hex);
-            controller.enqueue({ hash: fromHex(hex), bytes: bytes.slice() });
+            controller.enqueue({ hash: hashes[i] as Uint8Array, bytes: bytes.slice() });
           } catch (error) {
             releaseWanted();
             throw error;

@@ -5,14 +5,19 @@ import { sha256Hex } from "../hash.js";
 import { fromHex, toHex } from "../hex.js";
 import { applyChanges, prepareEntries } from "./apply.js";
 import { compareCursors, ZERO_CURSOR } from "./cursor.js";
+import { checkEntry } from "./entry.js";
 import { type ResolvedLocal, resolveLocal, SYNC_BATCH_ENTRIES, type SyncBudget, type SyncLocal } from "./local.js";
 import { HAS_OBJECTS_LIMIT } from "./peer.js";
-import type { ChangeEntry, Cursor, FetchChangesResult, SkippedEntry, SyncRPC } from "./types.js";
+import type { ChangeEntry, Cursor, FetchChangesResult, RefusedEntry, SkippedEntry, SyncRPC } from "./types.js";
 import { advancePullCursor, getPullCursor, getPushCursor, setPullCursor, setPushCursor } from "./watermarks.js";
+import { fromWire, type StoredChange } from "./wire.js";
 
 export interface PullResult {
   applied: number;
+  /** Entries under a read-only mount (the original's skips). */
   skipped: SkippedEntry[];
+  /** Ours: entries refused for a name too long to store; absent when there were none. */
+  refused?: RefusedEntry[];
 }
 
 export interface PullBatchResult extends PullResult {
@@ -30,8 +35,8 @@ export interface PullOptions {
 
 /** Pulls everything the remote changed since the pull cursor, 256 entries a batch. */
 export async function pullOnce(local: SyncLocal, remote: SyncRPC, options: PullOptions = {}): Promise<PullResult> {
-  const { applied, skipped } = await pull(resolveLocal(local), remote, undefined, options);
-  return { applied, skipped };
+  const { applied, skipped, refused } = await pull(resolveLocal(local), remote, undefined, options);
+  return refused ? { applied, skipped, refused } : { applied, skipped };
 }
 
 /** One bounded pull: stops once the entry, byte or wall-time budget is spent. */
@@ -143,7 +148,7 @@ async function drain(
   try {
     for (;;) {
       const room = budget ? Math.min(SYNC_BATCH_ENTRIES, budget.maxEntries - result.entries) : SYNC_BATCH_ENTRIES;
-      const batch: ChangeEntry[] = [];
+      const batch: StoredChange[] = [];
       let ended = false;
       while (batch.length < room) {
         const { done, value } = await reader.read();
@@ -151,7 +156,8 @@ async function drain(
           ended = true;
           break;
         }
-        batch.push(value);
+        // The remote's entries are checked as a peer checks a push: a bad one is a TypeError, nothing applies.
+        batch.push(fromWire(checkEntry(value)));
       }
       if (batch.length > 0) {
         // The batch's chunks are held from gc from before they are fetched until they are linked.
@@ -160,7 +166,7 @@ async function drain(
         try {
           result.bytes += await fetchMissing(ctx, remote, batch);
           const prepared = await prepareEntries(batch, db);
-          const last = batch[batch.length - 1] as ChangeEntry;
+          const last = batch[batch.length - 1] as StoredChange;
           applied = db.transaction(() => {
             const outcome = applyChanges(db, prepared, "upstream", ctx.now(), peer);
             result.cursor = advancePullCursor(db, { rev: last.rev, path: last.path }, peer);
@@ -171,6 +177,7 @@ async function drain(
         }
         result.applied += applied.applied;
         result.skipped.push(...applied.skipped);
+        if (applied.refused) result.refused = [...(result.refused ?? []), ...applied.refused];
         result.entries += batch.length;
       }
       if (ended) break;
@@ -199,14 +206,14 @@ async function drain(
   return result;
 }
 
-function batchHashes(batch: readonly ChangeEntry[]): string[] {
+function batchHashes(batch: readonly StoredChange[]): string[] {
   const hashes: string[] = [];
   for (const entry of batch) if (entry.kind === "file") for (const chunk of entry.chunks) hashes.push(chunk.hash);
   return hashes;
 }
 
 /** Fetches and stages the blobs this batch needs that only the remote holds. Returns bytes fetched. */
-async function fetchMissing(ctx: ResolvedLocal, remote: SyncRPC, batch: ChangeEntry[]): Promise<number> {
+async function fetchMissing(ctx: ResolvedLocal, remote: SyncRPC, batch: StoredChange[]): Promise<number> {
   const lacking = new Set<string>();
   for (const entry of batch) {
     if (entry.kind !== "file") continue;
@@ -221,6 +228,7 @@ async function fetchMissing(ctx: ResolvedLocal, remote: SyncRPC, batch: ChangeEn
   if (wanted.length === 0) return 0;
   let bytes = 0;
   const staged = new BlobBatch(ctx.db, ctx.now);
+  // A promise over capnweb, the stream itself from a local peer.
   const frames = await remote.fetchObjects(wanted);
   for await (const frame of frames as unknown as AsyncIterable<{ hash: Uint8Array; bytes: Uint8Array }>) {
     const hex = toHex(frame.hash);

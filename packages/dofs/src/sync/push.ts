@@ -14,6 +14,7 @@ import {
 import { HAS_OBJECTS_LIMIT } from "./peer.js";
 import type { ChangeEntry, Cursor, ObjectFrame, SyncRPC } from "./types.js";
 import { getPushCursor, setPushCursor } from "./watermarks.js";
+import { type StoredChange, toWire } from "./wire.js";
 
 export interface PushBatchResult {
   /** `complete` once the push cursor reached the target; `pending` when more is left. */
@@ -93,8 +94,8 @@ class PushPlan {
   }
 
   /** Up to `max` entries, each with the plan position just after it (to rewind to). */
-  take(max: number): { batch: ChangeEntry[]; ends: number[] } {
-    const batch: ChangeEntry[] = [];
+  take(max: number): { batch: StoredChange[]; ends: number[] } {
+    const batch: StoredChange[] = [];
     const ends: number[] = [];
     while (this.#next < this.#plan.length && batch.length < max) {
       const entry = readChange(this.#ctx.db, this.#plan[this.#next++] as PlannedChange, this.target);
@@ -175,7 +176,7 @@ async function pushStep(
  */
 async function chooseObjects(
   remote: SyncRPC,
-  batch: ChangeEntry[],
+  batch: StoredChange[],
   maxBytes: number,
   held: Set<string>,
 ): Promise<{ fits: number; frames: { hash: string; size: number }[]; bytes: number }> {
@@ -221,13 +222,14 @@ async function chooseObjects(
   return { fits, frames, bytes };
 }
 
-function streamEntries(entries: ChangeEntry[]): ReadableStream<ChangeEntry> {
+/** The entries in their wire form, each converted as the remote pulls it. */
+function streamEntries(entries: StoredChange[]): ReadableStream<ChangeEntry> {
   let next = 0;
   return new ReadableStream<ChangeEntry>({
     pull(controller) {
       const entry = entries[next++];
       if (entry === undefined) controller.close();
-      else controller.enqueue(entry);
+      else controller.enqueue(toWire(entry));
     },
   });
 }

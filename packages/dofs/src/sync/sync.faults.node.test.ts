@@ -146,7 +146,8 @@ function faulty(target: () => SyncRPC, fault: Fault, onFault: () => void = () =>
       if (kind !== "stream") return result;
       return { ...result, stream: breakAfter(result.stream, fault.items, streamBroke("fetchChanges")) };
     },
-    async fetchObjects(hashes) {
+    // A promise of the stream, as a capnweb stub answers: the driver awaits it either way.
+    fetchObjects: (async (hashes: Uint8Array[]) => {
       const kind = due(true);
       if (kind === "before") rejectBefore("fetchObjects");
       const stream = await target().fetchObjects(hashes);
@@ -155,7 +156,7 @@ function faulty(target: () => SyncRPC, fault: Fault, onFault: () => void = () =>
         loseResponse("fetchObjects");
       }
       return kind === "stream" ? breakAfter(stream, fault.items, streamBroke("fetchObjects")) : stream;
-    },
+    }) as unknown as SyncRPC["fetchObjects"],
     async pushObjects(objects) {
       const kind = due(true);
       if (kind === "before") {

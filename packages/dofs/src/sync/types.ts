@@ -13,9 +13,13 @@ export interface Cursor {
   path: string | null;
 }
 
+/**
+ * One chunk of a file entry on the wire: the original's shape. The store
+ * keys blobs by lowercase hex (`ChunkRef`); `./wire.ts` converts at the edge.
+ */
 export interface ChunkEntry {
-  /** SHA-256 of the chunk, lowercase hex. */
-  hash: string;
+  /** SHA-256 of the chunk, 32 bytes. */
+  hash: Uint8Array;
   size: number;
 }
 
@@ -73,8 +77,10 @@ export interface PushResult {
   applied?: number;
   /** The receiver's pull cursor after the apply (`{0, null}` for an outside writer). */
   appliedPushCursor: Cursor;
-  /** Entries received but not applied (read-only, name too long); absent when there were none. */
+  /** Entries under a read-only mount, not applied; absent when there were none. */
   skipped?: SkippedEntry[];
+  /** Entries refused for a name too long to store; absent when there were none. */
+  refused?: RefusedEntry[];
 }
 
 export interface FetchChangesRequest {
@@ -111,14 +117,29 @@ export interface ObjectFrame {
 }
 
 /**
- * An entry the receiver refused to apply; it still counts toward the cursor.
- * `read-only`: under a read-only mount root. `name-too-long`: a name over
- * MAX_NAME_BYTES, a path of MAX_PATH_BYTES or more, or a symlink target that
- * long; storing it would leave a name no FUSE listing or process could use.
+ * An entry the receiver did not apply because it is at or under a read-only
+ * mount root (a delete: above one). It still counts toward the cursor. The
+ * original's shape exactly.
  */
-export type SkippedEntry =
-  | { path: string; mountRoot: string; op: "write" | "delete"; reason: "read-only" }
-  | { path: string; op: "write"; reason: "name-too-long" };
+export interface SkippedEntry {
+  path: string;
+  mountRoot: string;
+  op: "write" | "delete";
+  reason: "read-only";
+}
+
+/**
+ * A live entry the receiver refused because storing it would leave a name no
+ * FUSE listing or process could use: a name over MAX_NAME_BYTES, a path of
+ * MAX_PATH_BYTES or more, or a symlink target that long. It still counts
+ * toward the cursor. Ours: reported beside `skipped`, never in it, so
+ * `skipped` stays the original's read-only skips.
+ */
+export interface RefusedEntry {
+  path: string;
+  op: "write";
+  reason: "name-too-long";
+}
 
 /** What each sync peer serves (`WorkspaceRPC.sync` on the wire). */
 export interface SyncRPC {
@@ -128,6 +149,11 @@ export interface SyncRPC {
   readEntry(path: string): Promise<ChangeEntry | null>;
   /** The subset of `hashes` held in full, in input order, duplicates kept. At most 100 per call. */
   hasObjects(hashes: Uint8Array[]): Promise<Uint8Array[]>;
-  fetchObjects(hashes: Uint8Array[]): Promise<ReadableStream<ObjectFrame>>;
+  /**
+   * The blobs of `hashes`, in order. A stream, as the original declares it: a
+   * local peer returns it at once (throwing for a bad or unknown hash), and
+   * over capnweb the call is a promise of it, so callers `await` either way.
+   */
+  fetchObjects(hashes: Uint8Array[]): ReadableStream<ObjectFrame>;
   pushObjects(objects: ReadableStream<ObjectFrame>): Promise<void>;
 }

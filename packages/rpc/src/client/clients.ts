@@ -10,6 +10,10 @@ export interface ClientOptions extends ConnectOptions {
 }
 
 export interface SyncClient {
+  /**
+   * Every verb answers a promise over the wire. `fetchObjects` is typed as
+   * its stream, as the original's `SyncRPC` declares it: await it all the same.
+   */
   readonly sync: SyncRPC;
   /**
    * Disposes the root stub and closes the socket (1000), waiting for the close

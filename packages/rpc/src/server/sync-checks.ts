@@ -75,7 +75,7 @@ export function checkedSync(peer: SyncRPC): SyncRPC {
       return peer.hasObjects(hashes);
     },
 
-    async fetchObjects(hashes: Uint8Array[]): Promise<ReadableStream<ObjectFrame>> {
+    fetchObjects(hashes: Uint8Array[]): ReadableStream<ObjectFrame> {
       checkHashes(hashes, "fetchObjects", Number.POSITIVE_INFINITY);
       return peer.fetchObjects(hashes);
     },

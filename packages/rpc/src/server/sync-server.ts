@@ -52,7 +52,7 @@ class SyncServer extends RpcTarget implements SyncRPC {
     return this.#peer.hasObjects(hashes);
   }
 
-  async fetchObjects(hashes: Uint8Array[]): Promise<ReadableStream<ObjectFrame>> {
+  fetchObjects(hashes: Uint8Array[]): ReadableStream<ObjectFrame> {
     return this.#peer.fetchObjects(hashes);
   }
 
