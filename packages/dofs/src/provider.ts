@@ -6,6 +6,7 @@
  * `WorkspaceFilesystem`, so both see one tree and one rev. Writes hash with
  * the driver's sync SHA-256 or a JavaScript one (workerd's is async).
  */
+import type { Buffer } from "node:buffer";
 import { CHUNK_SIZE, DEFAULT_DIR_MODE, DEFAULT_FILE_MODE, MODE_MASK } from "./constants.js";
 import { type DurableObjectStorageLike, StorageDatabase } from "./database.durable-object.js";
 import type { Database } from "./database.js";
@@ -78,8 +79,12 @@ export interface WriteFileRange {
   end: number;
 }
 
-/** Bytes as Node hands them out: a `Buffer` where one exists (Node, workerd with nodejs_compat), else a Uint8Array. */
-type Bytes = Uint8Array;
+/**
+ * Bytes as Node hands them out: a `Buffer`, as the original declares (and as they are in Node and in
+ * workerd with nodejs_compat). In a Worker without nodejs_compat there is no Buffer, and they are a
+ * plain Uint8Array at run time.
+ */
+type Bytes = Buffer;
 type Encoding = string;
 type EncodingOption = Encoding | { encoding?: Encoding | null } | null;
 type WriteOptions = { encoding?: Encoding; mode?: number } | Encoding;
@@ -604,9 +609,9 @@ function decode(bytes: Uint8Array, encoding: Encoding): string {
   return new TextDecoder(encoding).decode(bytes);
 }
 
-function asBuffer(bytes: Uint8Array): Uint8Array {
+function asBuffer(bytes: Uint8Array): Bytes {
   const NodeBuffer = nodeBuffer();
-  return NodeBuffer ? NodeBuffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) : bytes;
+  return (NodeBuffer ? NodeBuffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) : bytes) as Bytes;
 }
 
 interface BufferConstructorLike {
