@@ -52,6 +52,8 @@ const acceptedTypes = new Set([
   "WorkspaceAttributeValue",
   "WorkspaceBackend",
   "WorkspaceModuleBackend",
+  // The element type of `backends`: what a user lists and hands to the Workspace.
+  "WorkspaceRegisteredBackend",
   "WorkspaceModuleBackendHandle",
   // What a module backend's handle answers `exec` with: built by the backend, read by the runtime.
   "ModuleExecutionEnvelope",
@@ -322,11 +324,12 @@ export function prepareDebrandedReference() {
 // ---------------------------------------------------------------------------
 // The reference's names
 
-const compilerOptions = (() => {
+const compatConfig = (() => {
   const configPath = join(packageRoot, "tsconfig.compat.json");
   const config = ts.readConfigFile(configPath, ts.sys.readFile);
-  return ts.parseJsonConfigFileContent(config.config, ts.sys, packageRoot).options;
+  return ts.parseJsonConfigFileContent(config.config, ts.sys, packageRoot);
 })();
+const compilerOptions = compatConfig.options;
 
 function kindOf(checker, exported) {
   const symbol = exported.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(exported) : exported;
@@ -441,7 +444,9 @@ function measure(surface) {
     files.has(path)
       ? ts.createSourceFile(path, files.get(path), languageVersion, true)
       : getSourceFile(path, languageVersion, onError, fresh);
-  const program = ts.createProgram([...files.keys(), join(compatDir, "check.ts")], compilerOptions, host);
+  // Every file tsc -p tsconfig.compat.json compiles, so both load the same declarations.
+  const others = compatConfig.fileNames.filter((f) => !f.endsWith(".compat.ts"));
+  const program = ts.createProgram([...files.keys(), ...others], compilerOptions, host);
   const failures = new Map();
   for (const diagnostic of ts.getPreEmitDiagnostics(program)) {
     const file = diagnostic.file;
@@ -544,7 +549,10 @@ function explain(wanted) {
     files.has(p)
       ? ts.createSourceFile(p, files.get(p), languageVersion, true)
       : getSourceFile(p, languageVersion, onError, fresh);
-  const program = ts.createProgram([...files.keys(), join(compatDir, "check.ts")], options, host);
+  // The whole compat program (the usage files too), so the same declarations are loaded as for the
+  // fixtures (whether @types/node is in, say, decides what `Buffer` is).
+  const others = compatConfig.fileNames.filter((f) => !f.endsWith(".compat.ts"));
+  const program = ts.createProgram([...files.keys(), ...others], options, host);
   const diagnostics = ts.getPreEmitDiagnostics(program).filter((d) => d.file && files.has(d.file.fileName));
   const lineOf = (d) => d.file.getLineAndCharacterOfPosition(d.start ?? 0).line;
   let failed = 0;

@@ -25,9 +25,7 @@ type _ModuleExecutionEnvelope = Fits<OptionsFits<O.ModuleExecutionEnvelope, R.Mo
 type _ModuleExecutionInput = Fits<OptionsFits<O.ModuleExecutionInput, R.ModuleExecutionInput>>;
 type _Mount = Fits<OptionsFits<O.Mount, R.Mount>>;
 type _MountBase = Fits<OptionsFits<O.MountBase, R.MountBase>>;
-// @ts-expect-error incompatible, issue 19 row 3
 type _MountContext = Fits<ResultFits<O.MountContext, R.MountContext>>;
-// @ts-expect-error incompatible, issue 19 row 3
 type _MountFactory = Fits<OptionsFits<O.MountFactory, R.MountFactory>>;
 type _MountWriteAPI = Fits<ResultFits<O.MountWriteAPI, R.MountWriteAPI>>;
 type _noopObserver = Fits<ValueFits<typeof O.noopObserver, typeof R.noopObserver>>;
@@ -43,7 +41,6 @@ type _shellQuote = Fits<ValueFits<typeof O.shellQuote, typeof R.shellQuote>>;
 type _ShellValue = Fits<OptionsFits<O.ShellValue, R.ShellValue>>;
 // @ts-expect-error incompatible, issue 19 row 7
 type _SkippedEntry = Fits<ResultFits<O.SkippedEntry, R.SkippedEntry>>;
-// @ts-expect-error incompatible, issue 19 row 18
 type _SQLiteWorkspaceProvider = Fits<ClassFits<typeof O.SQLiteWorkspaceProvider, typeof R.SQLiteWorkspaceProvider>>;
 type _SQLiteWorkspaceProviderOptions = Fits<OptionsFits<O.SQLiteWorkspaceProviderOptions, R.SQLiteWorkspaceProviderOptions>>;
 type _SyncRetryIntent = Fits<ResultFits<O.SyncRetryIntent, R.SyncRetryIntent>>;
@@ -52,14 +49,12 @@ type _SyncRetryScheduler = Fits<OptionsFits<O.SyncRetryScheduler, R.SyncRetrySch
 // @ts-expect-error incompatible, issue 19 row 15
 type _TestBackend = Fits<ClassFits<typeof O.TestBackend, typeof R.TestBackend>>;
 type _TestBackendOptions = Fits<OptionsFits<O.TestBackendOptions, R.TestBackendOptions>>;
-// @ts-expect-error incompatible, issue 19 row 3
 type _ThinkWorkspaceCompatibility = Fits<ResultFits<O.ThinkWorkspaceCompatibility, R.ThinkWorkspaceCompatibility>>;
 // @ts-expect-error incompatible, issue 19 row 4
 type _withWorkspace = Fits<ValueFits<typeof O.withWorkspace, typeof R.withWorkspace>>;
 type _WithWorkspaceCtor = Fits<ResultFits<O.WithWorkspaceCtor<any>, R.WithWorkspaceCtor<any>>>;
 // @ts-expect-error incompatible, issue 19 row 7
 type _Workspace = Fits<ClassFits<typeof O.Workspace, typeof R.Workspace>>;
-// @ts-expect-error incompatible, issue 19 row 9
 type _WorkspaceAssetsStub = Fits<ClassFits<typeof O.WorkspaceAssetsStub, typeof R.WorkspaceAssetsStub>>;
 type _WorkspaceAttributes = Fits<OptionsFits<O.WorkspaceAttributes, R.WorkspaceAttributes>>;
 type _WorkspaceAttributeValue = Fits<OptionsFits<O.WorkspaceAttributeValue, R.WorkspaceAttributeValue>>;
@@ -71,10 +66,8 @@ type _WorkspaceEgressPolicy = Fits<OptionsFits<O.WorkspaceEgressPolicy, R.Worksp
 // @ts-expect-error incompatible, issue 19 row 15
 type _WorkspaceFilesystemStub = Fits<ClassFits<typeof O.WorkspaceFilesystemStub, typeof R.WorkspaceFilesystemStub>>;
 type _WorkspaceGitFactory = Fits<ResultFits<O.WorkspaceGitFactory, R.WorkspaceGitFactory>>;
-// @ts-expect-error incompatible, issue 19 row 11
 type _WorkspaceGitStub = Fits<ClassFits<typeof O.WorkspaceGitStub, typeof R.WorkspaceGitStub>>;
 type _WorkspaceHandle = Fits<ResultFits<O.WorkspaceHandle, R.WorkspaceHandle>>;
-// @ts-expect-error incompatible, issue 19 row 3
 type _WorkspaceLocalHost = Fits<ResultFits<O.WorkspaceLocalHost, R.WorkspaceLocalHost>>;
 // @ts-expect-error incompatible, issue 19 row 3
 type _WorkspaceModuleBackend = Fits<OptionsFits<O.WorkspaceModuleBackend, R.WorkspaceModuleBackend>>;
@@ -84,11 +77,10 @@ type _WorkspaceModuleBackendHost = Fits<ResultFits<O.WorkspaceModuleBackendHost,
 type _WorkspaceObserver = Fits<OptionsFits<O.WorkspaceObserver, R.WorkspaceObserver>>;
 // @ts-expect-error incompatible, issue 19 row 7
 type _WorkspaceOptions = Fits<OptionsFits<O.WorkspaceOptions, R.WorkspaceOptions>>;
-// @ts-expect-error incompatible, issue 19 row 2
 type _WorkspaceProxy = Fits<ClassFits<typeof O.WorkspaceProxy, typeof R.WorkspaceProxy>>;
 type _WorkspaceProxyProps = Fits<OptionsFits<O.WorkspaceProxyProps, R.WorkspaceProxyProps>>;
 // @ts-expect-error incompatible, issue 19 row 3
-type _WorkspaceRegisteredBackend = Fits<ResultFits<O.WorkspaceRegisteredBackend, R.WorkspaceRegisteredBackend>>;
+type _WorkspaceRegisteredBackend = Fits<OptionsFits<O.WorkspaceRegisteredBackend, R.WorkspaceRegisteredBackend>>;
 // @ts-expect-error incompatible, issue 19 row 7
 type _WorkspaceRetryPendingSyncResult = Fits<ResultFits<O.WorkspaceRetryPendingSyncResult, R.WorkspaceRetryPendingSyncResult>>;
 type _WorkspaceRuntimeAccess = Fits<ResultFits<O.WorkspaceRuntimeAccess, R.WorkspaceRuntimeAccess>>;
@@ -110,7 +102,6 @@ type _WorkspaceRuntimeStatus = Fits<ResultFits<O.WorkspaceRuntimeStatus, R.Works
 // @ts-expect-error incompatible, issue 19 row 15
 type _WorkspaceRuntimeStub = Fits<ClassFits<typeof O.WorkspaceRuntimeStub, typeof R.WorkspaceRuntimeStub>>;
 type _WorkspaceRuntimeValue = Fits<ResultFits<O.WorkspaceRuntimeValue, R.WorkspaceRuntimeValue>>;
-// @ts-expect-error incompatible, issue 19 row 3
 type _WorkspaceServiceProxy = Fits<ClassFits<typeof O.WorkspaceServiceProxy, typeof R.WorkspaceServiceProxy>>;
 type _WorkspaceServiceProxyProps = Fits<OptionsFits<O.WorkspaceServiceProxyProps, R.WorkspaceServiceProxyProps>>;
 type _WorkspaceSpan = Fits<OptionsFits<O.WorkspaceSpan, R.WorkspaceSpan>>;
