@@ -4,8 +4,9 @@
  * clients.
  */
 import type { Database, WorkspaceFilesystem } from "@cloudflare/dofs";
+import type { ArtifactClient } from "../artifacts/artifact.js";
 import type { GitClient } from "../git/client.js";
-import type { WorkspaceArtifacts, WorkspaceGit } from "../workspace/capabilities.js";
+import type { WorkspaceGit } from "../workspace/capabilities.js";
 import type { BackendContext } from "./backend.js";
 
 /**
@@ -22,7 +23,8 @@ export interface WorkspaceBackendHost<Git extends WorkspaceGit = GitClient> {
   readonly db: Database;
   readonly fs: WorkspaceFilesystem;
   readonly git: Git;
-  readonly artifacts: WorkspaceArtifacts;
+  /** The Workspace's `ArtifactClient` (every method, as the original's host types it). */
+  readonly artifacts: ArtifactClient;
 }
 
 /** The host handed to `connect(host)`; `git` and `artifacts` are opened when first read. */
@@ -35,7 +37,8 @@ export function hostFor(context: BackendContext): WorkspaceBackendHost {
       return orDisabled(() => context.git() as GitClient);
     },
     get artifacts() {
-      return orDisabled(() => context.artifacts());
+      // A Workspace's artifacts are always an ArtifactClient; the context types only what direct backends use.
+      return orDisabled(() => context.artifacts() as ArtifactClient);
     },
   };
 }
