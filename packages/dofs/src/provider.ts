@@ -6,7 +6,6 @@
  * `WorkspaceFilesystem`, so both see one tree and one rev. Writes hash with
  * the driver's sync SHA-256 or a JavaScript one (workerd's is async).
  */
-import type { Buffer } from "node:buffer";
 import { CHUNK_SIZE, DEFAULT_DIR_MODE, DEFAULT_FILE_MODE, MODE_MASK } from "./constants.js";
 import { type DurableObjectStorageLike, StorageDatabase } from "./database.durable-object.js";
 import type { Database } from "./database.js";
@@ -80,11 +79,10 @@ export interface WriteFileRange {
 }
 
 /**
- * Bytes as Node hands them out: a `Buffer`, as the original declares (and as they are in Node and in
- * workerd with nodejs_compat). In a Worker without nodejs_compat there is no Buffer, and they are a
- * plain Uint8Array at run time.
+ * Bytes as Node hands them out: a `Buffer` where one exists (Node, workerd with nodejs_compat), else a
+ * Uint8Array. Typed `Uint8Array` so dofs' types need no @types/node (the original's say `Buffer`).
  */
-type Bytes = Buffer;
+type Bytes = Uint8Array;
 type Encoding = string;
 type EncodingOption = Encoding | { encoding?: Encoding | null } | null;
 type WriteOptions = { encoding?: Encoding; mode?: number } | Encoding;
@@ -611,7 +609,7 @@ function decode(bytes: Uint8Array, encoding: Encoding): string {
 
 function asBuffer(bytes: Uint8Array): Bytes {
   const NodeBuffer = nodeBuffer();
-  return (NodeBuffer ? NodeBuffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) : bytes) as Bytes;
+  return NodeBuffer ? NodeBuffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) : bytes;
 }
 
 interface BufferConstructorLike {

@@ -9,9 +9,9 @@
  *
  * The emitter is node:events' `EventEmitter`, reached at call time through
  * `process.getBuiltinModule` so dofs loads without `nodejs_compat`; without
- * it, `watch` is ENOSYS.
+ * it, `watch` is ENOSYS. Its type is spelled out here (`WatchEmitter`)
+ * rather than imported, so dofs' types need no @types/node.
  */
-import type { EventEmitter } from "node:events";
 import type { Database } from "../database.js";
 import { fsError } from "../errors.js";
 import { currentRev } from "../schema.js";
@@ -31,16 +31,35 @@ export interface WatchEvent {
   filename: string;
 }
 
+type Listener = (...args: never[]) => void;
+
+/** The members of node:events' `EventEmitter`, which a watcher is. */
+export interface WatchEmitter {
+  addListener(eventName: string | symbol, listener: Listener): this;
+  on(eventName: string | symbol, listener: Listener): this;
+  once(eventName: string | symbol, listener: Listener): this;
+  prependListener(eventName: string | symbol, listener: Listener): this;
+  prependOnceListener(eventName: string | symbol, listener: Listener): this;
+  removeListener(eventName: string | symbol, listener: Listener): this;
+  off(eventName: string | symbol, listener: Listener): this;
+  removeAllListeners(eventName?: string | symbol): this;
+  setMaxListeners(n: number): this;
+  getMaxListeners(): number;
+  listeners(eventName: string | symbol): Listener[];
+  rawListeners(eventName: string | symbol): Listener[];
+  emit(eventName: string | symbol, ...args: unknown[]): boolean;
+  listenerCount(eventName: string | symbol, listener?: Listener): number;
+  eventNames(): (string | symbol)[];
+}
+
 /** Emits `("change", eventType, filename)`, `("error", error)` and `("close")`. */
-export interface WatchHandle extends EventEmitter {
+export interface WatchHandle extends WatchEmitter {
   close(): void;
 }
 
-type Events = typeof import("node:events");
-
-function eventEmitter(path: string): Events["EventEmitter"] {
+function eventEmitter(path: string): new () => WatchEmitter {
   const process = (globalThis as { process?: { getBuiltinModule?(id: string): unknown } }).process;
-  const events = process?.getBuiltinModule?.("node:events") as Events | undefined;
+  const events = process?.getBuiltinModule?.("node:events") as { EventEmitter: new () => WatchEmitter } | undefined;
   if (events === undefined) {
     throw fsError("ENOSYS", "watch", path, "watching needs node:events (workerd's nodejs_compat flag)");
   }
