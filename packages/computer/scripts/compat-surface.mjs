@@ -8,6 +8,11 @@
  *   node scripts/compat-surface.mjs --write    regenerate test/compat/*.compat.ts from test/compat/gaps.json
  *   node scripts/compat-surface.mjs --check    exit 1 when the fixtures are stale or gaps.json
  *                                              disagrees with what the compiler finds
+ *   node scripts/compat-surface.mjs --prepare  write the de-branded reference (.cache/compat-reference)
+ *                                              that tsconfig.compat.json reads (every other mode does too)
+ *   node scripts/compat-surface.mjs --explain <Name>...
+ *                                              print tsc's elaboration of why a name does not fit,
+ *                                              per direction of its predicate
  *
  * The names come from the reference's own `.d.ts` entry points, walked with
  * the TypeScript compiler API, so the list cannot drift from the package.
@@ -20,9 +25,9 @@
  * so `tsc -p tsconfig.compat.json` (part of `npm run typecheck`) fails both
  * when a new gap appears and when a listed gap has been fixed.
  */
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { dirname, join, relative } from "node:path";
+import { dirname, join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const require = createRequire(import.meta.url);
@@ -32,6 +37,12 @@ const packageRoot = join(dirname(fileURLToPath(import.meta.url)), "..");
 const compatDir = join(packageRoot, "test", "compat");
 const referenceRoot = join(packageRoot, "node_modules", "computer-reference");
 const referenceName = "computer-reference";
+/**
+ * Where `--prepare` writes the reference's declarations without their private
+ * members (ignored by git; tsconfig.compat.json's `paths` point
+ * `computer-reference` here).
+ */
+const debrandedRoot = join(packageRoot, ".cache", "compat-reference");
 
 /** Types user code builds and hands to us: ours must accept theirs. */
 const acceptedTypes = new Set([
@@ -41,6 +52,8 @@ const acceptedTypes = new Set([
   "WorkspaceAttributeValue",
   "WorkspaceBackend",
   "WorkspaceModuleBackend",
+  // The element type of `backends`: what a user lists and hands to the Workspace.
+  "WorkspaceRegisteredBackend",
   "WorkspaceModuleBackendHandle",
   // What a module backend's handle answers `exec` with: built by the backend, read by the runtime.
   "ModuleExecutionEnvelope",
@@ -153,13 +166,170 @@ function slug(subpath) {
 }
 
 // ---------------------------------------------------------------------------
+// The de-branded reference
+//
+// A class with a `#private` or `private` member is nominal: only its own
+// declaration is assignable to it. User code that switches its imports never
+// names the original's classes, so their brands cannot matter to it, yet a
+// brand deep inside a member's type (a stub's `fs`, a provider's `db`) would
+// fail the whole name. The fixtures therefore compare against a copy of the
+// reference's `.d.ts` files with those members removed from every class, at
+// every depth, and with members keyed by a unique symbol the package never
+// exports (user code cannot name the key); public and protected members, and
+// everything else, are kept.
+
+function isPrivateMember(member) {
+  if (member.name && ts.isPrivateIdentifier(member.name)) return true;
+  return (ts.getCombinedModifierFlags(member) & ts.ModifierFlags.Private) !== 0;
+}
+
+/**
+ * `declare const X: unique symbol` that its file does not export: no other
+ * file can import it, so user code can never name a member keyed by it
+ * (`WorkspaceLocalHost`'s `[WORKSPACE]`). Such members are private too.
+ */
+function hiddenSymbols(source) {
+  const declared = new Set();
+  const exported = new Set();
+  for (const statement of source.statements) {
+    if (ts.isVariableStatement(statement)) {
+      const isExported = statement.modifiers?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword);
+      for (const d of statement.declarationList.declarations) {
+        const unique = d.type && ts.isTypeOperatorNode(d.type) && d.type.operator === ts.SyntaxKind.UniqueKeyword;
+        if (unique && ts.isIdentifier(d.name)) (isExported ? exported : declared).add(d.name.text);
+      }
+    } else if (
+      ts.isExportDeclaration(statement) &&
+      statement.exportClause &&
+      ts.isNamedExports(statement.exportClause)
+    ) {
+      for (const e of statement.exportClause.elements) exported.add((e.propertyName ?? e.name).text);
+    }
+  }
+  return new Set([...declared].filter((name) => !exported.has(name)));
+}
+
+/** `text` with the private members of its classes (and members keyed by hidden symbols) removed. */
+function debrand(fileName, text) {
+  const source = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true);
+  const hidden = hiddenSymbols(source);
+  const keyedByHidden = (member) =>
+    member.name !== undefined &&
+    ts.isComputedPropertyName(member.name) &&
+    ts.isIdentifier(member.name.expression) &&
+    hidden.has(member.name.expression.text);
+  const strip = (context) => {
+    const { factory } = context;
+    const visit = (node) => {
+      if (ts.isClassDeclaration(node)) {
+        return factory.updateClassDeclaration(
+          node,
+          node.modifiers,
+          node.name,
+          node.typeParameters,
+          node.heritageClauses,
+          node.members
+            .filter((member) => !isPrivateMember(member) && !keyedByHidden(member))
+            .map((m) => ts.visitEachChild(m, visit, context)),
+        );
+      }
+      if (ts.isInterfaceDeclaration(node)) {
+        return factory.updateInterfaceDeclaration(
+          node,
+          node.modifiers,
+          node.name,
+          node.typeParameters,
+          node.heritageClauses,
+          node.members.filter((member) => !keyedByHidden(member)).map((m) => ts.visitEachChild(m, visit, context)),
+        );
+      }
+      if (ts.isTypeLiteralNode(node)) {
+        return factory.updateTypeLiteralNode(
+          node,
+          factory.createNodeArray(
+            node.members.filter((member) => !keyedByHidden(member)).map((m) => ts.visitEachChild(m, visit, context)),
+          ),
+        );
+      }
+      return ts.visitEachChild(node, visit, context);
+    };
+    return (file) => ts.visitNode(file, visit);
+  };
+  const [stripped] = ts.transform(source, [strip]).transformed;
+  return ts.createPrinter().printFile(stripped);
+}
+
+function declarationFiles(dir) {
+  return readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((d) => d.isFile() && d.name.endsWith(".d.ts"))
+    .map((d) => join(d.parentPath, d.name));
+}
+
+/**
+ * A bare specifier the copy would resolve from its own directory to another
+ * package than the original does (capnweb: ours and theirs are different
+ * versions) is pointed at the original's resolution.
+ */
+function pinBareImports(text, fromOriginal, toCopy) {
+  return text.replace(/(from |import\()"([^".][^":]*)"/g, (whole, lead, specifier) => {
+    const theirs = ts.resolveModuleName(specifier, fromOriginal, compilerOptions, ts.sys).resolvedModule;
+    if (theirs === undefined) return whole;
+    const ours = ts.resolveModuleName(specifier, toCopy, compilerOptions, ts.sys).resolvedModule;
+    if (ours !== undefined && realpathSync(ours.resolvedFileName) === realpathSync(theirs.resolvedFileName))
+      return whole;
+    let target = relative(dirname(toCopy), theirs.resolvedFileName).split(sep).join("/");
+    target = target.replace(/\.d\.([cm]?)ts$/, ".$1js");
+    return `${lead}"${target.startsWith(".") ? target : `./${target}`}"`;
+  });
+}
+
+/** The subpath's entry module in the copy: `computer-reference/<subpath>` maps to `<subpath>.d.ts`. */
+function debrandedEntry(subpath) {
+  return join(debrandedRoot, `${subpath === "." ? "index" : subpath.slice(2)}.d.ts`);
+}
+
+/**
+ * Writes the de-branded copy: `dist/` mirrors the reference's declarations,
+ * and one entry file per subpath re-exports its module (so one `paths`
+ * pattern covers every subpath).
+ */
+export function prepareDebrandedReference() {
+  const dist = join(referenceRoot, "dist");
+  rmSync(debrandedRoot, { recursive: true, force: true });
+  for (const file of declarationFiles(dist)) {
+    const copy = join(debrandedRoot, "dist", relative(dist, file));
+    mkdirSync(dirname(copy), { recursive: true });
+    const text = debrand(file, readFileSync(file, "utf8"));
+    writeFileSync(copy, pinBareImports(text, realpathSync(file), copy));
+  }
+  for (const { subpath, dts } of referenceSubpaths()) {
+    const entry = debrandedEntry(subpath);
+    const target = join(debrandedRoot, "dist", relative(dist, dts)).replace(/\.d\.ts$/, ".js");
+    let spec = relative(dirname(entry), target).split(sep).join("/");
+    if (!spec.startsWith(".")) spec = `./${spec}`;
+    const hasDefault = /\bas default\b|export default/.test(readFileSync(dts, "utf8"));
+    mkdirSync(dirname(entry), { recursive: true });
+    writeFileSync(
+      entry,
+      [
+        `// Generated by scripts/compat-surface.mjs: ${referenceName}'s ${subpath}, without private members.`,
+        `export * from "${spec}";`,
+        ...(hasDefault ? [`export { default } from "${spec}";`] : []),
+        "",
+      ].join("\n"),
+    );
+  }
+}
+
+// ---------------------------------------------------------------------------
 // The reference's names
 
-const compilerOptions = (() => {
+const compatConfig = (() => {
   const configPath = join(packageRoot, "tsconfig.compat.json");
   const config = ts.readConfigFile(configPath, ts.sys.readFile);
-  return ts.parseJsonConfigFileContent(config.config, ts.sys, packageRoot).options;
+  return ts.parseJsonConfigFileContent(config.config, ts.sys, packageRoot);
 })();
+const compilerOptions = compatConfig.options;
 
 function kindOf(checker, exported) {
   const symbol = exported.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(exported) : exported;
@@ -274,7 +444,9 @@ function measure(surface) {
     files.has(path)
       ? ts.createSourceFile(path, files.get(path), languageVersion, true)
       : getSourceFile(path, languageVersion, onError, fresh);
-  const program = ts.createProgram([...files.keys(), join(compatDir, "check.ts")], compilerOptions, host);
+  // Every file tsc -p tsconfig.compat.json compiles, so both load the same declarations.
+  const others = compatConfig.fileNames.filter((f) => !f.endsWith(".compat.ts"));
+  const program = ts.createProgram([...files.keys(), ...others], compilerOptions, host);
   const failures = new Map();
   for (const diagnostic of ts.getPreEmitDiagnostics(program)) {
     const file = diagnostic.file;
@@ -303,6 +475,110 @@ function measure(surface) {
       return [subpath, Object.fromEntries(names.map(({ name }) => [name, statusOf(name)]))];
     }),
   );
+}
+
+// ---------------------------------------------------------------------------
+// Explaining one name: each direction of its predicate as an assignment, so
+// tsc elaborates which member, parameter or return type does not fit.
+
+function explainChecks(entry) {
+  const predicate = predicateFor(entry);
+  const args = entry.typeArguments > 0 ? `<${Array(entry.typeArguments).fill("any").join(", ")}>` : "";
+  const type = (side) =>
+    entry.kind === "class" || predicate === "ValueFits"
+      ? `typeof ${side}.${entry.name}`
+      : `${side}.${entry.name}${args}`;
+  const [ours, ref] = [type("O"), type("R")];
+  const assign = (label, from, to) => ({ label, from, to });
+  if (predicate === "ClassFits")
+    return [
+      assign(
+        "constructor: theirs' arguments passed to ours",
+        `ConstructorParameters<${ref}>`,
+        `ConstructorParameters<${ours}>`,
+      ),
+      assign(
+        "instance: ours where theirs is expected",
+        `Public<InstanceType<${ours}>>`,
+        `Public<InstanceType<${ref}>>`,
+      ),
+      assign(
+        "statics: ours where theirs is expected",
+        `Omit<Public<${ours}>, "prototype">`,
+        `Omit<Public<${ref}>, "prototype">`,
+      ),
+    ];
+  if (predicate === "OptionsFits") return [assign("theirs where ours is expected", ref, ours)];
+  if (predicate === "MutualFits")
+    return [assign("ours where theirs is expected", ours, ref), assign("theirs where ours is expected", ref, ours)];
+  return [assign("ours where theirs is expected", ours, ref)];
+}
+
+/** Prints tsc's elaboration for each name (at every subpath exporting it); 1 when any does not fit. */
+function explain(wanted) {
+  const surface = referenceSurface();
+  const unknown = wanted.filter((name) => !surface.some((s) => s.names.some((n) => n.name === name)));
+  for (const name of unknown) console.error(`${name} is not a public name of ${referenceName}`);
+  if (unknown.length > 0) return 2;
+  const files = new Map();
+  const checksAt = [];
+  for (const { subpath, names } of surface) {
+    const entries = names.filter((n) => wanted.includes(n.name));
+    if (entries.length === 0) continue;
+    const path = join(compatDir, `${slug(subpath)}.explain.compat.ts`);
+    const lines = fixtureText({ subpath, names: [] }, {})
+      .replace(/import type \{[^}]*\} from "\.\/check\.js";/, 'import type { Public } from "./check.js";')
+      .split("\n");
+    for (const entry of entries) {
+      const checks = explainChecks(entry).map((check) => {
+        const id = `_${lines.length}`;
+        lines.push(`declare const from${id}: ${check.from};`, `const to${id}: ${check.to} = from${id};`);
+        return { ...check, line: lines.length - 1 };
+      });
+      checksAt.push({ subpath, entry, path, checks });
+    }
+    files.set(path, `${lines.join("\n")}\n`);
+  }
+  const options = { ...compilerOptions, noErrorTruncation: true };
+  const host = ts.createCompilerHost(options);
+  const readFile = host.readFile.bind(host);
+  const getSourceFile = host.getSourceFile.bind(host);
+  host.readFile = (p) => files.get(p) ?? readFile(p);
+  host.fileExists = (p) => files.has(p) || ts.sys.fileExists(p);
+  host.getSourceFile = (p, languageVersion, onError, fresh) =>
+    files.has(p)
+      ? ts.createSourceFile(p, files.get(p), languageVersion, true)
+      : getSourceFile(p, languageVersion, onError, fresh);
+  // The whole compat program (the usage files too), so the same declarations are loaded as for the
+  // fixtures (whether @types/node is in, say, decides what `Buffer` is).
+  const others = compatConfig.fileNames.filter((f) => !f.endsWith(".compat.ts"));
+  const program = ts.createProgram([...files.keys(), ...others], options, host);
+  const diagnostics = ts.getPreEmitDiagnostics(program).filter((d) => d.file && files.has(d.file.fileName));
+  const lineOf = (d) => d.file.getLineAndCharacterOfPosition(d.start ?? 0).line;
+  let failed = 0;
+  for (const { subpath, entry, path, checks } of checksAt) {
+    console.log(`## ${subpath} ${entry.name} (${entry.kind}, ${predicateFor(entry)})`);
+    for (const check of checks) {
+      const mine = diagnostics.filter((d) => d.file.fileName === path && lineOf(d) === check.line);
+      console.log(`\n### ${check.label}: ${mine.length === 0 ? "fits" : "does not fit"}`);
+      for (const d of mine) console.log(shortenPaths(ts.flattenDiagnosticMessageText(d.messageText, "\n")));
+      failed += mine.length;
+    }
+    console.log("");
+  }
+  const lines = new Set(checksAt.flatMap(({ path, checks }) => checks.map((c) => `${path}:${c.line}`)));
+  for (const d of diagnostics.filter((d) => !lines.has(`${d.file.fileName}:${lineOf(d)}`)))
+    console.log(`(fixture) ${shortenPaths(ts.flattenDiagnosticMessageText(d.messageText, "\n"))}`);
+  return failed > 0 ? 1 : 0;
+}
+
+/** `import("/abs/path/to/x", { with: … }).T` → `import("x").T`, relative to the package. */
+function shortenPaths(message) {
+  return message
+    .replace(/, \{ with: \{ "resolution-mode": "(import|require)" \} \}/g, "")
+    .replaceAll(`${debrandedRoot}/dist/`, "reference:")
+    .replaceAll(`${packageRoot}/`, "")
+    .replaceAll(`${join(packageRoot, "..")}/`, "../");
 }
 
 function summarize(surface, results) {
@@ -398,8 +674,19 @@ function seedGaps(surface, results, previous, defaultRows) {
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const mode = process.argv[2];
+  // Every mode that compiles reads the reference through the de-branded copy.
+  if (mode !== undefined) prepareDebrandedReference();
   if (mode === undefined) printSurface(referenceSurface());
-  else if (mode === "--report") {
+  else if (mode === "--prepare") {
+    // Done above: written for `tsc -p tsconfig.compat.json`.
+  } else if (mode === "--explain") {
+    const names = process.argv.slice(3);
+    if (names.length === 0) {
+      console.error("usage: compat-surface.mjs --explain <Name>...");
+      process.exit(2);
+    }
+    process.exit(explain(names));
+  } else if (mode === "--report") {
     const surface = referenceSurface();
     printReport(surface, measure(surface));
   } else if (mode === "--write") writeFixtures(referenceSurface(), readGaps());

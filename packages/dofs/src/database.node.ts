@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import BetterSqlite3 from "better-sqlite3";
+import type { SqlCursorLike, SqlStorageLike } from "./database.durable-object.js";
 import type { Database, SqlValue } from "./database.js";
 
 export interface NodeDatabase extends Database {
@@ -156,14 +157,44 @@ export function openNodeDatabase(path = ":memory:", options: NodeDatabaseOptions
       throw error;
     }
   };
-  return {
-    all: <T>(query: string, ...params: SqlValue[]) => prepare(query).all(...bind(params)) as T[],
-    one: <T>(query: string, ...params: SqlValue[]) => prepare(query).get(...bind(params)) as T | undefined,
-    run: (query, ...params) => {
-      // A write outside a transaction joins the batch too, else it would commit the batch with it.
-      if (delay !== undefined && depth === 0) join();
-      changed = prepare(query).run(...bind(params)).changes;
+  const run = (query: string, params: SqlValue[]): void => {
+    // A write outside a transaction joins the batch too, else it would commit the batch with it.
+    if (delay !== undefined && depth === 0) join();
+    changed = prepare(query).run(...bind(params)).changes;
+  };
+  const one = <T>(query: string, ...params: SqlValue[]) => prepare(query).get(...bind(params)) as T | undefined;
+  // `storage.sql` of a Durable Object, over the same connection: a statement runs when `exec` is
+  // called (so a write lands even if the cursor is never read), and its rows are read at once.
+  const sql: SqlStorageLike = {
+    exec<T extends object>(query: string, ...bindings: unknown[]): SqlCursorLike<T> {
+      let rows: T[] = [];
+      let statement: BetterSqlite3.Statement | undefined;
+      try {
+        statement = prepare(query);
+      } catch (error) {
+        // A script (several statements) runs as one, as a Durable Object's exec does; it takes no bindings.
+        if (bindings.length > 0 || !/more than one statement/.test(String(error))) throw error;
+        if (delay !== undefined && depth === 0) join();
+        db.exec(query);
+      }
+      if (statement?.reader) rows = statement.all(...bind(bindings as SqlValue[])) as T[];
+      else if (statement) run(query, bindings as SqlValue[]);
+      return rowCursor(rows);
     },
+  };
+  return {
+    sql,
+    get inTransaction() {
+      return depth > 0;
+    },
+    transactionSync: (body) => transaction(body),
+    scalar: <T>(query: string, ...params: SqlValue[]) => {
+      const row = one<Record<string, unknown>>(query, ...params);
+      return row === undefined ? undefined : (Object.values(row)[0] as T);
+    },
+    all: <T>(query: string, ...params: SqlValue[]) => prepare(query).all(...bind(params)) as T[],
+    one,
+    run: (query, ...params) => run(query, params),
     changes: () => changed,
     script: (query) => {
       db.exec(query);
@@ -187,5 +218,21 @@ export function openNodeDatabase(path = ":memory:", options: NodeDatabaseOptions
         freeBytes: Number(db.pragma("freelist_count", { simple: true })) * pageSize,
       };
     },
+  };
+}
+
+/** A cursor over rows already read: `toArray` gives what is left, `next` and iteration consume them. */
+function rowCursor<T>(rows: T[]): SqlCursorLike<T & object> {
+  let at = 0;
+  const next = (): { done: boolean; value?: T & object } =>
+    at < rows.length ? { done: false, value: rows[at++] as T & object } : { done: true };
+  return {
+    toArray: () => {
+      const rest = rows.slice(at);
+      at = rows.length;
+      return rest as (T & object)[];
+    },
+    next,
+    [Symbol.iterator]: () => ({ next: () => next() as IteratorResult<T & object> }),
   };
 }

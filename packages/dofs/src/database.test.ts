@@ -130,4 +130,57 @@ describe("Database", () => {
       ).toThrow("outer failed");
       expect(bodies(db)).toEqual([]);
     }));
+
+  describe("the original's members", () => {
+    it("sql.exec runs a script, then statements with bindings, and answers a cursor of rows", () =>
+      withDb(({ db }) => {
+        db.sql.exec("CREATE TABLE kv (k TEXT PRIMARY KEY, v INTEGER); CREATE INDEX kv_v ON kv (v)");
+        // A write lands when exec is called, whether or not its cursor is read.
+        db.sql.exec("INSERT INTO kv (k, v) VALUES (?, ?), (?, ?)", "a", 1, "b", 2);
+        expect(db.sql.exec("SELECT k, v FROM kv ORDER BY k").toArray()).toEqual([
+          { k: "a", v: 1 },
+          { k: "b", v: 2 },
+        ]);
+        expect(db.sql.exec("SELECT v FROM kv WHERE k = ?", "zz").toArray()).toEqual([]);
+        // The same connection as the dofs methods: each sees the other's writes.
+        db.run("INSERT INTO kv (k, v) VALUES (?, ?)", "c", 3);
+        const cursor = db.sql.exec<{ k: string }>("SELECT k FROM kv ORDER BY k");
+        expect([...(cursor as Iterable<{ k: string }>)].map((row) => row.k)).toEqual(["a", "b", "c"]);
+        expect(() => db.sql.exec("SELECT nope FROM kv")).toThrow(/no such column/);
+      }));
+
+    it("scalar answers the first column of the first row, or undefined", () =>
+      withDb(({ db }) => {
+        createNotes(db);
+        expect(db.scalar<number>("SELECT count(*) FROM notes")).toBe(0);
+        db.run("INSERT INTO notes (body) VALUES (?), (?)", "x", "y");
+        expect(db.scalar<number>("SELECT count(*) AS n, 'second' FROM notes")).toBe(2);
+        expect(db.scalar<string>("SELECT body FROM notes WHERE id = ?", 2)).toBe("y");
+        expect(db.scalar("SELECT body FROM notes WHERE id = ?", 99)).toBeUndefined();
+        expect(db.scalar("SELECT data FROM notes WHERE id = 1")).toBeNull();
+      }));
+
+    it("transactionSync is transaction, unbound too, and inTransaction says when a body runs", () =>
+      withDb(({ db }) => {
+        createNotes(db);
+        const { transactionSync } = db;
+        expect(db.inTransaction).toBe(false);
+        const seen = transactionSync(() => {
+          db.run("INSERT INTO notes (body) VALUES (?)", "kept");
+          const outer = db.inTransaction;
+          const inner = db.transaction(() => db.inTransaction);
+          return [outer, inner, db.inTransaction];
+        });
+        expect(seen).toEqual([true, true, true]);
+        expect(db.inTransaction).toBe(false);
+        expect(() =>
+          transactionSync(() => {
+            db.run("INSERT INTO notes (body) VALUES (?)", "lost");
+            throw new Error("boom");
+          }),
+        ).toThrow("boom");
+        expect(db.inTransaction).toBe(false);
+        expect(bodies(db)).toEqual(["kept"]);
+      }));
+  });
 });

@@ -8,7 +8,7 @@
  * Object's `transactionSync` only accepts a synchronous body.
  */
 
-import { type DurableObjectStorageLike, StorageDatabase } from "./database.durable-object.js";
+import { type DurableObjectStorageLike, type SqlStorageLike, StorageDatabase } from "./database.durable-object.js";
 
 export type SqlValue = string | number | bigint | null | Uint8Array;
 export type Row = Record<string, SqlValue>;
@@ -42,6 +42,22 @@ export interface Database {
    * savepoint). Drivers without it: callers use `transaction`.
    */
   checkedWrites?<T>(body: () => T): T;
+  /**
+   * The original's members, which code written for it reaches through
+   * `provider.db` or a backend host's `db`:
+   *
+   * `sql.exec(query, ...bindings)` runs one statement (or, without bindings,
+   * a `;`-separated script) and answers a cursor of its rows, as a Durable
+   * Object's `storage.sql` does. It bypasses dofs: writes through it are
+   * neither in the change log nor synced.
+   */
+  readonly sql: SqlStorageLike;
+  /** `transaction` under the original's name (a property, so it can be passed around unbound). */
+  readonly transactionSync: <T>(body: () => T) => T;
+  /** True while a `transaction` (or `transactionSync`) body runs. */
+  readonly inTransaction: boolean;
+  /** The first column of the first row, or undefined when there is no row. */
+  scalar<T>(sql: string, ...params: SqlValue[]): T | undefined;
   /** Optional synchronous SHA-256 (lowercase hex) when the platform has a faster one than Web Crypto. */
   sha256?(bytes: Uint8Array): string;
 }

@@ -159,4 +159,19 @@ describe("mkdir / rm / readdir / stat / symlink / chmod", () => {
       { now: () => t },
     );
   });
+
+  it("exposes its clock as `now` (the original's member), the one writes are stamped with", () => {
+    let t = 1234;
+    return withFs(
+      async ({ fs }) => {
+        expect(fs.now()).toBe(1234);
+        t = 4321;
+        const { now } = fs;
+        expect(now()).toBe(4321);
+        await fs.writeFile("/f", "x");
+        expect((await fs.stat("/f")).mtime).toBe(4321);
+      },
+      { now: () => t },
+    );
+  });
 });

@@ -41,11 +41,12 @@ import type {
  */
 export class WorkspaceFilesystem {
   readonly #db: Database;
-  readonly #now: () => number;
+  /** The clock every change is stamped with (`options.now`, else `Date.now`), in milliseconds. */
+  readonly now: () => number;
 
   constructor(db: Database, options: FilesystemOptions = {}) {
     this.#db = db;
-    this.#now = options.now ?? Date.now;
+    this.now = options.now ?? Date.now;
   }
 
   /** The database this filesystem lives in (sync and mounts build on it). */
@@ -81,19 +82,19 @@ export class WorkspaceFilesystem {
     if (!(typeof data === "string" || data instanceof Uint8Array || data instanceof ReadableStream)) {
       throw new TypeError("writeFile data must be a string, a Uint8Array or a ReadableStream<Uint8Array>");
     }
-    await writeFilePath(db, p, data, mode, options.exclusive === true, this.#now);
+    await writeFilePath(db, p, data, mode, options.exclusive === true, this.now);
   }
 
   async mkdir(path: string, options: MkdirOptions = {}): Promise<void> {
     const db = this.#ready();
     const p = normalizePath(path, "mkdir");
-    mkdirPath(db, p, checkMode(options.mode, DEFAULT_DIR_MODE, "mkdir", p), options.recursive === true, this.#now());
+    mkdirPath(db, p, checkMode(options.mode, DEFAULT_DIR_MODE, "mkdir", p), options.recursive === true, this.now());
   }
 
   async rm(path: string, options: RmOptions = {}): Promise<void> {
     const db = this.#ready();
     const p = normalizePath(path, "rm");
-    rmPath(db, p, options.recursive === true, options.force === true, this.#now());
+    rmPath(db, p, options.recursive === true, options.force === true, this.now());
   }
 
   async readdir(path: string, options: PageOptions = {}): Promise<DirEntry[]> {
@@ -119,7 +120,7 @@ export class WorkspaceFilesystem {
     const db = this.#ready();
     const p = normalizePath(path, "chmod");
     if (mode === undefined) throw fsError("EINVAL", "chmod", p, "mode is required");
-    chmodPath(db, p, checkMode(mode, 0, "chmod", p), this.#now());
+    chmodPath(db, p, checkMode(mode, 0, "chmod", p), this.now());
   }
 
   async symlink(target: string, path: string): Promise<void> {
@@ -129,7 +130,7 @@ export class WorkspaceFilesystem {
       throw fsError("EINVAL", "symlink", p, "symlink target must be a non-empty string without NUL");
     }
     if (isTargetTooLong(target)) throw fsError("ENAMETOOLONG", "symlink", p);
-    symlinkPath(db, target, p, this.#now());
+    symlinkPath(db, target, p, this.now());
   }
 
   async find(dir: string, pattern = "", options: PageOptions = {}): Promise<FindEntry[]> {
@@ -165,7 +166,7 @@ export class WorkspaceFilesystem {
   /** Internal (not on `workspace.fs`): moves a path; used by FUSE and sync. */
   async rename(from: string, to: string): Promise<void> {
     const db = this.#ready();
-    renamePath(db, normalizePath(from, "rename"), normalizePath(to, "rename"), this.#now());
+    renamePath(db, normalizePath(from, "rename"), normalizePath(to, "rename"), this.now());
   }
 
   /** Internal: a second name for a file. */
@@ -179,13 +180,13 @@ export class WorkspaceFilesystem {
     const db = this.#ready();
     const safetyWindowMs = checkCount(options.safetyWindowMs, "gc safetyWindowMs");
     return collect(db, {
-      now: options.now ?? this.#now(),
+      now: options.now ?? this.now(),
       ...(safetyWindowMs === undefined ? {} : { safetyWindowMs }),
     });
   }
 
   #ready(): Database {
-    ensureSchema(this.#db, this.#now());
+    ensureSchema(this.#db, this.now());
     return this.#db;
   }
 }

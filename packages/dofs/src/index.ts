@@ -32,6 +32,7 @@ export {
   WorkspaceFsError,
 } from "./errors.js";
 export { WorkspaceFilesystem } from "./filesystem.js";
+export type { WatchEvent, WatchHandle, WatchOptions } from "./fs/watch.js";
 export { type ChunkRef, encodeManifest, manifestHash } from "./manifest.js";
 export { type MountAccess, type MountState, mountState, setMount, stampMountRoot } from "./mounts.js";
 export { isNameTooLong, isTargetTooLong, normalizePath } from "./path.js";

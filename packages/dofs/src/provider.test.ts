@@ -55,7 +55,8 @@ describe("SQLiteWorkspaceProvider: the node:fs face of the store", () => {
       expect(() => p.openSync("/f", "wx")).toThrow(expect.objectContaining({ code: "EEXIST" }));
       expect(() => p.openSync("/f", "q")).toThrow(expect.objectContaining({ code: "EINVAL" }));
       expect(() => p.closeSync(99)).toThrow(expect.objectContaining({ code: "EBADF" }));
-      expect(() => p.watch("/d")).toThrow(expect.objectContaining({ code: "ENOSYS" }));
+      expect(() => p.watch("/d", { interval: 0 })).toThrow(expect.objectContaining({ code: "EINVAL" }));
+      expect(() => p.watchFile("/d")).toThrow(expect.objectContaining({ code: "ENOSYS" }));
       await expect(p.readFile("/nope")).rejects.toMatchObject({ code: "ENOENT" });
       expect(p.readdirSync("/")).toEqual(["d", "f"]);
       expect(text(p.readFileSync("/f", "utf8"))).toBe("x");
@@ -85,4 +86,95 @@ describe("SQLiteWorkspaceProvider: the node:fs face of the store", () => {
       expect(() => p.copyFileSync("/log", "/copy", 1)).toThrow(expect.objectContaining({ code: "EEXIST" }));
       expect(text(p.readFileSync("/copy", "utf8"))).toBe("abcdef!");
     }));
+
+  describe("watch: polling the store's rev", () => {
+    type Seen = [eventType: string, filename: string];
+    /** Collects a watcher's events until `settled` polls in a row add nothing. */
+    const eventsOf = (watcher: ReturnType<SQLiteWorkspaceProvider["watch"]>): Seen[] => {
+      const seen: Seen[] = [];
+      watcher.on("change", (eventType: string, filename: string) => seen.push([eventType, filename]));
+      return seen;
+    };
+    const polls = (n: number, interval: number) => new Promise((resolve) => setTimeout(resolve, n * interval));
+    /** Waits for `ready()` (a loaded machine may poll late), failing after 5 s. */
+    const until = async (ready: () => boolean): Promise<void> => {
+      for (let waited = 0; !ready(); waited += 10) {
+        if (waited > 5000) throw new Error("the watcher reported nothing in 5 s");
+        await polls(1, 10);
+      }
+    };
+
+    it("reports each changed path once per poll, relative to the watched path; a gone path is a rename", () =>
+      withDb(async ({ db }) => {
+        const p = new SQLiteWorkspaceProvider(db, { watchIntervalMs: 10 });
+        p.mkdirSync("/w/sub", { recursive: true });
+        p.writeFileSync("/w/old", "x");
+        p.writeFileSync("/outside", "x");
+        expect(p.supportsWatch).toBe(true);
+        const watcher = p.watch("/w");
+        const seen = eventsOf(watcher);
+        p.writeFileSync("/w/a", "1");
+        p.writeFileSync("/w/a", "2");
+        p.unlinkSync("/w/old");
+        p.writeFileSync("/w/sub/deep", "x"); // below a child: not without `recursive`
+        p.writeFileSync("/outside", "y");
+        await until(() => seen.length >= 2);
+        await polls(2, 10);
+        expect(seen.sort()).toEqual([
+          ["change", "a"],
+          ["rename", "old"],
+        ]);
+        seen.length = 0;
+        await polls(3, 10);
+        expect(seen).toEqual([]); // nothing new, nothing repeated
+        const closed = new Promise((resolve) => watcher.once("close", resolve));
+        watcher.close();
+        await closed;
+        p.writeFileSync("/w/a", "3");
+        await polls(3, 10);
+        expect(seen).toEqual([]);
+      }));
+
+    it('recursive reaches every depth; the watched path itself is named ""', () =>
+      withDb(async ({ db }) => {
+        const p = new SQLiteWorkspaceProvider(db);
+        p.mkdirSync("/w/sub", { recursive: true });
+        p.writeFileSync("/w/f", "x");
+        const watcher = p.watch("/w/f", { interval: 10 });
+        const recursive = p.watch("/w", { recursive: true, interval: 10 });
+        const onFile = eventsOf(watcher);
+        const below = eventsOf(recursive);
+        p.writeFileSync("/w/sub/deep", "x");
+        p.chmodSync("/w/f", 0o600);
+        await until(() => onFile.length >= 1 && below.length >= 2);
+        await polls(2, 10);
+        watcher.close();
+        recursive.close();
+        expect(onFile).toEqual([["change", ""]]);
+        expect(below.sort()).toEqual([
+          ["change", "f"],
+          ["change", "sub/deep"],
+        ]);
+      }));
+
+    it("watchAsync yields events and ends with the signal", () =>
+      withDb(async ({ db }) => {
+        const p = new SQLiteWorkspaceProvider(db);
+        const controller = new AbortController();
+        const events = p.watchAsync("/", { interval: 10, signal: controller.signal });
+        const seen: { eventType: string; filename: string }[] = [];
+        const writes = (async () => {
+          await polls(2, 10);
+          p.writeFileSync("/a", "x");
+          await until(() => seen.length >= 1);
+          controller.abort();
+        })();
+        for await (const event of events) seen.push(event);
+        await writes;
+        expect(seen).toEqual([{ eventType: "change", filename: "a" }]);
+        // An aborted signal closes at once.
+        const done = p.watchAsync("/", { signal: controller.signal })[Symbol.asyncIterator]();
+        expect(await done.next()).toEqual({ value: undefined, done: true });
+      }));
+  });
 });

@@ -18,6 +18,7 @@ import { mkdir } from "./fs/mkdir.js";
 import { openForRead } from "./fs/read-file.js";
 import { rename } from "./fs/rename.js";
 import { rm } from "./fs/rm.js";
+import { type WatchEvent, type WatchHandle, type WatchOptions, watchEvents, watchPath } from "./fs/watch.js";
 import { joinPath, normalizePath } from "./path.js";
 import { resolvePath } from "./resolve.js";
 import { ensureSchema } from "./schema.js";
@@ -26,7 +27,7 @@ import type { Stat } from "./types.js";
 
 export interface SQLiteWorkspaceProviderOptions {
   now?: () => number;
-  /** Kept for the original's option shape; `watch` is not offered (ENOSYS). */
+  /** How often `watch` polls the store for changes, in milliseconds (default 100). */
   watchIntervalMs?: number;
 }
 
@@ -77,7 +78,10 @@ export interface WriteFileRange {
   end: number;
 }
 
-/** Bytes as Node hands them out: a `Buffer` where one exists (Node, workerd with nodejs_compat), else a Uint8Array. */
+/**
+ * Bytes as Node hands them out: a `Buffer` where one exists (Node, workerd with nodejs_compat), else a
+ * Uint8Array. Typed `Uint8Array` so dofs' types need no @types/node (the original's say `Buffer`).
+ */
 type Bytes = Uint8Array;
 type Encoding = string;
 type EncodingOption = Encoding | { encoding?: Encoding | null } | null;
@@ -100,7 +104,7 @@ export class SQLiteWorkspaceProvider {
   readonly now: () => number;
   readonly readonly = false;
   readonly supportsSymlinks = true;
-  readonly supportsWatch = false;
+  readonly supportsWatch = true;
   readonly watchIntervalMs: number;
   readonly #files = new Map<number, OpenFile>();
   readonly #sha256: (bytes: Uint8Array) => string;
@@ -363,14 +367,19 @@ export class SQLiteWorkspaceProvider {
     this.truncateSync(file.path, len);
   }
 
+  // --- watching (polling; fs/watch.ts) ----------------------------------------
+
+  /** A watcher of `path` (and its children; everything below with `recursive`), polled every `watchIntervalMs`. */
+  watch(path: string, options: WatchOptions = {}): WatchHandle {
+    return watchPath(this.#db(), this.#path(path, "watch"), options, this.watchIntervalMs);
+  }
+  /** `watch` as an async iterable of `{ eventType, filename }`; leaving the loop closes the watcher. */
+  watchAsync(path: string, options: WatchOptions = {}): AsyncIterable<WatchEvent> {
+    return watchEvents(this.watch(path, options));
+  }
+
   // --- not offered -----------------------------------------------------------
 
-  watch(path: string, _options?: unknown): never {
-    throw fsError("ENOSYS", "watch", path, "watching is not offered; poll stat or the rev instead");
-  }
-  watchAsync(path: string, _options?: unknown): never {
-    throw fsError("ENOSYS", "watch", path, "watching is not offered; poll stat or the rev instead");
-  }
   watchFile(path: string, _options?: unknown, _listener?: unknown): never {
     throw fsError("ENOSYS", "watch", path);
   }
@@ -598,7 +607,7 @@ function decode(bytes: Uint8Array, encoding: Encoding): string {
   return new TextDecoder(encoding).decode(bytes);
 }
 
-function asBuffer(bytes: Uint8Array): Uint8Array {
+function asBuffer(bytes: Uint8Array): Bytes {
   const NodeBuffer = nodeBuffer();
   return NodeBuffer ? NodeBuffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) : bytes;
 }

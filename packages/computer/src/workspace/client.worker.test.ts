@@ -316,3 +316,28 @@ describe("getWorkspace in the same isolate", () => {
     });
   });
 });
+
+describe("client.fs.db and client.fs.now (the original's WorkspaceFilesystem members)", () => {
+  it("in the object's own isolate: the workspace's database and clock", async () => {
+    const object = objectNamed();
+    await inObject(object, async (instance) => {
+      const client = await getWorkspace(instance);
+      await client.fs.writeFile("/f", "x");
+      const workspace = workspaceOf(instance);
+      expect(client.fs.db).toBe(workspace.fs.db);
+      expect(client.fs.db.scalar<number>("SELECT count(*) FROM vfs_dirents WHERE name = ?", "f")).toBe(1);
+      const before = Date.now();
+      expect(client.fs.now()).toBeGreaterThanOrEqual(before);
+    });
+  });
+
+  it("over RPC: a clock, and a clear error for the database", async () => {
+    await withClient(async (client) => {
+      expect(typeof client.fs.now()).toBe("number");
+      expect(() => client.fs.db).toThrow(/only in the Durable Object's own isolate/);
+      // The verbs are unaffected.
+      await client.fs.writeFile("/g", "y");
+      expect(await client.fs.readFile("/g", "utf8")).toBe("y");
+    });
+  });
+});

@@ -9,6 +9,7 @@
  * prefix so callers can keep branching on `.code`.
  */
 import {
+  type Database,
   FS_ERROR_CODES,
   type FsErrorCode,
   isFsError,
@@ -36,6 +37,13 @@ export type WorkspaceFilesystemVerbs = Pick<
 >;
 
 export interface WorkspaceClientFilesystem extends WorkspaceFilesystemVerbs {
+  /**
+   * The workspace's database, as the original's client types it. Only a client in the Durable
+   * Object's own isolate has it; over RPC there is no database to hand out, and reading it throws.
+   */
+  readonly db: Database;
+  /** The clock the filesystem stamps changes with (over RPC: this isolate's, the same Workers clock). */
+  readonly now: () => number;
   /** Whether the path exists (links followed). False on ENOENT/ENOTDIR; other errors (EINVAL, ELOOP) throw. */
   exists(path: string): Promise<boolean>;
   /** `stat`, or null when the path does not exist. */
@@ -94,12 +102,14 @@ export function localFilesystem(fs: WorkspaceFilesystem): WorkspaceClientFilesys
   client.exists = (path: string) => exists(fs, path);
   client.statOrNull = (path: string) => statOrNull(fs, path);
   client.lstatOrNull = (path: string) => lstatOrNull(fs, path);
+  client.now = fs.now;
+  Object.defineProperty(client, "db", { get: () => fs.db, enumerable: true });
   return client as unknown as WorkspaceClientFilesystem;
 }
 
 /** What a remote `WorkspaceFilesystemStub` looks like to the client: each verb returns a promise. */
 export type RemoteFilesystem = {
-  [K in keyof WorkspaceClientFilesystem]: (...args: never[]) => Promise<unknown>;
+  [K in Exclude<keyof WorkspaceClientFilesystem, "db" | "now">]: (...args: never[]) => Promise<unknown>;
 };
 
 /** The RPC filesystem: every call's fs error is rebuilt so `.code` works on this side too. */
@@ -116,6 +126,15 @@ export function remoteFilesystem(stub: RemoteFilesystem): WorkspaceClientFilesys
       }
     };
   }
+  client.now = () => Date.now();
+  Object.defineProperty(client, "db", {
+    enumerable: true,
+    get: () => {
+      throw new TypeError(
+        "client.fs.db: the database is only in the Durable Object's own isolate; over RPC use the fs methods",
+      );
+    },
+  });
   return client as unknown as WorkspaceClientFilesystem;
 }
 

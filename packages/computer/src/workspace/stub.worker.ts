@@ -29,6 +29,7 @@ import type {
 } from "@cloudflare/dofs";
 import { WorkspaceFilesystem } from "@cloudflare/dofs";
 import type { ArtifactClient } from "../artifacts/artifact.js";
+import { toWorkspaceAssets } from "../assets/workspace-client.js";
 import { WorkspaceError } from "../runtime/errors.js";
 import type { WorkspaceRuntimeExecHandle } from "../runtime/handle.js";
 import { WorkspaceRuntime } from "../runtime/runtime.js";
@@ -44,6 +45,7 @@ import type {
 import { encodeRuntimeEvents } from "../runtime/wire.js";
 import type {
   ArtifactsCliRequest,
+  AssetsShareClient,
   GitCliRequest,
   GitCliResult,
   PublishOptions,
@@ -339,12 +341,17 @@ function handleStub<E extends ExecEncoding>(
 }
 
 /** `git` over RPC: the CLI only. Calls fail with the not-configured error when the workspace has no git. */
+/** What the git stub is built over: the original's `new WorkspaceGitStub(ws)`, or a factory of the client. */
+export type GitStubSource = { readonly git: WorkspaceGit } | (() => WorkspaceGit);
+
 export class WorkspaceGitStub extends DisposableStub {
   readonly #git: () => WorkspaceGit;
 
-  constructor(git: () => WorkspaceGit) {
+  constructor(source: GitStubSource) {
     super();
-    this.#git = git;
+    if (typeof source === "function") this.#git = source;
+    else if (typeof source === "object" && source !== null) this.#git = () => source.git;
+    else throw new TypeError("WorkspaceGitStub needs a Workspace or a function returning its git client");
   }
 
   async cli(request: GitCliRequest): Promise<GitCliResult> {
@@ -353,19 +360,45 @@ export class WorkspaceGitStub extends DisposableStub {
   }
 }
 
-export class WorkspaceAssetsStub extends DisposableStub {
-  readonly #assets: WorkspaceAssetsClient;
+/**
+ * What the assets stub is built over: the original's `new WorkspaceAssetsStub(ws)` (its assets are read
+ * at each call, so a factory runs on first use), or the assets client itself.
+ */
+export type AssetsStubSource =
+  | { readonly assets: AssetsShareClient | WorkspaceAssetsClient | undefined }
+  | AssetsShareClient
+  | WorkspaceAssetsClient;
 
-  constructor(assets: WorkspaceAssetsClient) {
+export class WorkspaceAssetsStub extends DisposableStub {
+  readonly #assets: () => AssetsShareClient | WorkspaceAssetsClient | undefined;
+
+  constructor(source: AssetsStubSource) {
     super();
-    this.#assets = assets;
+    if (typeof source !== "object" || source === null) {
+      throw new TypeError("WorkspaceAssetsStub needs a Workspace or its assets client");
+    }
+    if (isAssetsClient(source)) this.#assets = () => source;
+    else this.#assets = () => source.assets;
   }
 
   /** The URL, as the original's stub answers (by `share` without a prefix). */
   async publish(path: string, options: PublishOptions): Promise<string> {
     this.live("assets.publish");
-    return this.#assets.publish(path, options);
+    const assets = this.#assets();
+    if (assets === undefined) {
+      throw new WorkspaceError(
+        "ENOTCONFIGURED",
+        "assets.publish: the workspace has no assets (new Workspace({ assets }))",
+      );
+    }
+    // The original's Workspace holds a share-only client: publish is share by expiry alone.
+    return toWorkspaceAssets(assets).publish(path, options);
   }
+}
+
+function isAssetsClient(source: AssetsStubSource): source is AssetsShareClient | WorkspaceAssetsClient {
+  const client = source as Partial<WorkspaceAssetsClient>;
+  return typeof client.publish === "function" || typeof client.share === "function";
 }
 
 /**

@@ -19,7 +19,11 @@ export interface ThinkFileInfo {
   /** Absolute, normalized. */
   path: string;
   name: string;
-  type: "file" | "directory" | "symlink";
+  /**
+   * A symlink is a `"file"` (it is not a directory), as the original reports; its `mimeType` says
+   * `inode/symlink`.
+   */
+  type: "file" | "directory";
   /** From the extension for files (see MIME_TYPES); `inode/directory` and `inode/symlink` otherwise. */
   mimeType: string;
   /** Bytes; 0 for directories. */
@@ -104,7 +108,7 @@ function splitGlob(pattern: string): { dir: string; rest: string } {
   return { dir: `/${literal.join("/")}`, rest };
 }
 
-type Kind = ThinkFileInfo["type"];
+type Kind = "file" | "directory" | "symlink";
 
 function kindOf(entry: { isDirectory: boolean; isSymbolicLink: boolean }): Kind {
   if (entry.isSymbolicLink) return "symlink";
@@ -117,7 +121,16 @@ function statInfo(path: string, stat: Stat): ThinkFileInfo {
 
 function fileInfo(path: string, name: string, size: number, mtime: number, type: Kind): ThinkFileInfo {
   const mimeType = type === "file" ? mimeTypeOf(name) : type === "directory" ? "inode/directory" : "inode/symlink";
-  return { path, name, type, mimeType, size: type === "directory" ? 0 : size, createdAt: mtime, updatedAt: mtime };
+  const reported = type === "directory" ? "directory" : "file";
+  return {
+    path,
+    name,
+    type: reported,
+    mimeType,
+    size: type === "directory" ? 0 : size,
+    createdAt: mtime,
+    updatedAt: mtime,
+  };
 }
 
 function joinChild(parent: string, name: string): string {

@@ -185,7 +185,19 @@ describe("routing and validation", () => {
       };
       const workspace = new Workspace({ storage, backends: [new FakeShellBackend()], mounts: { "/seed": mount } });
       expect([...workspace.mounts().keys()]).toEqual(["/seed"]);
-      expect(workspace.mounts().get("/seed")).toBe(mount);
+      // Without a mode of its own, it is listed as a view with the default it was indexed with.
+      const listed = workspace.mounts().get("/seed");
+      expect(listed).not.toBe(mount);
+      expect(listed).toMatchObject({ strategy: "eager", kind: "counting", mode: "read-only" });
+      expect(Object.getPrototypeOf(listed)).toBe(mount);
+      // One that sets kind and mode, as the original's type demands, is listed as itself.
+      const full = { ...mount, kind: "full", mode: "read-write" as const };
+      const other = new Workspace({
+        storage,
+        mounts: { "/full": full, "/bare": { strategy: "eager", async materialize() {} } },
+      });
+      expect(other.mounts().get("/full")).toBe(full);
+      expect(other.mounts().get("/bare")).toMatchObject({ kind: "custom", mode: "read-only" });
       expect(filled).toBe(0);
       const result = await (await workspace.runtime.exec("echo hi", utf8)).result();
       expect(result.exitCode).toBe(0);

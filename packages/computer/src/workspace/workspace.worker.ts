@@ -8,6 +8,7 @@ import {
   type Database,
   ensureSchema,
   GC_SAFETY_WINDOW_MS,
+  type MountAccess,
   SQLiteWorkspaceProvider,
   WorkspaceFilesystem,
 } from "@cloudflare/dofs";
@@ -252,8 +253,8 @@ export class Workspace<Git extends WorkspaceGit = WorkspaceGit> {
   }
 
   /** The configured mounts by root (a copy; factories already called). */
-  mounts(): Map<string, Mount> {
-    return new Map(this.#mounts.map((mount) => [mount.root, mount.mount]));
+  mounts(): Map<string, ListedMount> {
+    return new Map(this.#mounts.map((resolved) => [resolved.root, listedMount(resolved)]));
   }
 
   /**
@@ -359,3 +360,15 @@ const RECLAIM_INTERVAL_MS = 60_000;
 // only such workspaces have them. `isThinkWorkspace(workspace)` narrows to the full set.
 // biome-ignore lint/correctness/noUnusedVariables: a merged declaration must repeat the class's type parameters
 export interface Workspace<Git extends WorkspaceGit = WorkspaceGit> extends Partial<ThinkWorkspaceCompatibility> {}
+
+/** A mount as `mounts()` lists it: `kind` and `mode` always set, as the original's `Mount` type has them. */
+export type ListedMount = Mount & { readonly kind: string; readonly mode: MountAccess };
+
+/**
+ * The mount object itself when it set `kind` and `mode` (as the original's must), so it is the
+ * same object; otherwise a view of it with the defaults it was indexed with.
+ */
+function listedMount({ kind, mode, mount }: ResolvedMount): ListedMount {
+  if (mount.kind !== undefined && mount.mode !== undefined) return mount as ListedMount;
+  return Object.create(mount, { kind: { value: kind, enumerable: true }, mode: { value: mode, enumerable: true } });
+}

@@ -7,7 +7,6 @@ import type { ClassFits, Fits, OptionsFits, ResultFits, ValueFits } from "./chec
 type _CloudflareContainerBackend = Fits<ClassFits<typeof O.CloudflareContainerBackend, typeof R.CloudflareContainerBackend>>;
 type _CloudflareContainerBackendOptions = Fits<OptionsFits<O.CloudflareContainerBackendOptions, R.CloudflareContainerBackendOptions>>;
 type _IWorkspaceContainerAPI = Fits<ResultFits<O.IWorkspaceContainerAPI, R.IWorkspaceContainerAPI>>;
-// @ts-expect-error incompatible, issue 19 row 1
 type _withWorkspaceContainer = Fits<ValueFits<typeof O.withWorkspaceContainer, typeof R.withWorkspaceContainer>>;
 type _WorkspaceContainerAPI = Fits<ClassFits<typeof O.WorkspaceContainerAPI, typeof R.WorkspaceContainerAPI>>;
 type _WorkspaceEgressPolicy = Fits<OptionsFits<O.WorkspaceEgressPolicy, R.WorkspaceEgressPolicy>>;

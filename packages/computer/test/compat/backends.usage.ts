@@ -33,6 +33,8 @@ class ByteCount implements WorkspaceModuleBackend {
       async exec(input: ModuleExecutionInput): Promise<ModuleExecutionEnvelope> {
         const id = input.id ?? crypto.randomUUID();
         const text = await host.fs.readFile(input.source, "utf8");
+        // The host's git is the typed client, as the original's host types it.
+        if (input.source === "/repo/.git") await host.git.status({ dir: "/repo" });
         const events = new ReadableStream({
           start(controller) {
             controller.enqueue({ id, seq: 1, name: "stdout", value: new TextEncoder().encode(`${text.length}\n`) });

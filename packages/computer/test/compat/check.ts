@@ -12,6 +12,19 @@
  * must be accepted by ours (`Ref extends Ours`); a result type is something
  * we hand back, so ours must provide it (`Ours extends Ref`); a type the user
  * implements and hands to us (an observer, a backend) must fit both ways.
+ *
+ * Brands. A class with `#private` or `private` members is nominal: only its
+ * own declaration is assignable to it. User code that switches its imports
+ * never names the original's classes, so their brands cannot matter to it.
+ * The fixtures therefore read `computer-reference` through a de-branded copy
+ * of its declarations (`node scripts/compat-surface.mjs --prepare` writes it
+ * to `.cache/compat-reference`; tsconfig.compat.json's `paths` point there):
+ * every class in it has its `#private` and `private` members removed, so a
+ * member whose type is one of the original's classes (a stub's `fs`, a
+ * provider's `db`) is compared by its public members, at every depth.
+ * Protected members stay (a subclass sees them). Ours are compared as they
+ * are: where ours is the target (an options type, a constructor parameter),
+ * one of our classes there is still nominal.
  */
 
 /** Fails the line when `T` is not `true`. */
@@ -21,9 +34,10 @@ export type Fits<T extends true> = T;
 export type Assignable<A, B> = [A] extends [B] ? true : false;
 
 /**
- * The public members of a class instance or object type. `#private` and
- * `private` members make two declarations of the "same" class nominally
- * distinct; user code cannot reach them, so they are left out.
+ * The public members of a class instance or object type, at the top level
+ * (of ours too; deeper down, the de-branded reference has none to strip).
+ * `#private` and `private` members make two declarations of the "same" class
+ * nominally distinct; user code cannot reach them, so they are left out.
  */
 export type Public<T> = { [K in keyof T]: T[K] };
 

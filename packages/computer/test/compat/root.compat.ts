@@ -47,14 +47,12 @@ type _SyncRetryOptions = Fits<OptionsFits<O.SyncRetryOptions, R.SyncRetryOptions
 type _SyncRetryScheduler = Fits<OptionsFits<O.SyncRetryScheduler, R.SyncRetryScheduler>>;
 type _TestBackend = Fits<ClassFits<typeof O.TestBackend, typeof R.TestBackend>>;
 type _TestBackendOptions = Fits<OptionsFits<O.TestBackendOptions, R.TestBackendOptions>>;
-// @ts-expect-error incompatible, issue 19 row 3
 type _ThinkWorkspaceCompatibility = Fits<ResultFits<O.ThinkWorkspaceCompatibility, R.ThinkWorkspaceCompatibility>>;
 // @ts-expect-error incompatible, issue 19 row 4
 type _withWorkspace = Fits<ValueFits<typeof O.withWorkspace, typeof R.withWorkspace>>;
 type _WithWorkspaceCtor = Fits<ResultFits<O.WithWorkspaceCtor<any>, R.WithWorkspaceCtor<any>>>;
 // @ts-expect-error incompatible, issue 19 row 7
 type _Workspace = Fits<ClassFits<typeof O.Workspace, typeof R.Workspace>>;
-// @ts-expect-error incompatible, issue 19 row 9
 type _WorkspaceAssetsStub = Fits<ClassFits<typeof O.WorkspaceAssetsStub, typeof R.WorkspaceAssetsStub>>;
 type _WorkspaceAttributes = Fits<OptionsFits<O.WorkspaceAttributes, R.WorkspaceAttributes>>;
 type _WorkspaceAttributeValue = Fits<OptionsFits<O.WorkspaceAttributeValue, R.WorkspaceAttributeValue>>;
@@ -66,10 +64,8 @@ type _WorkspaceEgressPolicy = Fits<OptionsFits<O.WorkspaceEgressPolicy, R.Worksp
 // @ts-expect-error incompatible, issue 19 row 15
 type _WorkspaceFilesystemStub = Fits<ClassFits<typeof O.WorkspaceFilesystemStub, typeof R.WorkspaceFilesystemStub>>;
 type _WorkspaceGitFactory = Fits<ResultFits<O.WorkspaceGitFactory, R.WorkspaceGitFactory>>;
-// @ts-expect-error incompatible, issue 19 row 11
 type _WorkspaceGitStub = Fits<ClassFits<typeof O.WorkspaceGitStub, typeof R.WorkspaceGitStub>>;
 type _WorkspaceHandle = Fits<ResultFits<O.WorkspaceHandle, R.WorkspaceHandle>>;
-// @ts-expect-error incompatible, issue 19 row 3
 type _WorkspaceLocalHost = Fits<ResultFits<O.WorkspaceLocalHost, R.WorkspaceLocalHost>>;
 // @ts-expect-error incompatible, issue 19 row 3
 type _WorkspaceModuleBackend = Fits<OptionsFits<O.WorkspaceModuleBackend, R.WorkspaceModuleBackend>>;
@@ -79,11 +75,10 @@ type _WorkspaceModuleBackendHost = Fits<ResultFits<O.WorkspaceModuleBackendHost,
 type _WorkspaceObserver = Fits<OptionsFits<O.WorkspaceObserver, R.WorkspaceObserver>>;
 // @ts-expect-error incompatible, issue 19 row 7
 type _WorkspaceOptions = Fits<OptionsFits<O.WorkspaceOptions, R.WorkspaceOptions>>;
-// @ts-expect-error incompatible, issue 19 row 2
 type _WorkspaceProxy = Fits<ClassFits<typeof O.WorkspaceProxy, typeof R.WorkspaceProxy>>;
 type _WorkspaceProxyProps = Fits<OptionsFits<O.WorkspaceProxyProps, R.WorkspaceProxyProps>>;
 // @ts-expect-error incompatible, issue 19 row 3
-type _WorkspaceRegisteredBackend = Fits<ResultFits<O.WorkspaceRegisteredBackend, R.WorkspaceRegisteredBackend>>;
+type _WorkspaceRegisteredBackend = Fits<OptionsFits<O.WorkspaceRegisteredBackend, R.WorkspaceRegisteredBackend>>;
 type _WorkspaceRetryPendingSyncResult = Fits<ResultFits<O.WorkspaceRetryPendingSyncResult, R.WorkspaceRetryPendingSyncResult>>;
 type _WorkspaceRuntimeAccess = Fits<ResultFits<O.WorkspaceRuntimeAccess, R.WorkspaceRuntimeAccess>>;
 type _WorkspaceRuntimeClient = Fits<ResultFits<O.WorkspaceRuntimeClient, R.WorkspaceRuntimeClient>>;
@@ -100,7 +95,6 @@ type _WorkspaceRuntimeStatus = Fits<ResultFits<O.WorkspaceRuntimeStatus, R.Works
 // @ts-expect-error incompatible, issue 19 row 15
 type _WorkspaceRuntimeStub = Fits<ClassFits<typeof O.WorkspaceRuntimeStub, typeof R.WorkspaceRuntimeStub>>;
 type _WorkspaceRuntimeValue = Fits<ResultFits<O.WorkspaceRuntimeValue, R.WorkspaceRuntimeValue>>;
-// @ts-expect-error incompatible, issue 19 row 3
 type _WorkspaceServiceProxy = Fits<ClassFits<typeof O.WorkspaceServiceProxy, typeof R.WorkspaceServiceProxy>>;
 type _WorkspaceServiceProxyProps = Fits<OptionsFits<O.WorkspaceServiceProxyProps, R.WorkspaceServiceProxyProps>>;
 type _WorkspaceSpan = Fits<OptionsFits<O.WorkspaceSpan, R.WorkspaceSpan>>;

@@ -10,11 +10,16 @@
  */
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { Workspace as ReferenceWorkspace, WorkspaceStub as ReferenceWorkspaceStub } from "computer-reference";
+import {
+  Workspace as ReferenceWorkspace,
+  WorkspaceAssetsStub as ReferenceWorkspaceAssetsStub,
+  WorkspaceGitStub as ReferenceWorkspaceGitStub,
+  WorkspaceStub as ReferenceWorkspaceStub,
+} from "computer-reference";
 import * as reference from "computer-reference/assets";
 import { describe, expect, it } from "vitest";
 import * as ours from "../../src/assets/index.js";
-import { WorkspaceStub } from "../../src/workspace/stub.worker.js";
+import { WorkspaceAssetsStub, WorkspaceGitStub, WorkspaceStub } from "../../src/workspace/stub.worker.js";
 import { Workspace } from "../../src/workspace/workspace.worker.js";
 import { expectedSignature } from "../sigv4-expected.js";
 import { referenceStorage } from "./main.worker.js";
@@ -38,7 +43,13 @@ interface SideApi {
   };
   resolveS3(s3: Record<string, unknown>, env: Record<string, string>): unknown;
   /** A Workspace of this side, built with `options`, written files, and a local WorkspaceStub over it. */
-  workspace(options: Record<string, unknown>): { ws: WorkspaceView; stub: () => StubView };
+  workspace(options: Record<string, unknown>): {
+    ws: WorkspaceView;
+    stub: () => StubView;
+    /** `new WorkspaceAssetsStub(ws)` / `new WorkspaceGitStub(ws)`, as the original's constructors take them. */
+    assetsStub: () => NonNullable<StubView["assets"]>;
+    gitStub: () => { cli(input: { argv: string[]; cwd?: string }): Promise<unknown> };
+  };
 }
 interface WorkspaceView {
   readonly assets: unknown;
@@ -115,6 +126,8 @@ async function run(side: Side, scenario: (api: SideApi, step: Step) => Promise<v
               return {
                 ws: ws as unknown as WorkspaceView,
                 stub: () => new ReferenceWorkspaceStub(ws) as unknown as StubView,
+                assetsStub: () => new ReferenceWorkspaceAssetsStub(ws),
+                gitStub: () => new ReferenceWorkspaceGitStub(ws),
               };
             },
           }
@@ -123,7 +136,12 @@ async function run(side: Side, scenario: (api: SideApi, step: Step) => Promise<v
             resolveS3: (s3, e) => ours.resolveS3(s3 as never, e),
             workspace: (options) => {
               const ws = new Workspace({ storage: state.storage, ...options });
-              return { ws: ws as unknown as WorkspaceView, stub: () => new WorkspaceStub(ws) as unknown as StubView };
+              return {
+                ws: ws as unknown as WorkspaceView,
+                stub: () => new WorkspaceStub(ws) as unknown as StubView,
+                assetsStub: () => new WorkspaceAssetsStub(ws),
+                gitStub: () => new WorkspaceGitStub(ws),
+              };
             },
           };
     const steps: Array<{ label: string; outcome: unknown }> = [];
@@ -238,10 +256,34 @@ const scenarios: Record<string, (api: SideApi, step: Step) => Promise<void>> = {
     );
     await step("what was put", () => puts);
   },
+  "stubs built from the Workspace": async (api, step) => {
+    const client = {
+      share: async (path: string, options: unknown) => `https://assets.test${path}#${JSON.stringify(options)}`,
+    };
+    const given = api.workspace({ sessionId: "s1", assets: client });
+    await step("new WorkspaceAssetsStub(ws).publish", () =>
+      given.assetsStub().publish("/workspace/x", { expiresAfter: 7 }),
+    );
+    const unset = api.workspace({});
+    await step(
+      "new WorkspaceAssetsStub(ws) without assets: publish",
+      () => unset.assetsStub().publish("/workspace/x", { expiresAfter: 7 }),
+      withoutMessage,
+    );
+    await step(
+      "new WorkspaceGitStub(ws) without git: cli",
+      () => unset.gitStub().cli({ argv: ["status"] }),
+      withoutMessage,
+    );
+  },
 };
 
 /** `scenario › step` → why ours deliberately answers differently (docs/migration.md lists them too). */
 const differences: Record<string, string> = {
+  "stubs built from the Workspace › new WorkspaceAssetsStub(ws) without assets: publish":
+    "both fail; ours with code ENOTCONFIGURED and a message naming the option, the original with an error that has no code",
+  "stubs built from the Workspace › new WorkspaceGitStub(ws) without git: cli":
+    "both fail; ours with code ENOTCONFIGURED (git is opt-in), the original with an error that has no code",
   "createAssets(...).share › its put":
     "ours serves text as `text/plain; charset=utf-8` and gives a non-ASCII name an ASCII `filename=` fallback next to `filename*` (RFC 6266); the original puts the raw UTF-8 name in the header and no charset",
 };

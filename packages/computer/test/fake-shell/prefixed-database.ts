@@ -4,7 +4,7 @@
  * database, and the test backend's peer store (the "container side") needs
  * tables of its own next to the workspace's.
  */
-import type { Database, Row, SqlValue } from "@cloudflare/dofs";
+import type { Database, Row, SqlStorageLike, SqlValue } from "@cloudflare/dofs";
 
 /**
  * Every dofs table and index name contains `vfs_` (`vfs_nodes`,
@@ -40,6 +40,21 @@ class PrefixedDatabase implements Database {
 
   run(sql: string, ...params: SqlValue[]): void {
     this.#db.run(this.#rewrite(sql), ...params);
+  }
+
+  /** Statements through `sql` are rewritten too, so they see the prefixed tables. */
+  get sql(): SqlStorageLike {
+    return { exec: (query, ...bindings) => this.#db.sql.exec(this.#rewrite(query), ...bindings) };
+  }
+
+  readonly transactionSync = <T>(body: () => T): T => this.#db.transaction(body);
+
+  get inTransaction(): boolean {
+    return this.#db.inTransaction;
+  }
+
+  scalar<T>(sql: string, ...params: SqlValue[]): T | undefined {
+    return this.#db.scalar<T>(this.#rewrite(sql), ...params);
   }
 
   changes(): number {

@@ -176,10 +176,13 @@ export interface WorkspaceProxyProps {
  * `/api` with the original URL in a header, and the object's backend checks
  * the token before anything reaches the gateway.
  */
-export class WorkspaceProxy extends WorkerEntrypoint<Record<string, unknown>, WorkspaceProxyProps> {
+// `env` is `unknown`, as in the original: the entrypoint is re-exported from the user's Worker, whose
+// Env type it cannot know; the binding is looked up by name from the props.
+export class WorkspaceProxy extends WorkerEntrypoint<unknown, WorkspaceProxyProps> {
   override async fetch(request: Request): Promise<Response> {
     const { binding, id, egressToken: token } = this.ctx.props;
-    const namespace = this.env[binding] as DurableObjectNamespace | undefined;
+    const env = this.env as Record<string, unknown> | null | undefined;
+    const namespace = env?.[binding] as DurableObjectNamespace | undefined;
     if (!namespace) return new Response(`WorkspaceProxy: no binding ${binding}\n`, { status: 500 });
     const target = namespace.get(namespace.idFromString(id)) as unknown as ContainerFetchTarget;
     if (token === undefined) return target.__handleContainerFetch(request);
