@@ -8,7 +8,8 @@
  * `--driver NAME`, COMPUTERD_FUSE_DRIVER=NAME) and on a tmpfs (the fair
  * baseline), one target after the other. computerd's resident set is sampled
  * every 100 ms from /proc: the peak over the run and what is left after the
- * final `rm -rf` (bounded memory means the second comes back down).
+ * final `rm -rf` and the idle reclaim (bounded memory means the second comes
+ * back down).
  *
  * Needs root, /dev/fuse and the workloads cache (run workloads.mjs once);
  * builds nothing (run the computerd build first).
@@ -100,8 +101,9 @@ try {
       const parallel = performance.now() - started;
       const removal = await run(target.root, "rm -rf stress");
       const peak = stop();
-      // What the daemon keeps once the tree is gone (give its reclaimer a moment).
-      await new Promise((resolve) => setTimeout(resolve, 2000));
+      // What the daemon keeps once the tree is gone: its idle reclaimer runs after 3 s of a still store
+      // and RSS (COMPUTERD_IDLE_RECLAIM_MS, docs/computerd.md "Idle reclaim"), so wait past that.
+      await new Promise((resolve) => setTimeout(resolve, 8000));
       results[name] = {
         parallel,
         slowestClone: Math.max(...each.slice(0, clones)),
