@@ -433,9 +433,14 @@ function fixturePath(subpath) {
 // Measuring: compile the fixtures with no expect-errors and read the diagnostics
 
 /** subpath → name → "compatible" | "incompatible" | "missing" */
-function measure(surface) {
-  const files = new Map(surface.map((s) => [fixturePath(s.subpath), fixtureText(s, {})]));
-  const host = ts.createCompilerHost(compilerOptions);
+/**
+ * A program of the compat project with `files` (path → text) in place of the
+ * fixtures on disk, plus every other file tsc -p tsconfig.compat.json
+ * compiles (the usage files), so the same declarations load as for the
+ * fixtures (whether @types/node is in, say, decides what `Buffer` is).
+ */
+function compatProgram(files, options) {
+  const host = ts.createCompilerHost(options);
   const readFile = host.readFile.bind(host);
   const getSourceFile = host.getSourceFile.bind(host);
   host.readFile = (path) => files.get(path) ?? readFile(path);
@@ -444,9 +449,13 @@ function measure(surface) {
     files.has(path)
       ? ts.createSourceFile(path, files.get(path), languageVersion, true)
       : getSourceFile(path, languageVersion, onError, fresh);
-  // Every file tsc -p tsconfig.compat.json compiles, so both load the same declarations.
   const others = compatConfig.fileNames.filter((f) => !f.endsWith(".compat.ts"));
-  const program = ts.createProgram([...files.keys(), ...others], compilerOptions, host);
+  return ts.createProgram([...files.keys(), ...others], options, host);
+}
+
+function measure(surface) {
+  const files = new Map(surface.map((s) => [fixturePath(s.subpath), fixtureText(s, {})]));
+  const program = compatProgram(files, compilerOptions);
   const failures = new Map();
   for (const diagnostic of ts.getPreEmitDiagnostics(program)) {
     const file = diagnostic.file;
@@ -539,20 +548,7 @@ function explain(wanted) {
     }
     files.set(path, `${lines.join("\n")}\n`);
   }
-  const options = { ...compilerOptions, noErrorTruncation: true };
-  const host = ts.createCompilerHost(options);
-  const readFile = host.readFile.bind(host);
-  const getSourceFile = host.getSourceFile.bind(host);
-  host.readFile = (p) => files.get(p) ?? readFile(p);
-  host.fileExists = (p) => files.has(p) || ts.sys.fileExists(p);
-  host.getSourceFile = (p, languageVersion, onError, fresh) =>
-    files.has(p)
-      ? ts.createSourceFile(p, files.get(p), languageVersion, true)
-      : getSourceFile(p, languageVersion, onError, fresh);
-  // The whole compat program (the usage files too), so the same declarations are loaded as for the
-  // fixtures (whether @types/node is in, say, decides what `Buffer` is).
-  const others = compatConfig.fileNames.filter((f) => !f.endsWith(".compat.ts"));
-  const program = ts.createProgram([...files.keys(), ...others], options, host);
+  const program = compatProgram(files, { ...compilerOptions, noErrorTruncation: true });
   const diagnostics = ts.getPreEmitDiagnostics(program).filter((d) => d.file && files.has(d.file.fileName));
   const lineOf = (d) => d.file.getLineAndCharacterOfPosition(d.start ?? 0).line;
   let failed = 0;
