@@ -10,15 +10,20 @@
  *   after a write does too, the kernel having dropped its cached size);
  * - 64 MiB written in 1 MiB writes and closed (every byte crosses to the daemon).
  * The workload runs in a child process, so the binding's loop (this one)
- * stays free to answer. Needs root and /dev/fuse.
+ * stays free to answer. Our layer busy-polls as the daemon does
+ * (`--busy-poll auto`, src/mount/kernel/busy-poll.ts); `--busy-poll off`
+ * measures the bare ping-pong, `spin` and `qos` each way alone. A `qos`
+ * hold is machine-wide, so it speeds up fuse-napi's columns too. Needs root
+ * and /dev/fuse.
  *
- *   node packages/computerd/bench/fuse-floor.mjs [--reps 5]
+ *   node packages/computerd/bench/fuse-floor.mjs [--reps 5] [--busy-poll auto|qos|spin|off]
  */
 import { execFile } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { BusyPoll, DEFAULT_SPIN_MICROS } from "../dist/mount/kernel/busy-poll.js";
 import { loadFuseDev } from "../dist/mount/kernel/fuse-dev.js";
 import { initHandler } from "../dist/mount/kernel/init.js";
 import { ATTR_OUT_SIZE, ENTRY_OUT_SIZE, Op, OUT_HEADER, writeAttr, writeEntry } from "../dist/mount/kernel/protocol.js";
@@ -26,6 +31,9 @@ import { Session } from "../dist/mount/kernel/session.js";
 
 const repsAt = process.argv.indexOf("--reps");
 const reps = repsAt === -1 ? 5 : Number(process.argv[repsAt + 1]);
+const busyAt = process.argv.indexOf("--busy-poll");
+const busySetting = busyAt === -1 ? "auto" : process.argv[busyAt + 1];
+const busyPoll = new BusyPoll({ setting: busySetting, spinMicros: DEFAULT_SPIN_MICROS });
 const Fuse = createRequire(import.meta.url)("fuse-napi");
 const root = mkdtempSync("/tmp/fuse-floor-");
 const disk = mkdtempSync("/var/tmp/fuse-floor-");
@@ -72,7 +80,7 @@ async function mountKernel(mnt) {
   const dev = loadFuseDev();
   const fd = dev.open();
   const log = { info: () => {}, error: (message) => console.error(message) };
-  const session = new Session(dev, fd, MiB, log, undefined);
+  const session = new Session(dev, fd, MiB, log, undefined, busyPoll);
   const never = { seconds: 0, nanos: 0 };
   const long = { seconds: 30, nanos: 0 };
   const attrOf = (nodeid) => (nodeid === 1 ? dir : { ...file, size });
@@ -182,7 +190,7 @@ try {
   const { stdout } = await promisify(execFile)(process.execPath, ["-e", workload, String(reps), ...targets]);
   const rows = JSON.parse(stdout);
   console.log(
-    `\nfuse-floor: no-op handlers on fuse-napi (main loop, threads) and on our own layer (kernel) vs disk (ext4 at /var/tmp); interleaved, medians of ${reps}\n`,
+    `\nfuse-floor: no-op handlers on fuse-napi (main loop, threads) and on our own layer (kernel, busy polling ${busyPoll.mode}) vs disk (ext4 at /var/tmp); interleaved, medians of ${reps}\n`,
   );
   console.log(
     "| workload | fuse-napi main ms | fuse-napi threads ms | kernel ms | disk ms | main/disk | kernel/disk |",
@@ -217,9 +225,10 @@ try {
       .map(([label, us]) => `${label} ${us.toFixed(1)} µs`)
       .join(", ")}`,
   );
-  console.log(`\nreproduce: node packages/computerd/bench/fuse-floor.mjs --reps ${reps}`);
+  console.log(`\nreproduce: node packages/computerd/bench/fuse-floor.mjs --reps ${reps} --busy-poll ${busySetting}`);
 } finally {
   for (const { fuse } of mounts) await new Promise((resolve) => fuse.unmount(() => resolve()));
+  busyPoll.close();
   rmSync(root, { recursive: true, force: true });
   rmSync(disk, { recursive: true, force: true });
 }

@@ -73,6 +73,19 @@ describe("readConfig", () => {
     );
   });
 
+  test("busy polling: auto with 50 µs spins by default; qos, spin, off and the spin length", () => {
+    expect(readConfig({}).fuse.busyPoll).toEqual({ setting: "auto", spinMicros: 50 });
+    for (const setting of ["qos", "spin", "off"]) {
+      expect(readConfig({ COMPUTERD_FUSE_BUSY_POLL: setting }).fuse.busyPoll.setting).toBe(setting);
+    }
+    expect(readConfig({ COMPUTERD_FUSE_SPIN_US: "0" }).fuse.busyPoll.spinMicros).toBe(0);
+    expect(readConfig({ COMPUTERD_FUSE_SPIN_US: "200" }).fuse.busyPoll.spinMicros).toBe(200);
+    expect(() => readConfig({ COMPUTERD_FUSE_BUSY_POLL: "always" })).toThrow(
+      /COMPUTERD_FUSE_BUSY_POLL must be auto, qos, spin or off; got "always"/,
+    );
+    expect(() => readConfig({ COMPUTERD_FUSE_SPIN_US: "-5" })).toThrow(/COMPUTERD_FUSE_SPIN_US must be an integer/);
+  });
+
   test.each([
     [{ FUSE_MOUNT: "fuse2" }, /FUSE_MOUNT/],
     [{ MOUNT_POINT: "workspace" }, /MOUNT_POINT must be an absolute path/],

@@ -4,6 +4,7 @@
  * before anything is mounted or bound.
  */
 import { isAbsolute } from "node:path";
+import { type BusyPollSetting, DEFAULT_SPIN_MICROS } from "../mount/kernel/busy-poll.js";
 import { CRASH_METHODS, type CrashAt } from "./crash-at.js";
 
 export type MountMode = "fuse" | "macfuse" | "shim" | "none";
@@ -50,6 +51,13 @@ export interface FuseOptions {
   /** Extra `-o` options, `writeback_cache` removed. */
   extra: string[];
   trace: { file: string | undefined } | undefined;
+  /**
+   * The kernel driver's busy polling (mount/kernel/busy-poll.ts):
+   * `COMPUTERD_FUSE_BUSY_POLL` auto (default), qos, spin or off, and
+   * `COMPUTERD_FUSE_SPIN_US`, how long a spin waits for the next request
+   * (default 50).
+   */
+  busyPoll: { setting: BusyPollSetting; spinMicros: number };
 }
 
 export interface Config {
@@ -265,7 +273,17 @@ function fuseOptions(env: Env): FuseOptions {
     negativeTimeout: parseSeconds(env.COMPUTERD_FUSE_NEGATIVE_TIMEOUT, "COMPUTERD_FUSE_NEGATIVE_TIMEOUT", 0),
     extra,
     trace,
+    busyPoll: {
+      setting: parseBusyPoll(env.COMPUTERD_FUSE_BUSY_POLL),
+      spinMicros: parseCount(env.COMPUTERD_FUSE_SPIN_US, "COMPUTERD_FUSE_SPIN_US", DEFAULT_SPIN_MICROS),
+    },
   };
+}
+
+function parseBusyPoll(value: string | undefined): BusyPollSetting {
+  if (value === undefined || value === "" || value === "auto") return "auto";
+  if (value === "qos" || value === "spin" || value === "off") return value;
+  throw new ConfigError(`COMPUTERD_FUSE_BUSY_POLL must be auto, qos, spin or off; got ${JSON.stringify(value)}`);
 }
 
 function pageCache(env: Env): FuseOptions["pageCache"] {

@@ -23,6 +23,7 @@ import type { FuseOptions } from "../cli/env.js";
 import type { Logger } from "../cli/log.js";
 import type { MountDriver } from "./driver.js";
 import { registerAttrOps } from "./kernel/attr-ops.js";
+import { BusyPoll } from "./kernel/busy-poll.js";
 import type { KernelContext } from "./kernel/context.js";
 import { registerDirOps } from "./kernel/dir-ops.js";
 import { registerEntryOps } from "./kernel/entry-ops.js";
@@ -59,6 +60,7 @@ export class KernelDriver extends MountFsDriver implements MountDriver {
   #dev: FuseDev | undefined;
   #session: Session | undefined;
   #nodes: NodeTable | undefined;
+  #busyPoll: BusyPoll | undefined;
   #watchdog: ChildProcess | undefined;
   #privileged = true;
 
@@ -89,7 +91,9 @@ export class KernelDriver extends MountFsDriver implements MountDriver {
       ? dev.open()
       : await mountWithFusermount(dev, this.#mountPoint, `rootmode=40000,${access},fsname=computerd,subtype=computerd`);
     this.#privileged = privileged;
-    const session = new Session(dev, fd, maxWrite, this.#log, this.#trace);
+    const busyPoll = new BusyPoll(this.#options.busyPoll, this.#log);
+    this.#busyPoll = busyPoll;
+    const session = new Session(dev, fd, maxWrite, this.#log, this.#trace, busyPoll);
     const nodes = new NodeTable(root.inode);
     const context: KernelContext = {
       fs: this.fs,
@@ -126,6 +130,7 @@ export class KernelDriver extends MountFsDriver implements MountDriver {
         );
       } catch (error) {
         closeSync(fd);
+        busyPoll.close();
         throw new Error(`mount(2) of ${this.#mountPoint} failed: ${(error as Error).message}`);
       }
     }
@@ -148,7 +153,7 @@ export class KernelDriver extends MountFsDriver implements MountDriver {
     }
     this.#trace?.install();
     this.#log.info(
-      `mounted ${this.#mountPoint} (kernel, protocol 7.${Math.min(result.kernelMinor, 43)} of kernel 7.${result.kernelMinor}, max_write=${result.maxWrite}, flags=0x${result.flags.toString(16)}, cache=${KERNEL_CACHE_SECONDS}s)`,
+      `mounted ${this.#mountPoint} (kernel, protocol 7.${Math.min(result.kernelMinor, 43)} of kernel 7.${result.kernelMinor}, max_write=${result.maxWrite}, flags=0x${result.flags.toString(16)}, cache=${KERNEL_CACHE_SECONDS}s, busy polling ${busyPoll.mode})`,
     );
   }
 
@@ -181,6 +186,7 @@ export class KernelDriver extends MountFsDriver implements MountDriver {
     // Closing the last fd ends the connection for any lazy user left.
     session.stop();
     closeSync(session.fd);
+    this.#busyPoll?.close();
   }
 
   beforePull(): void {
@@ -246,6 +252,7 @@ export class KernelDriver extends MountFsDriver implements MountDriver {
       ...this.fs.stats(),
       kernel_nodes: this.#nodes?.size ?? 0,
       kernel_requests: this.#session?.requests ?? 0,
+      ...this.#busyPoll?.stats(),
     };
   }
 }

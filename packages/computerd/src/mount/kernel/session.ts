@@ -1,7 +1,9 @@
 /**
  * One FUSE connection on the daemon's own loop: uv_poll wakes `#drain`,
  * which reads queued requests one by one into a single pooled buffer and
- * hands each to its op. An op either answers at once (it wrote its reply
+ * hands each to its op. With busy polling (busy-poll.ts) set to spin, the
+ * loop's turn ends with `#spin`, which keeps reading for a few µs before
+ * the loop goes back to sleep. An op either answers at once (it wrote its reply
  * body into `out` and returns the body's length) or returns a promise of an
  * encoder that writes the body when the reply goes out, so no two replies
  * ever share `out`. Inputs are parsed before an op's first await: the
@@ -11,6 +13,7 @@ import { constants } from "node:os";
 import type { Logger } from "../../cli/log.js";
 import { errnoOf } from "../errno.js";
 import type { FuseTrace } from "../trace.js";
+import type { BusyPoll } from "./busy-poll.js";
 import type { FuseDev, PollHandle } from "./fuse-dev.js";
 import { IN_HEADER, OUT_HEADER, readU64 } from "./protocol.js";
 
@@ -48,6 +51,8 @@ export class Session {
   readonly #dev: FuseDev;
   readonly #log: Logger;
   readonly #trace: FuseTrace | undefined;
+  readonly #busyPoll: BusyPoll | undefined;
+  #spinQueued = false;
   readonly #handlers: (Handler | undefined)[] = [];
   readonly #names: string[] = [];
   #poll: PollHandle | undefined;
@@ -55,11 +60,19 @@ export class Session {
   readonly ended: Promise<void>;
   requests = 0;
 
-  constructor(dev: FuseDev, fd: number, maxWrite: number, log: Logger, trace: FuseTrace | undefined) {
+  constructor(
+    dev: FuseDev,
+    fd: number,
+    maxWrite: number,
+    log: Logger,
+    trace: FuseTrace | undefined,
+    busyPoll?: BusyPoll,
+  ) {
     this.#dev = dev;
     this.fd = fd;
     this.#log = log;
     this.#trace = trace;
+    this.#busyPoll = busyPoll;
     // The kernel needs room for a whole WRITE: header, fuse_write_in and max_write bytes.
     this.input = Buffer.allocUnsafeSlow(maxWrite + 4096);
     this.out = Buffer.allocUnsafeSlow(maxWrite + 4096);
@@ -94,19 +107,71 @@ export class Session {
   }
 
   readonly #drain = (): void => {
+    this.#busyPoll?.busy();
     for (let i = 0; i < BATCH; i++) {
       const length = this.#dev.read(this.fd, this.input);
-      if (length === EAGAIN) return;
+      if (length === EAGAIN) {
+        this.#queueSpin();
+        return;
+      }
       if (length < 0) {
-        if (length !== ENODEV) this.#log.error(`reading /dev/fuse failed: errno ${-length}`);
-        this.stop();
+        this.#failedRead(length);
         return;
       }
       this.#dispatch(length);
     }
   };
 
-  #dispatch(length: number): void {
+  /**
+   * The spin runs after this turn's microtasks (setImmediate), so the
+   * replies of ops that answered with a promise are out before it waits for
+   * the requests they lead to.
+   */
+  #queueSpin(): void {
+    if (this.#spinQueued || this.#poll === undefined || this.#busyPoll === undefined) return;
+    if (this.#busyPoll.spinBudget() === 0) {
+      if (this.#busyPoll.mode === "spin") this.#busyPoll.idle(performance.now());
+      return;
+    }
+    this.#spinQueued = true;
+    setImmediate(this.#spin);
+  }
+
+  readonly #spin = (): void => {
+    this.#spinQueued = false;
+    if (this.#poll === undefined) return;
+    const busyPoll = this.#busyPoll as BusyPoll;
+    let deadline = performance.now() + busyPoll.spinBudget();
+    for (;;) {
+      const length = this.#dev.read(this.fd, this.input);
+      if (length === EAGAIN) {
+        const now = performance.now();
+        if (now < deadline) continue;
+        busyPoll.missed(now);
+        return;
+      }
+      if (length < 0) {
+        this.#failedRead(length);
+        return;
+      }
+      busyPoll.hit();
+      busyPoll.busy();
+      if (!this.#dispatch(length)) {
+        // A promise answers it: spin again once it has.
+        this.#queueSpin();
+        return;
+      }
+      deadline = performance.now() + busyPoll.spinBudget();
+    }
+  };
+
+  #failedRead(length: number): void {
+    if (length !== ENODEV) this.#log.error(`reading /dev/fuse failed: errno ${-length}`);
+    this.stop();
+  }
+
+  /** Answers one request; false when its answer is still to come (a promise). */
+  #dispatch(length: number): boolean {
     const input = this.input;
     const request: Request = {
       length,
@@ -122,7 +187,7 @@ export class Session {
     const handler = this.#handlers[request.opcode];
     if (handler === undefined) {
       this.#replyError(request, ENOSYS);
-      return;
+      return true;
     }
     const started = this.#trace ? performance.now() : 0;
     let answer: Answer | Promise<Answer> | undefined;
@@ -130,9 +195,9 @@ export class Session {
       answer = handler(request, input);
     } catch (error) {
       this.#finish(request, started, errnoOf(error));
-      return;
+      return true;
     }
-    if (answer === undefined) return;
+    if (answer === undefined) return true;
     if (typeof answer === "number") {
       this.#finish(request, started, 0, answer);
     } else if (typeof answer === "function") {
@@ -142,7 +207,9 @@ export class Session {
         (done) => this.#finish(request, started, 0, typeof done === "number" ? done : done(this.out)),
         (error) => this.#finish(request, started, errnoOf(error)),
       );
+      return false;
     }
+    return true;
   }
 
   #finish(request: Request, started: number, errno: number, bodyLength = 0): void {
