@@ -15,10 +15,29 @@ export type MountAccess = "read-only" | "read-write";
  * cannot smuggle a write into a mount).
  */
 export function assertWritable(db: Database, path: string, syscall: string): void {
-  const roots = db.all<{ root: string }>("SELECT root FROM _vfs_mounts WHERE mode = 'read-only'");
-  for (const { root } of roots) {
+  for (const root of readOnlyRoots(db)) {
     if (isAtOrUnder(path, root) || isAtOrUnder(root, path)) throw fsError("EROFS", syscall, path);
   }
+}
+
+/**
+ * The read-only roots, read once per database and again after `setMount`
+ * (the only writer of `_vfs_mounts`): every write checks them, and a
+ * query per write was a measurable share of a FUSE create. Only a read
+ * outside any transaction is kept, so a `setMount` that rolls back leaves
+ * nothing stale behind.
+ */
+const readOnly = new WeakMap<Database, readonly string[]>();
+
+/** The roots of the read-only mounts. */
+export function readOnlyRoots(db: Database): readonly string[] {
+  const known = readOnly.get(db);
+  if (known !== undefined) return known;
+  const roots = db
+    .all<{ root: string }>("SELECT root FROM _vfs_mounts WHERE mode = 'read-only'")
+    .map(({ root }) => root);
+  if (!db.inTransaction) readOnly.set(db, roots);
+  return roots;
 }
 
 /**
@@ -26,14 +45,16 @@ export function assertWritable(db: Database, path: string, syscall: string): voi
  * `includeBelow` is set (replacing or deleting `path` would take it along).
  */
 export function readOnlyRootOf(db: Database, path: string, includeBelow = false): string | undefined {
-  const roots = db.all<{ root: string }>("SELECT root FROM _vfs_mounts WHERE mode = 'read-only'");
-  const guarding = roots.find(({ root }) => isAtOrUnder(path, root));
-  if (guarding || !includeBelow) return guarding?.root;
-  return roots.find(({ root }) => isAtOrUnder(root, path))?.root;
+  const roots = readOnlyRoots(db);
+  const guarding = roots.find((root) => isAtOrUnder(path, root));
+  if (guarding || !includeBelow) return guarding;
+  return roots.find((root) => isAtOrUnder(root, path));
 }
 
 /** Records a mount root and its mode; the mount machinery (materialize, index) lives in `@cloudflare/computer`. */
 export function setMount(db: Database, root: string, kind: string, mode: MountAccess, indexed: boolean): void {
+  // Read again at the next check, whether this commits or rolls back.
+  readOnly.delete(db);
   db.run(
     `INSERT INTO _vfs_mounts (root, kind, indexed, mode) VALUES (?, ?, ?, ?)
      ON CONFLICT (root) DO UPDATE SET kind = excluded.kind, indexed = excluded.indexed, mode = excluded.mode`,

@@ -1217,11 +1217,15 @@ export class MountFs {
     const file = this.#files.get(attr.inode);
     if (file === undefined || attr.type !== "file" || attr.nlink > 1) return;
     this.#unpark(file);
-    file.mode = file.pendingMode ?? attr.mode;
-    file.detach();
     // Only its handles reach it now; the inode number may be reused by a new file.
     this.#files.delete(attr.inode);
-    if (file.refs === 0) file.release();
+    // A parked file (no handle): nothing reads it again, so its stored chunks need not be kept (rm -rf after tar -x).
+    if (file.refs === 0) {
+      file.release();
+      return;
+    }
+    file.mode = file.pendingMode ?? attr.mode;
+    file.detach();
   }
 
   #stat(attr: InodeAttr, open: OpenFile | undefined): FuseStat {

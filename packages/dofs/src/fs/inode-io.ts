@@ -11,7 +11,6 @@ import {
   hasChildren,
   insertNode,
   linkCount,
-  lookup,
   lookupNode,
   type NodeRow,
 } from "../nodes.js";
@@ -261,24 +260,46 @@ export function createFileInode(
   assertWritable(db, path, "open");
   const manifest = emptyManifest ?? sha256(new TextEncoder().encode(encodeManifest([])));
   emptyManifest = manifest;
-  return db.transaction(() => {
-    let parent: number;
-    let name: string;
-    if (at === undefined) {
-      const target = resolvePath(db, path, { followFinal: false }, "open");
-      if (target.kind === "found") throw fsError("EEXIST", "open", path);
-      if (target.kind === "blocked") throw fsError(target.reason === "missing" ? "ENOENT" : "ENOTDIR", "open", path);
-      ({ parent, name } = target);
-    } else {
-      checkFreeChild(db, at, path, "open");
-      ({ parent, name } = at);
-    }
+  const writes = (parent: number, name: string): InodeAttr => {
     const rev = bumpRev(db);
-    saveManifest(db, manifest, [], now);
+    touchEmptyManifest(db, manifest, now);
     const inode = insertNode(db, { type: "file", mode, mtime: now, rev, size: 0, manifestHash: manifest });
     addDirent(db, parent, name, inode);
     return { inode, type: "file", mode, mtime: now, size: 0, nlink: 1, linkTarget: null };
+  };
+  if (at !== undefined) {
+    checkFreeChild(db, at, path, "open");
+    return checkedWrites(db, () => writes(at.parent, at.name));
+  }
+  return db.transaction(() => {
+    const target = resolvePath(db, path, { followFinal: false }, "open");
+    if (target.kind === "found") throw fsError("EEXIST", "open", path);
+    if (target.kind === "blocked") throw fsError(target.reason === "missing" ? "ENOENT" : "ENOTDIR", "open", path);
+    return writes(target.parent, target.name);
   });
+}
+
+/**
+ * The empty file's manifest row, upserted at most once a second per
+ * database rather than by every create (tar makes thousands a second):
+ * its `last_seen` only keeps gc from collecting it while unreferenced, and
+ * gc's safety window is far longer than a second.
+ */
+const emptyManifestSaved = new WeakMap<Database, number>();
+
+function touchEmptyManifest(db: Database, manifest: string, now: number): void {
+  const saved = emptyManifestSaved.get(db);
+  if (saved !== undefined && now - saved < 1_000 && now >= saved) return;
+  saveManifest(db, manifest, [], now);
+  emptyManifestSaved.set(db, now);
+}
+
+/**
+ * Writes whose checks all ran before them: without a savepoint where the
+ * driver can (`checkedWrites`), since only a storage error can fail them now.
+ */
+function checkedWrites<T>(db: Database, writes: () => T): T {
+  return db.checkedWrites !== undefined ? db.checkedWrites(writes) : db.transaction(writes);
 }
 
 /**
@@ -289,8 +310,8 @@ export function createFileInode(
  */
 export function mkdirInode(db: Database, path: string, mode: number, now: number, at: ChildName): InodeAttr {
   assertWritable(db, path, "mkdir");
-  return db.transaction(() => {
-    checkFreeChild(db, at, path, "mkdir");
+  checkFreeChild(db, at, path, "mkdir");
+  return checkedWrites(db, () => {
     const rev = bumpRev(db);
     const inode = insertNode(db, { type: "dir", mode, mtime: now, rev });
     addDirent(db, at.parent, at.name, inode);
@@ -312,12 +333,18 @@ export interface ChildName {
 /** The hash of the empty manifest, the same for every caller's SHA-256. */
 let emptyManifest: string | undefined;
 
-/** EEXIST when `at` names something, ENOENT/ENOTDIR when its directory is gone or is not one. */
+/** EEXIST when `at` names something, ENOENT/ENOTDIR when its directory is gone or is not one. One query. */
 function checkFreeChild(db: Database, at: ChildName, path: string, syscall: string): void {
-  if (lookup(db, at.parent, at.name) !== undefined) throw fsError("EEXIST", syscall, path);
-  const dir = getNode(db, at.parent);
-  if (dir === undefined) throw fsError("ENOENT", syscall, path);
-  if (dir.type !== "dir") throw fsError("ENOTDIR", syscall, path);
+  const row = db.one<{ dir: NodeType | null; taken: number | null }>(
+    `SELECT (SELECT type FROM vfs_nodes WHERE inode = ?) AS dir,
+            (SELECT child_inode FROM vfs_dirents WHERE parent_inode = ? AND name = ?) AS taken`,
+    at.parent,
+    at.parent,
+    at.name,
+  );
+  if (row?.taken !== null && row?.taken !== undefined) throw fsError("EEXIST", syscall, path);
+  if (row?.dir === null || row?.dir === undefined) throw fsError("ENOENT", syscall, path);
+  if (row.dir !== "dir") throw fsError("ENOTDIR", syscall, path);
 }
 
 /**
@@ -331,6 +358,12 @@ export interface KnownChild {
   type: NodeType;
   /** Names the node had (`childAttr`'s count; exact for files only): 1 means this is a file's last. */
   nlink: number;
+  /**
+   * Its stored size, when read with the rest: a file of size 0 has no chunk
+   * rows (every write path stores none for it), so its removal skips the
+   * chunk statements.
+   */
+  size?: number;
 }
 
 /**
@@ -379,14 +412,13 @@ function removeKnown(db: Database, at: ChildName, known: KnownChild, last: boole
     const rev = bumpRev(db);
     db.run("DELETE FROM vfs_dirents WHERE parent_inode = ? AND name = ?", at.parent, at.name);
     if (last) {
-      // Only files have chunk rows.
-      if (known.type === "file") dropChunks(db, known.inode, now);
+      // Only files have chunk rows, and an empty one none.
+      if (known.type === "file" && known.size !== 0) dropChunks(db, known.inode, now);
       db.run("DELETE FROM vfs_nodes WHERE inode = ?", known.inode);
     }
     db.run("INSERT INTO vfs_changes (rev, path, op) VALUES (?, ?, 'delete')", rev, path);
   };
-  if (db.checkedWrites !== undefined) db.checkedWrites(writes);
-  else db.transaction(writes);
+  checkedWrites(db, writes);
 }
 
 /**
@@ -396,23 +428,17 @@ function removeKnown(db: Database, at: ChildName, known: KnownChild, last: boole
  */
 export function setInodeMode(db: Database, inode: number, mode: number, path: string): void {
   assertWritable(db, path, "chmod");
-  db.transaction(() => {
-    const node = getNode(db, inode);
-    if (node === undefined) throw fsError("ENOENT", "chmod", path);
-    if (Number(node.mode) === mode) return;
-    const rev = bumpRev(db);
-    db.run("UPDATE vfs_nodes SET mode = ?, rev = ? WHERE inode = ?", mode, rev, inode);
-  });
+  const node = getNode(db, inode);
+  if (node === undefined) throw fsError("ENOENT", "chmod", path);
+  if (Number(node.mode) === mode) return;
+  checkedWrites(db, () => db.run("UPDATE vfs_nodes SET mode = ?, rev = ? WHERE inode = ?", mode, bumpRev(db), inode));
 }
 
 /** Sets a node's mtime (utimens) with a new rev, so a peer pulls the new time; the same time changes nothing. */
 export function setInodeMtime(db: Database, inode: number, mtime: number, path: string): void {
   assertWritable(db, path, "utime");
-  db.transaction(() => {
-    const node = getNode(db, inode);
-    if (node === undefined) throw fsError("ENOENT", "utime", path);
-    if (node.mtime === mtime) return;
-    const rev = bumpRev(db);
-    db.run("UPDATE vfs_nodes SET mtime = ?, rev = ? WHERE inode = ?", mtime, rev, inode);
-  });
+  const node = getNode(db, inode);
+  if (node === undefined) throw fsError("ENOENT", "utime", path);
+  if (node.mtime === mtime) return;
+  checkedWrites(db, () => db.run("UPDATE vfs_nodes SET mtime = ?, rev = ? WHERE inode = ?", mtime, bumpRev(db), inode));
 }
