@@ -50,11 +50,6 @@ export class BufferPool {
     return fresh;
   }
 
-  /** A buffer of the pool's that one file holds alone, so it may be swapped for a smaller copy. */
-  owns(buffer: Buffer): boolean {
-    return this.#made.has(buffer) && !this.#holders.has(buffer);
-  }
-
   /** One more file holds `buffer` (frozen from now on; its first holder counts too). */
   share(buffer: Buffer): void {
     this.#holders.set(buffer, (this.#holders.get(buffer) ?? 1) + 1);
