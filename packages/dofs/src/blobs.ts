@@ -18,6 +18,11 @@ export function stageBlobs(db: Database, blobs: readonly { hash: string; bytes: 
   });
 }
 
+/** `stageBlobs` inside a transaction the caller holds (whose writes all go together). */
+export function putBlobs(db: Database, blobs: readonly { hash: string; bytes: Uint8Array }[], now: number): void {
+  for (const { hash, bytes } of blobs) putBlob(db, hash, bytes, now);
+}
+
 function putBlob(db: Database, hash: string, bytes: Uint8Array, now: number): void {
   db.run(
     `INSERT INTO vfs_blobs (hash, size, last_seen) VALUES (?, ?, ?)

@@ -798,7 +798,7 @@ export class MountFs {
    */
   commitAll(): void {
     let failure: unknown;
-    this.#db.transaction(() => {
+    const all = (): void => {
       for (const file of [...this.#files.values()]) {
         try {
           this.#commit(file);
@@ -807,7 +807,11 @@ export class MountFs {
           failure ??= error;
         }
       }
-    });
+    };
+    // A batching store (checkedWrites) has every write join one SQLite transaction already: one
+    // around them all would only make each file's commit a savepoint.
+    if (this.#db.checkedWrites !== undefined) all();
+    else this.#db.transaction(all);
     if (failure !== undefined) throw failure;
   }
 
