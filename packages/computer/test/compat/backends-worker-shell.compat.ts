@@ -25,6 +25,5 @@ type _WorkerShellLoader = Fits<OptionsFits<O.WorkerShellLoader, R.WorkerShellLoa
 type _WorkerShellRuntime = Fits<ResultFits<O.WorkerShellRuntime, R.WorkerShellRuntime>>;
 type _WorkerShellSource = Fits<ResultFits<O.WorkerShellSource, R.WorkerShellSource>>;
 type _WorkspaceEgressPolicy = Fits<OptionsFits<O.WorkspaceEgressPolicy, R.WorkspaceEgressPolicy>>;
-// @ts-expect-error incompatible, issue 19 row 6
 type _WorkspaceFs = Fits<ResultFits<O.WorkspaceFs, R.WorkspaceFs>>;
 type _WorkspaceFsAdapter = Fits<ClassFits<typeof O.WorkspaceFsAdapter, typeof R.WorkspaceFsAdapter>>;

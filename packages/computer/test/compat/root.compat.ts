@@ -15,7 +15,6 @@ type _encodeExecEvents = Fits<ValueFits<typeof O.encodeExecEvents, typeof R.enco
 type _encodeRuntimeEvent = Fits<ValueFits<typeof O.encodeRuntimeEvent, typeof R.encodeRuntimeEvent>>;
 type _ExecEncoding = Fits<MutualFits<O.ExecEncoding, R.ExecEncoding>>;
 type _ExecSyncResult = Fits<ResultFits<O.ExecSyncResult, R.ExecSyncResult>>;
-// @ts-expect-error incompatible, issue 19 row 3
 type _getWorkspace = Fits<ValueFits<typeof O.getWorkspace, typeof R.getWorkspace>>;
 type _KillSignal = Fits<MutualFits<O.KillSignal, R.KillSignal>>;
 type _ModuleExecutionEnvelope = Fits<OptionsFits<O.ModuleExecutionEnvelope, R.ModuleExecutionEnvelope>>;
@@ -56,9 +55,7 @@ type _Workspace = Fits<ClassFits<typeof O.Workspace, typeof R.Workspace>>;
 type _WorkspaceAssetsStub = Fits<ClassFits<typeof O.WorkspaceAssetsStub, typeof R.WorkspaceAssetsStub>>;
 type _WorkspaceAttributes = Fits<OptionsFits<O.WorkspaceAttributes, R.WorkspaceAttributes>>;
 type _WorkspaceAttributeValue = Fits<OptionsFits<O.WorkspaceAttributeValue, R.WorkspaceAttributeValue>>;
-// @ts-expect-error incompatible, issue 19 row 3
 type _WorkspaceBackend = Fits<OptionsFits<O.WorkspaceBackend, R.WorkspaceBackend>>;
-// @ts-expect-error incompatible, issue 19 row 15
 type _WorkspaceClient = Fits<ResultFits<O.WorkspaceClient, R.WorkspaceClient>>;
 type _WorkspaceEgressPolicy = Fits<OptionsFits<O.WorkspaceEgressPolicy, R.WorkspaceEgressPolicy>>;
 // @ts-expect-error incompatible, issue 19 row 15
@@ -67,17 +64,14 @@ type _WorkspaceGitFactory = Fits<ResultFits<O.WorkspaceGitFactory, R.WorkspaceGi
 type _WorkspaceGitStub = Fits<ClassFits<typeof O.WorkspaceGitStub, typeof R.WorkspaceGitStub>>;
 type _WorkspaceHandle = Fits<ResultFits<O.WorkspaceHandle, R.WorkspaceHandle>>;
 type _WorkspaceLocalHost = Fits<ResultFits<O.WorkspaceLocalHost, R.WorkspaceLocalHost>>;
-// @ts-expect-error incompatible, issue 19 row 3
 type _WorkspaceModuleBackend = Fits<OptionsFits<O.WorkspaceModuleBackend, R.WorkspaceModuleBackend>>;
 type _WorkspaceModuleBackendHandle = Fits<OptionsFits<O.WorkspaceModuleBackendHandle, R.WorkspaceModuleBackendHandle>>;
-// @ts-expect-error incompatible, issue 19 row 3
 type _WorkspaceModuleBackendHost = Fits<ResultFits<O.WorkspaceModuleBackendHost, R.WorkspaceModuleBackendHost>>;
 type _WorkspaceObserver = Fits<OptionsFits<O.WorkspaceObserver, R.WorkspaceObserver>>;
 // @ts-expect-error incompatible, issue 19 row 7
 type _WorkspaceOptions = Fits<OptionsFits<O.WorkspaceOptions, R.WorkspaceOptions>>;
 type _WorkspaceProxy = Fits<ClassFits<typeof O.WorkspaceProxy, typeof R.WorkspaceProxy>>;
 type _WorkspaceProxyProps = Fits<OptionsFits<O.WorkspaceProxyProps, R.WorkspaceProxyProps>>;
-// @ts-expect-error incompatible, issue 19 row 3
 type _WorkspaceRegisteredBackend = Fits<OptionsFits<O.WorkspaceRegisteredBackend, R.WorkspaceRegisteredBackend>>;
 type _WorkspaceRetryPendingSyncResult = Fits<ResultFits<O.WorkspaceRetryPendingSyncResult, R.WorkspaceRetryPendingSyncResult>>;
 type _WorkspaceRuntimeAccess = Fits<ResultFits<O.WorkspaceRuntimeAccess, R.WorkspaceRuntimeAccess>>;

@@ -64,3 +64,10 @@ export async function clientExec(env: Env): Promise<[string, Uint8Array, number,
   for await (const event of await ws.runtime.getExec("ls-1")) if (event.name === "exit") code = event.code;
   return [text.stdout.trim(), bytes.stdout, code, await ws.readFile?.("/notes.md")];
 }
+
+// find's entry type is declared as the original declares it, so code annotated with it compiles
+// (a link is still listed as "symlink" at run time, with either package).
+export async function findKinds(workspace: Workspace): Promise<Array<"file" | "dir">> {
+  const entries: Array<{ path: string; type: "file" | "dir" }> = await workspace.fs.find("/");
+  return entries.map((entry) => entry.type);
+}
