@@ -21,9 +21,7 @@ type _ModuleExecutionEnvelope = Fits<OptionsFits<O.ModuleExecutionEnvelope, R.Mo
 type _ModuleExecutionInput = Fits<OptionsFits<O.ModuleExecutionInput, R.ModuleExecutionInput>>;
 type _Mount = Fits<OptionsFits<O.Mount, R.Mount>>;
 type _MountBase = Fits<OptionsFits<O.MountBase, R.MountBase>>;
-// @ts-expect-error incompatible, issue 19 row 3
 type _MountContext = Fits<ResultFits<O.MountContext, R.MountContext>>;
-// @ts-expect-error incompatible, issue 19 row 3
 type _MountFactory = Fits<OptionsFits<O.MountFactory, R.MountFactory>>;
 type _MountWriteAPI = Fits<ResultFits<O.MountWriteAPI, R.MountWriteAPI>>;
 type _noopObserver = Fits<ValueFits<typeof O.noopObserver, typeof R.noopObserver>>;
@@ -38,7 +36,6 @@ type _sh = Fits<ValueFits<typeof O.sh, typeof R.sh>>;
 type _shellQuote = Fits<ValueFits<typeof O.shellQuote, typeof R.shellQuote>>;
 type _ShellValue = Fits<OptionsFits<O.ShellValue, R.ShellValue>>;
 type _SkippedEntry = Fits<ResultFits<O.SkippedEntry, R.SkippedEntry>>;
-// @ts-expect-error incompatible, issue 19 row 18
 type _SQLiteWorkspaceProvider = Fits<ClassFits<typeof O.SQLiteWorkspaceProvider, typeof R.SQLiteWorkspaceProvider>>;
 type _SQLiteWorkspaceProviderOptions = Fits<OptionsFits<O.SQLiteWorkspaceProviderOptions, R.SQLiteWorkspaceProviderOptions>>;
 type _SyncRetryIntent = Fits<ResultFits<O.SyncRetryIntent, R.SyncRetryIntent>>;
