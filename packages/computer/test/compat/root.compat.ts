@@ -55,7 +55,6 @@ type _WorkspaceAttributeValue = Fits<OptionsFits<O.WorkspaceAttributeValue, R.Wo
 type _WorkspaceBackend = Fits<OptionsFits<O.WorkspaceBackend, R.WorkspaceBackend>>;
 type _WorkspaceClient = Fits<ResultFits<O.WorkspaceClient, R.WorkspaceClient>>;
 type _WorkspaceEgressPolicy = Fits<OptionsFits<O.WorkspaceEgressPolicy, R.WorkspaceEgressPolicy>>;
-// @ts-expect-error incompatible, issue 19 row 15
 type _WorkspaceFilesystemStub = Fits<ClassFits<typeof O.WorkspaceFilesystemStub, typeof R.WorkspaceFilesystemStub>>;
 type _WorkspaceGitFactory = Fits<ResultFits<O.WorkspaceGitFactory, R.WorkspaceGitFactory>>;
 type _WorkspaceGitStub = Fits<ClassFits<typeof O.WorkspaceGitStub, typeof R.WorkspaceGitStub>>;
@@ -83,14 +82,11 @@ type _WorkspaceRuntimeKillOptions = Fits<OptionsFits<O.WorkspaceRuntimeKillOptio
 type _WorkspaceRuntimeLoader = Fits<OptionsFits<O.WorkspaceRuntimeLoader, R.WorkspaceRuntimeLoader>>;
 type _WorkspaceRuntimeResult = Fits<ResultFits<O.WorkspaceRuntimeResult, R.WorkspaceRuntimeResult>>;
 type _WorkspaceRuntimeStatus = Fits<ResultFits<O.WorkspaceRuntimeStatus, R.WorkspaceRuntimeStatus>>;
-// @ts-expect-error incompatible, issue 19 row 15
 type _WorkspaceRuntimeStub = Fits<ClassFits<typeof O.WorkspaceRuntimeStub, typeof R.WorkspaceRuntimeStub>>;
 type _WorkspaceRuntimeValue = Fits<ResultFits<O.WorkspaceRuntimeValue, R.WorkspaceRuntimeValue>>;
 type _WorkspaceServiceProxy = Fits<ClassFits<typeof O.WorkspaceServiceProxy, typeof R.WorkspaceServiceProxy>>;
 type _WorkspaceServiceProxyProps = Fits<OptionsFits<O.WorkspaceServiceProxyProps, R.WorkspaceServiceProxyProps>>;
 type _WorkspaceSpan = Fits<OptionsFits<O.WorkspaceSpan, R.WorkspaceSpan>>;
-// @ts-expect-error incompatible, issue 19 row 15
 type _WorkspaceStub = Fits<ClassFits<typeof O.WorkspaceStub, typeof R.WorkspaceStub>>;
-// @ts-expect-error incompatible, issue 19 row 15
 type _WorkspaceStubHost = Fits<ResultFits<O.WorkspaceStubHost, R.WorkspaceStubHost>>;
 type _WorkspaceTrustedModule = Fits<OptionsFits<O.WorkspaceTrustedModule, R.WorkspaceTrustedModule>>;
