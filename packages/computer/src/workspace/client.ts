@@ -137,11 +137,15 @@ export async function getWorkspace(handle: WorkspaceHandle): Promise<WorkspaceCl
 function localClient(workspace: LocalWorkspace): WorkspaceClient {
   const { runtime } = workspace;
   const local = {
-    exec: (first: string | TemplateStringsArray, ...rest: unknown[]) => {
+    exec: (
+      first: string | TemplateStringsArray,
+      ...rest: unknown[]
+    ): Promise<WorkspaceRuntimeExecHandle<ExecEncoding>> => {
       const { source, options } = execArguments(first, rest);
       return runtime.exec(source, options);
     },
-    getExec: (id: string, options?: GetExecOptions) => runtime.getExec(id, options),
+    getExec: (id: string, options?: GetExecOptions): Promise<WorkspaceRuntimeExecHandle<ExecEncoding>> =>
+      runtime.getExec(id, options),
     killExec: (id: string, options?: RuntimeKillOptions) => runtime.killExec(id, options),
     disposeExec: (id: string, options?: { backend?: string }) => runtime.disposeExec(id, options),
   };

@@ -44,10 +44,8 @@ type _SyncRetryScheduler = Fits<OptionsFits<O.SyncRetryScheduler, R.SyncRetrySch
 type _TestBackend = Fits<ClassFits<typeof O.TestBackend, typeof R.TestBackend>>;
 type _TestBackendOptions = Fits<OptionsFits<O.TestBackendOptions, R.TestBackendOptions>>;
 type _ThinkWorkspaceCompatibility = Fits<ResultFits<O.ThinkWorkspaceCompatibility, R.ThinkWorkspaceCompatibility>>;
-// @ts-expect-error incompatible, issue 19 row 4
 type _withWorkspace = Fits<ValueFits<typeof O.withWorkspace, typeof R.withWorkspace>>;
 type _WithWorkspaceCtor = Fits<ResultFits<O.WithWorkspaceCtor<any>, R.WithWorkspaceCtor<any>>>;
-// @ts-expect-error incompatible, issue 19 row 7
 type _Workspace = Fits<ClassFits<typeof O.Workspace, typeof R.Workspace>>;
 type _WorkspaceAssetsStub = Fits<ClassFits<typeof O.WorkspaceAssetsStub, typeof R.WorkspaceAssetsStub>>;
 type _WorkspaceAttributes = Fits<OptionsFits<O.WorkspaceAttributes, R.WorkspaceAttributes>>;
@@ -64,7 +62,6 @@ type _WorkspaceModuleBackend = Fits<OptionsFits<O.WorkspaceModuleBackend, R.Work
 type _WorkspaceModuleBackendHandle = Fits<OptionsFits<O.WorkspaceModuleBackendHandle, R.WorkspaceModuleBackendHandle>>;
 type _WorkspaceModuleBackendHost = Fits<ResultFits<O.WorkspaceModuleBackendHost, R.WorkspaceModuleBackendHost>>;
 type _WorkspaceObserver = Fits<OptionsFits<O.WorkspaceObserver, R.WorkspaceObserver>>;
-// @ts-expect-error incompatible, issue 19 row 7
 type _WorkspaceOptions = Fits<OptionsFits<O.WorkspaceOptions, R.WorkspaceOptions>>;
 type _WorkspaceProxy = Fits<ClassFits<typeof O.WorkspaceProxy, typeof R.WorkspaceProxy>>;
 type _WorkspaceProxyProps = Fits<OptionsFits<O.WorkspaceProxyProps, R.WorkspaceProxyProps>>;
