@@ -38,7 +38,10 @@ import { WorkspaceFsAdapter, type WorkspaceFsLike } from "./fs-adapter.js";
 export interface ShellWorkspace {
   readonly fs: WorkspaceFsLike;
   readonly git: ShellGitLike;
-  readonly assets: ShellAssetsLike | null;
+  /** Undefined when the workspace has none, which RPC cannot read ("does not implement"): see `assetsOrNull`. */
+  readonly assets?: ShellAssetsLike;
+  /** `assets`, or null when the workspace has none. */
+  readonly assetsOrNull: ShellAssetsLike | null;
   readonly artifacts: ShellArtifactsLike;
   [Symbol.dispose]?(): void;
 }
@@ -190,7 +193,12 @@ export class ShellWorker extends WorkerEntrypoint<ShellWorkerEnv> {
     const enabled = this.env.SHELL_COMMANDS ?? [];
     const custom: CustomCommand[] = [
       defineGitCommand(ws),
-      defineAssetsCommand(ws),
+      // Read when the command runs, through the read RPC can answer for a workspace without assets.
+      defineAssetsCommand({
+        get assets() {
+          return ws.assetsOrNull;
+        },
+      }),
       defineArtifactsCommand(ws),
       // The python, sqlite and js-exec groups' commands, when given: each fails saying why; a subclass may replace them.
       ...defineUnavailableCommands(enabled),
