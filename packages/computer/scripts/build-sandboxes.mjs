@@ -114,8 +114,14 @@ const UNAVAILABLE_GROUPS = ["python", "sqlite", "js-exec"];
 /** just-bash's fuzzing instrumentation: loaded only with a coverage writer, and it imports every command. */
 const NEVER = ["flag-coverage"];
 
-/** Stubs for what the shell never calls (see sandbox/stubs/), and native codecs left to fail at their lazy import. */
-function stubs() {
+/**
+ * Stubs for what the shell never calls (see sandbox/stubs/), and native codecs left to fail at their lazy
+ * import. With `importable`, the codecs and the chunks of the commands that cannot run in workerd are
+ * stubs too (`stubs/unreachable.ts`), so a Worker bundling the modules resolves nothing outside them.
+ */
+function stubs({ importable = false } = {}) {
+  const unreachable = join(dir, "sandbox", "stubs", "unreachable.ts");
+  const never = [...UNAVAILABLE, ...NEVER].map((command) => command.replace(/[-]/g, "\\-")).join("|");
   return {
     name: "worker-shell-stubs",
     setup(builder) {
@@ -123,10 +129,14 @@ function stubs() {
         path: join(dir, "sandbox", "stubs", "undici.ts"),
       }));
       builder.onResolve({ filter: /^seek-bzip$/ }, () => ({ path: join(dir, "sandbox", "stubs", "seek-bzip.ts") }));
-      builder.onResolve({ filter: /^(@mongodb-js\/zstd|node-liblzma)$/ }, (args) => ({
-        path: args.path,
-        external: true,
-      }));
+      builder.onResolve({ filter: /^(@mongodb-js\/zstd|node-liblzma)$/ }, (args) =>
+        importable ? { path: unreachable } : { path: args.path, external: true },
+      );
+      if (importable) {
+        builder.onResolve({ filter: new RegExp(`(^|/)chunks/(${never})-[A-Z0-9]+\\.js$`) }, () => ({
+          path: unreachable,
+        }));
+      }
     },
   };
 }
@@ -227,5 +237,42 @@ ${entries.join("\n")}
   return `worker-shell groups: ${summary.join(", ")}; main module ${Buffer.byteLength(code.get("shell.js"))} bytes`;
 }
 
+// ---- the same shell as importable modules: the ShellWorker `./backends/worker-shell` exports ----
+
+/**
+ * `dist/sandbox/shell-worker/`: `shell.js` (which exports `ShellWorker`) and its chunks, as files a
+ * Worker's bundler follows. This is what the `ShellWorker` of `./backends/worker-shell` is (through the
+ * package's `#sandbox/shell-worker` import), so a Worker exporting it bundles the same just-bash the
+ * Dynamic Worker runs, and the package needs none installed. A Worker that does not use it drops the
+ * folder (the package has no side effects). Every optional command is a chunk here, loaded on first
+ * use; the unavailable ones are stubs.
+ */
+async function bundleShellWorkerModules() {
+  const out = join(outRoot, "shell-worker");
+  const result = await build({
+    entryPoints: { shell: join(dir, "sandbox", "shell.ts") },
+    outdir: out,
+    bundle: true,
+    splitting: true,
+    metafile: true,
+    minify: true,
+    format: "esm",
+    platform: "node",
+    target: "es2022",
+    chunkNames: "chunks/[name]-[hash]",
+    external: ["cloudflare:workers", "node:*"],
+    alias,
+    plugins: [stubs({ importable: true })],
+    // As in the Dynamic Worker: just-bash's chunks call createRequire(import.meta.url).
+    define: { "import.meta.url": JSON.stringify("file:///shell.js") },
+    legalComments: "none",
+    absWorkingDir: root,
+    logLevel: "warning",
+  });
+  const bytes = Object.values(result.metafile.outputs).reduce((sum, output) => sum + output.bytes, 0);
+  return `shell-worker: ${Object.keys(result.metafile.outputs).length} modules, ${bytes} bytes`;
+}
+
 console.log(await bundleWorkerJavaScript());
 console.log(await bundleWorkerShell());
+console.log(await bundleShellWorkerModules());

@@ -138,7 +138,8 @@ export class WorkspaceFilesystem {
     const p = normalizePath(dir, "find");
     if (typeof pattern !== "string") throw new TypeError("find pattern must be a string");
     const { limit, offset } = checkPage(options, "find");
-    return findPath(db, p, pattern, limit, offset);
+    // The public type is the original's ("file" | "dir"); links are still listed as "symlink", as its are.
+    return findPath(db, p, pattern, limit, offset) as FindEntry[];
   }
 
   async ls(prefix: string): Promise<string[]> {

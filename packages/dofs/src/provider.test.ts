@@ -62,6 +62,24 @@ describe("SQLiteWorkspaceProvider: the node:fs face of the store", () => {
       expect(text(p.readFileSync("/f", "utf8"))).toBe("x");
     }));
 
+  it("byte reads are Buffers, as their type and the original's say (both harnesses have one: Node, workerd with nodejs_compat)", () =>
+    withDb(async ({ db }) => {
+      // Read through globalThis: under workers-types the global is declared `any`.
+      const NodeBuffer = (globalThis as { Buffer?: { isBuffer(value: unknown): boolean } }).Buffer;
+      expect(NodeBuffer).toBeDefined();
+      const isBuffer = (value: unknown) => NodeBuffer?.isBuffer(value) === true;
+      const p = new SQLiteWorkspaceProvider(db);
+      p.writeFileSync("/f", "hello");
+      const whole = p.readFileSync("/f");
+      expect(isBuffer(whole)).toBe(true);
+      expect(isBuffer(await p.readFile("/f"))).toBe(true);
+      const range = p.readRangeSync("/f", 1, 3);
+      expect(isBuffer(range)).toBe(true);
+      expect(text(range)).toBe("ell");
+      // With an encoding the reads are strings.
+      expect(p.readFileSync("/f", "base64")).toBe("aGVsbG8=");
+    }));
+
   it("descriptors: positions, append mode, read-only and write-only ends", () =>
     withDb(async ({ db }) => {
       const p = new SQLiteWorkspaceProvider(db);

@@ -79,10 +79,20 @@ export interface WriteFileRange {
 }
 
 /**
- * Bytes as Node hands them out: a `Buffer` where one exists (Node, workerd with nodejs_compat), else a
- * Uint8Array. Typed `Uint8Array` so dofs' types need no @types/node (the original's say `Buffer`).
+ * The global `Buffer` type, so the byte reads can be declared `Buffer` as the original's are,
+ * without dofs depending on @types/node: dofs also type-checks (and is used) under workers-types
+ * alone, which declare only `var Buffer: any`. With @types/node in the program this merges into
+ * Node's own `Buffer` (same type parameter, same base) and adds nothing; without it, `Buffer` is a
+ * `Uint8Array`, which is what the reads return where the platform has no Buffer (a Worker without
+ * nodejs_compat). A type alias over `typeof globalThis` cannot do this: with workers-types and
+ * @types/node together, the global `Buffer` value is workers-types' `any`, not Node's constructor.
  */
-type Bytes = Uint8Array;
+declare global {
+  interface Buffer<TArrayBuffer extends ArrayBufferLike = ArrayBufferLike> extends Uint8Array<TArrayBuffer> {}
+}
+
+/** Bytes as Node hands them out: a `Buffer` where one exists (Node, workerd with nodejs_compat). */
+type Bytes = Buffer;
 type Encoding = string;
 type EncodingOption = Encoding | { encoding?: Encoding | null } | null;
 type WriteOptions = { encoding?: Encoding; mode?: number } | Encoding;
@@ -609,7 +619,10 @@ function decode(bytes: Uint8Array, encoding: Encoding): string {
 
 function asBuffer(bytes: Uint8Array): Bytes {
   const NodeBuffer = nodeBuffer();
-  return NodeBuffer ? NodeBuffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) : bytes;
+  // Without a Buffer on the platform the bytes stay a Uint8Array, which `Buffer` is then declared as
+  // too unless the program loaded @types/node for a runtime that lacks it (the original's types say
+  // `Buffer` there as well).
+  return (NodeBuffer ? NodeBuffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) : bytes) as Bytes;
 }
 
 interface BufferConstructorLike {

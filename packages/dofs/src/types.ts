@@ -29,6 +29,17 @@ export interface DirEntry {
 
 export interface FindEntry {
   path: string;
+  /**
+   * Declared as the original declares it, so code written against its types
+   * compiles unchanged. At run time a symbolic link is listed with
+   * `"symlink"`, as the original's is (see `FoundEntry`).
+   */
+  type: "file" | "dir";
+}
+
+/** What `find` really lists: `FindEntry` with the link type its declaration leaves out (internal). */
+export interface FoundEntry {
+  path: string;
   type: NodeType;
 }
 

@@ -7,6 +7,7 @@ import type { Database } from "../src/database.js";
 import { WorkspaceFilesystem } from "../src/filesystem.js";
 import type { SyncLocal } from "../src/sync/local.js";
 import { SyncPeer, type SyncPeerOptions } from "../src/sync/peer.js";
+import type { FoundEntry } from "../src/types.js";
 
 export interface PeerPair {
   local: SyncLocal;
@@ -29,7 +30,8 @@ export function pairOf(localDb: Database, remoteDb: Database, options: SyncPeerO
 /** Every path below `/` with what a peer must agree on: type, mode, content hash or target. */
 export async function snapshotTree(fs: WorkspaceFilesystem): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
-  for (const { path, type } of await fs.find("/")) {
+  // Links are listed as "symlink", which find's public type (the original's) leaves out.
+  for (const { path, type } of (await fs.find("/")) as FoundEntry[]) {
     const stat = await fs.lstat(path);
     if (type === "file") {
       const bytes = new Uint8Array(await new Response(await fs.readFile(path)).arrayBuffer());

@@ -5,7 +5,7 @@
  * (`../bench/sync-driver.node.ts`, a child process). The side dials the peer
  * with the runtime's `createSyncClient` and runs the rpc driver's steps.
  */
-import type { Database, WorkspaceFilesystem } from "@cloudflare/dofs";
+import type { Database, NodeType, WorkspaceFilesystem } from "@cloudflare/dofs";
 import type { SyncClient } from "../src/client/index.js";
 import { pullOnce, pushOnce, reconcileWatermarks, tick } from "../src/driver/index.js";
 import { generatedStream } from "./generated.js";
@@ -130,7 +130,8 @@ export async function writeSmall(fs: WorkspaceFilesystem, root: string, count: n
 /** Every path below `root` with what peers must agree on: type, mode, size and SHA-256 of the content. */
 export async function snapshotTree(fs: WorkspaceFilesystem, root: string): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
-  for (const { path, type } of await fs.find(root)) {
+  // Links are listed as "symlink", which find's public type (the original's "file" | "dir") leaves out.
+  for (const { path, type } of (await fs.find(root)) as { path: string; type: NodeType }[]) {
     const stat = await fs.lstat(path);
     if (type === "file") {
       const hash = await sha256Stream((await fs.readFile(path)) as ReadableStream<Uint8Array>);

@@ -62,6 +62,10 @@ export class WorkspaceRuntime {
   exec(source: string): Promise<ExecHandle<undefined>>;
   exec(source: string, options: ExecOptions<"utf8"> & { encoding: "utf8" }): Promise<ExecHandle<"utf8">>;
   exec(source: string, options: ExecOptions<undefined>): Promise<ExecHandle<undefined>>;
+  // Options typed `ExecOptions<"utf8">` (encoding possibly absent) type the output as strings, as the
+  // original's `WorkspaceRuntimeExecOptions<"utf8">` overload does; after the `undefined` one, so that
+  // options without an encoding still type it as bytes.
+  exec(source: string, options: ExecOptions<"utf8">): Promise<ExecHandle<"utf8">>;
   exec(source: string, options?: ExecOptions): Promise<ExecHandle>;
   async exec(first: string | TemplateStringsArray, ...rest: unknown[]): Promise<ExecHandle> {
     const isTemplate = typeof first !== "string";
@@ -92,6 +96,7 @@ export class WorkspaceRuntime {
   getExec(id: string): Promise<ExecHandle<undefined>>;
   getExec(id: string, options: GetExecOptions<"utf8"> & { encoding: "utf8" }): Promise<ExecHandle<"utf8">>;
   getExec(id: string, options: GetExecOptions<undefined>): Promise<ExecHandle<undefined>>;
+  getExec(id: string, options: GetExecOptions<"utf8">): Promise<ExecHandle<"utf8">>;
   getExec(id: string, options?: GetExecOptions): Promise<ExecHandle>;
   async getExec(id: string, options: GetExecOptions = {}): Promise<ExecHandle> {
     const backend = this.#route(options.backend, "getExec");

@@ -5,7 +5,7 @@
  * their own subpath exports (`@cloudflare/computer/git`, `/assets`,
  * `/artifacts`), so a Worker that does not use one does not bundle it.
  */
-import type { WorkspaceFilesystem } from "@cloudflare/dofs";
+import type { SQLiteWorkspaceProvider, WorkspaceFilesystem } from "@cloudflare/dofs";
 
 export interface GitIdentity {
   name: string;
@@ -38,10 +38,11 @@ export interface WorkspaceGitProvider<Git extends WorkspaceGit = WorkspaceGit> {
 /**
  * The original's form of the `git` option: a function from the workspace to
  * its client (`createGitClient()` is one too). The Workspace calls it once,
- * with itself as `ws`.
+ * with itself as `ws`: its `fs`, and the `provider()` the original's factories
+ * work through.
  */
 export type WorkspaceGitFactoryFunction<Git extends WorkspaceGit = WorkspaceGit> = (options: {
-  ws: { readonly fs: WorkspaceFilesystem };
+  ws: { readonly fs: WorkspaceFilesystem; provider(): SQLiteWorkspaceProvider };
   defaultIdentity?: GitIdentity;
 }) => Git;
 

@@ -137,11 +137,15 @@ export async function getWorkspace(handle: WorkspaceHandle): Promise<WorkspaceCl
 function localClient(workspace: LocalWorkspace): WorkspaceClient {
   const { runtime } = workspace;
   const local = {
-    exec: (first: string | TemplateStringsArray, ...rest: unknown[]) => {
+    exec: (
+      first: string | TemplateStringsArray,
+      ...rest: unknown[]
+    ): Promise<WorkspaceRuntimeExecHandle<ExecEncoding>> => {
       const { source, options } = execArguments(first, rest);
       return runtime.exec(source, options);
     },
-    getExec: (id: string, options?: GetExecOptions) => runtime.getExec(id, options),
+    getExec: (id: string, options?: GetExecOptions): Promise<WorkspaceRuntimeExecHandle<ExecEncoding>> =>
+      runtime.getExec(id, options),
     killExec: (id: string, options?: RuntimeKillOptions) => runtime.killExec(id, options),
     disposeExec: (id: string, options?: { backend?: string }) => runtime.disposeExec(id, options),
   };
@@ -194,8 +198,8 @@ interface RemoteWorkspaceStub extends ThinkWorkspaceCompatibility {
   readonly fs: Remote<RemoteFilesystem & { [Symbol.dispose](): void }>;
   readonly runtime: Remote<RemoteRuntimeStub>;
   readonly git: Remote<RemoteCliStub<Parameters<WorkspaceGit["cli"]>[0]>>;
-  /** Null, not undefined, when unset (see `WorkspaceStub.assets`). */
-  readonly assets: Remote<RemoteAssetsStub | null>;
+  /** `assets`, null when unset: RPC cannot read a property that is undefined (see `WorkspaceStub.assets`). */
+  readonly assetsOrNull: Remote<RemoteAssetsStub | null>;
   readonly artifacts: Remote<WorkspaceClientArtifacts & { [Symbol.dispose](): void }>;
   readonly useThink: Remote<boolean>;
   [Symbol.dispose](): void;
@@ -219,17 +223,19 @@ async function remoteClient(stub: RemoteWorkspaceStub): Promise<WorkspaceClient>
     Awaited<RemoteWorkspaceStub["fs"]>,
     Awaited<RemoteWorkspaceStub["runtime"]>,
     Awaited<RemoteWorkspaceStub["git"]>,
-    Awaited<RemoteWorkspaceStub["assets"]>,
+    Awaited<RemoteWorkspaceStub["assetsOrNull"]>,
     Awaited<RemoteWorkspaceStub["artifacts"]>,
     boolean,
   ];
   try {
     // Each read settles on its own so a failure still leaves every stub that did arrive in `held`.
-    const reads = [stub.fs, stub.runtime, stub.git, stub.assets, stub.artifacts, stub.useThink].map(async (read) => {
-      const value = await read;
-      if (typeof value === "object" && value !== null) held.push(value as { [Symbol.dispose](): void });
-      return value;
-    });
+    const reads = [stub.fs, stub.runtime, stub.git, stub.assetsOrNull, stub.artifacts, stub.useThink].map(
+      async (read) => {
+        const value = await read;
+        if (typeof value === "object" && value !== null) held.push(value as { [Symbol.dispose](): void });
+        return value;
+      },
+    );
     const settled = await Promise.allSettled(reads);
     const failed = settled.find((outcome) => outcome.status === "rejected");
     if (failed) throw failed.reason;

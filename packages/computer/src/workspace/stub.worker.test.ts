@@ -102,10 +102,12 @@ describe("WorkspaceStub over RPC", () => {
     expect(new WorkspaceRuntimeExecHandleStub(handle, { id: "x", backend: "a" }).backend).toBe("a");
   });
 
-  it("reports useThink, and null for an unset assets client", async () => {
+  it("reports useThink, and an unset assets client as undefined (null through assetsOrNull)", async () => {
     using stub = await env.PLAIN_WORKSPACE.get(env.PLAIN_WORKSPACE.newUniqueId()).__getWorkspaceStub();
     expect(await stub.useThink).toBe(false);
-    expect(await stub.assets).toBeNull();
+    expect(await stub.assetsOrNull).toBeNull();
+    // `assets` is undefined, as the original's: RPC cannot read an undefined property, theirs neither.
+    await expect(settled(stub.assets)).rejects.toThrow('The RPC receiver does not implement the method "assets"');
     expect(await stub.sessionId).toBeNull();
     await expect(settled(stub.readFile("/a"))).rejects.toThrow(
       /Think methods need new Workspace\(\{ useThink: true \}\)/,

@@ -52,9 +52,8 @@ import type {
   WorkspaceAssetsClient,
   WorkspaceGit,
 } from "./capabilities.js";
-import { exists, lstatOrNull, statOrNull } from "./fs-client.js";
-import { type ThinkFileInfo, type ThinkWorkspaceCompatibility, thinkMethods } from "./think.js";
-import type { Workspace } from "./workspace.worker.js";
+import { exists, lstatOrNull, statOrNull, type WorkspaceFilesystemVerbs } from "./fs-client.js";
+import { type ThinkFileInfo, type ThinkFilesystem, type ThinkWorkspaceCompatibility, thinkMethods } from "./think.js";
 
 /**
  * Shared by every stub. Once disposed — by its RPC client, or with its parent —
@@ -97,13 +96,22 @@ abstract class DisposableStub extends RpcTarget {
   }
 }
 
+/**
+ * What the filesystem stub calls, structurally: our `WorkspaceFilesystem` (a nominal class) fits, and so
+ * does any object with these members, the original's Workspace filesystem included.
+ */
+export type StubFilesystem = WorkspaceFilesystemVerbs & ThinkFilesystem;
+
+/** What the filesystem stub is built over: a Workspace (anything with such an `fs`) or the filesystem. */
+export type FilesystemStubSource = StubFilesystem | { readonly fs: StubFilesystem };
+
 export class WorkspaceFilesystemStub extends DisposableStub {
-  readonly #fs: WorkspaceFilesystem;
+  readonly #fs: StubFilesystem;
 
   /** Takes the Workspace, as the original's does, or its filesystem. */
-  constructor(source: WorkspaceFilesystem | { readonly fs: WorkspaceFilesystem }) {
+  constructor(source: FilesystemStubSource) {
     super();
-    this.#fs = source instanceof WorkspaceFilesystem ? source : source.fs;
+    this.#fs = source instanceof WorkspaceFilesystem || !("fs" in source) ? source : source.fs;
   }
 
   readFile(path: string): Promise<ReadableStream<Uint8Array>>;
@@ -264,21 +272,31 @@ export class WorkspaceRuntimeExecHandleStub<E extends ExecEncoding = undefined> 
   }
 }
 
+/**
+ * What the runtime stub calls, structurally: our `WorkspaceRuntime` (a nominal class) fits, and so does
+ * any runtime with these members, the original's included (it has no `backends`).
+ */
+export interface StubRuntime extends Pick<WorkspaceRuntime, "killExec" | "disposeExec" | "isCallable"> {
+  exec(source: string, options: ExecOptions): Promise<WorkspaceRuntimeExecHandle<ExecEncoding>>;
+  getExec(id: string, options: GetExecOptions): Promise<WorkspaceRuntimeExecHandle<ExecEncoding>>;
+  readonly backends?: string[];
+}
+
 /** What the runtime stub needs of a Workspace: the runtime, or a Workspace holding one. */
-export type RuntimeStubSource = WorkspaceRuntime | { readonly runtime: WorkspaceRuntime };
+export type RuntimeStubSource = StubRuntime | { readonly runtime: StubRuntime };
 
 export class WorkspaceRuntimeStub extends DisposableStub {
-  readonly #runtime: WorkspaceRuntime;
+  readonly #runtime: StubRuntime;
 
   /** Takes the Workspace, as the original's does, or its runtime. */
   constructor(source: RuntimeStubSource) {
     super();
-    this.#runtime = source instanceof WorkspaceRuntime ? source : source.runtime;
+    this.#runtime = source instanceof WorkspaceRuntime || !("runtime" in source) ? source : source.runtime;
   }
 
-  /** Backend ids, the default first. */
+  /** Backend ids, the default first (none known for a runtime that does not list them). */
   get backends(): string[] {
-    return this.#runtime.backends;
+    return this.#runtime.backends ?? [];
   }
 
   exec(source: string): Promise<WorkspaceRuntimeExecHandleStub<undefined>>;
@@ -470,11 +488,25 @@ export class WorkspaceArtifactsStub extends DisposableStub {
  * prototype (RPC cannot add methods per instance) and fail unless the
  * workspace was built with `useThink: true`; clients mirror them only then.
  */
+/**
+ * What a `WorkspaceStub` uses of its Workspace, structurally: ours (a nominal class) fits, and so does
+ * any object with these members, the original's Workspace included.
+ */
+export interface StubWorkspace {
+  readonly fs: StubFilesystem;
+  readonly runtime: StubRuntime;
+  readonly git: WorkspaceGit;
+  readonly assets: AssetsShareClient | WorkspaceAssetsClient | undefined;
+  readonly artifacts: ArtifactClient;
+  readonly useThink: boolean;
+  readonly sessionId: string;
+}
+
 export class WorkspaceStub extends DisposableStub implements ThinkWorkspaceCompatibility {
-  readonly #workspace: Workspace;
+  readonly #workspace: StubWorkspace;
   #think: ThinkWorkspaceCompatibility | undefined;
 
-  constructor(workspace: Workspace) {
+  constructor(workspace: StubWorkspace) {
     super();
     this.#workspace = workspace;
   }
@@ -492,11 +524,16 @@ export class WorkspaceStub extends DisposableStub implements ThinkWorkspaceCompa
   }
 
   /**
-   * Null when the workspace has no assets client (the client turns it into
-   * undefined): reading a property that is undefined over RPC fails as
-   * "does not implement", so an absent capability must be a value.
+   * Undefined when the workspace has no assets client, as the original's. Over RPC a property that is
+   * undefined fails to read ("does not implement"), the original's too: `assetsOrNull` is the read
+   * that works either way (our client uses it).
    */
-  get assets(): WorkspaceAssetsStub | null {
+  get assets(): WorkspaceAssetsStub | undefined {
+    return this.assetsOrNull ?? undefined;
+  }
+
+  /** `assets`, or null when the workspace has none: an absent capability that RPC can carry. */
+  get assetsOrNull(): WorkspaceAssetsStub | null {
     const assets = this.#workspace.assets;
     return assets === undefined ? null : this.#child("assets", () => new WorkspaceAssetsStub(assets));
   }

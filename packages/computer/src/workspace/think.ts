@@ -9,7 +9,7 @@
  * Relative paths (and glob patterns) are taken under `/workspace`, the
  * directory agents work in.
  */
-import { isFsError, type Stat, type WorkspaceFilesystem } from "@cloudflare/dofs";
+import { isFsError, readAllBytes, type Stat, type WorkspaceFilesystem } from "@cloudflare/dofs";
 import { mimeTypeOf } from "./mime.js";
 
 /** The directory relative Think paths are resolved under. */
@@ -57,10 +57,23 @@ export function resolveThinkPath(path: string): string {
   return relative === "" || relative === "." ? THINK_ROOT : `${THINK_ROOT}/${relative}`;
 }
 
-export function thinkMethods(fs: WorkspaceFilesystem): ThinkWorkspaceCompatibility {
+/**
+ * The filesystem calls the Think methods make: a `WorkspaceFilesystem` fits, and so does any object with
+ * these members (a stub's source is typed structurally). Without `readFileBytes` the file is read whole
+ * from `readFile`'s stream.
+ */
+export type ThinkFilesystem = Pick<
+  WorkspaceFilesystem,
+  "readFile" | "writeFile" | "mkdir" | "readdir" | "rm" | "find" | "stat" | "lstat"
+> &
+  Partial<Pick<WorkspaceFilesystem, "readFileBytes">>;
+
+export function thinkMethods(fs: ThinkFilesystem): ThinkWorkspaceCompatibility {
+  const readBytes = async (path: string): Promise<Uint8Array> =>
+    fs.readFileBytes ? fs.readFileBytes(path) : readAllBytes(await fs.readFile(path));
   return {
     readFile: (path) => orNull(() => fs.readFile(resolveThinkPath(path), "utf8")),
-    readFileBytes: (path) => orNull(() => fs.readFileBytes(resolveThinkPath(path))),
+    readFileBytes: (path) => orNull(() => readBytes(resolveThinkPath(path))),
     writeFile: async (path, content) => {
       const target = resolveThinkPath(path);
       const parent = target.slice(0, target.lastIndexOf("/"));

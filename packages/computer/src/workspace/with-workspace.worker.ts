@@ -41,13 +41,21 @@ export type WorkspaceHostSelf<TBase extends AnyClass> = InstanceType<TBase> & {
 };
 
 /**
- * The class `withWorkspace(Base, …)` returns: `Base`'s statics, and instances
- * that are `Base`'s and also host a Workspace. (Not `TBase & …`: a class can
- * only extend an intersection whose construct signatures agree.)
+ * A mixin constructor's parameters: TypeScript merges a construct signature of exactly `...args: any[]`
+ * into the other member's of an intersection, so a class can extend `Base & (new (...args: any[]) => …)`
+ * (with `Base`'s own parameters there instead, the signatures would conflict).
  */
-export type WithWorkspaceCtor<TBase extends AnyClass> = Omit<TBase, "prototype"> &
+// biome-ignore lint/suspicious/noExplicitAny: the mixin rule asks for exactly `any[]`.
+type MixinArgs = any[];
+
+/**
+ * The class `withWorkspace(Base, …)` returns: `Base` itself (its statics, its
+ * constructor), whose instances also host a Workspace, as the original's
+ * `TBase & …` says.
+ */
+export type WithWorkspaceCtor<TBase extends AnyClass> = TBase &
   (new (
-    ...args: ConstructorParameters<TBase>
+    ...args: MixinArgs
   ) => InstanceType<TBase> & WorkspaceHost & WorkspaceLocalHost);
 
 export function withWorkspace<TBase extends AnyClass>(

@@ -16,6 +16,8 @@ import { collectGarbage } from "@cloudflare/dofs/inode";
 import { DEFAULT_BATCH_BUDGET, type SyncBudget } from "@cloudflare/dofs/sync";
 import { type ArtifactClient, createArtifact, createUnconfiguredArtifact } from "../artifacts/artifact.js";
 import { toWorkspaceAssets } from "../assets/workspace-client.js";
+// A type only (what `workspace.git` is typed as): `./git` (isomorphic-git) stays out of bundles that do not use it.
+import type { GitClient } from "../git/client.js";
 import { indexMounts, type ResolvedMount, resolveMounts } from "../mounts/index-mounts.js";
 import type { Mount, MountsOption } from "../mounts/types.js";
 import { noopObserver, type WorkspaceObserver } from "../observe/observer.js";
@@ -50,11 +52,7 @@ export type { WorkspaceStorage };
 /** A directory filled from outside (an R2 prefix, …) by `ready()`; see mounts/types.ts. */
 export type WorkspaceMount = Mount;
 
-/**
- * `Git` is what `workspace.git` is typed as: the client the configured
- * provider opens (`GitClient` for `createGitClient()`), the bare seam otherwise.
- */
-export interface WorkspaceOptions<Git extends WorkspaceGit = WorkspaceGit> {
+export interface WorkspaceOptions {
   storage: WorkspaceStorage;
   /**
    * Execution backends; the first is the default. None makes a filesystem-only Workspace.
@@ -67,7 +65,7 @@ export interface WorkspaceOptions<Git extends WorkspaceGit = WorkspaceGit> {
   /** Keyed by absolute root; factories are called once, here. Indexed by `ready()` or before the first exec. */
   mounts?: MountsOption;
   /** `createGitClient()`: a provider (`open`), or a function of the workspace (the original's form). */
-  git?: WorkspaceGitProvider<Git> | WorkspaceGitFactoryFunction<Git>;
+  git?: WorkspaceGitProvider | WorkspaceGitFactoryFunction;
   defaultGitIdentity?: GitIdentity;
   /**
    * The original's assets client (`createAssets(...)`, anything with `share`) or a publisher of ours
@@ -107,16 +105,16 @@ export interface PullOptions {
 }
 
 // biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the Think members (interface below) are set per instance.
-export class Workspace<Git extends WorkspaceGit = WorkspaceGit> {
+export class Workspace {
   readonly fs: WorkspaceFilesystem;
   readonly runtime: WorkspaceRuntime;
   /** `""` when none was given. */
   readonly sessionId: string;
   readonly useThink: boolean;
   readonly #db: Database;
-  readonly #options: WorkspaceOptions<Git>;
+  readonly #options: WorkspaceOptions;
   readonly #scheduler: SyncRetryScheduler | undefined;
-  #git: Git | undefined;
+  #git: WorkspaceGit | undefined;
   #assets: WorkspaceAssetsClient | undefined;
   readonly #artifacts: ArtifactClient;
   #mounted: Promise<void> | undefined;
@@ -128,7 +126,7 @@ export class Workspace<Git extends WorkspaceGit = WorkspaceGit> {
   #gcNotBefore = 0;
   #gcAfter: string | undefined;
 
-  constructor(options: WorkspaceOptions<Git>) {
+  constructor(options: WorkspaceOptions) {
     if (typeof options !== "object" || options === null || !options.storage) {
       throw new TypeError("new Workspace({ storage }) needs storage: the Durable Object's ctx.storage");
     }
@@ -185,7 +183,11 @@ export class Workspace<Git extends WorkspaceGit = WorkspaceGit> {
     return this.#db;
   }
 
-  get git(): Git {
+  /**
+   * Typed `GitClient`, as the original types it, whatever is configured: `createGitClient()` gives one;
+   * a provider of another client (ours: only `cli` is required) gives that client at run time.
+   */
+  get git(): GitClient {
     if (!this.#options.git) {
       throw new WorkspaceError(
         "ENOTCONFIGURED",
@@ -196,7 +198,7 @@ export class Workspace<Git extends WorkspaceGit = WorkspaceGit> {
     const git = this.#options.git;
     // createGitClient() has both; a hand-written factory of the original's shape is only a function.
     this.#git ??= "open" in git ? git.open({ fs: this.fs, ...identity }) : git({ ws: this, ...identity });
-    return this.#git;
+    return this.#git as GitClient;
   }
 
   /** The configured observer, or `noopObserver`. */
@@ -358,8 +360,7 @@ const RECLAIM_INTERVAL_MS = 60_000;
 
 // With `useThink: true` the constructor adds the Think file methods (think.ts); optional here because
 // only such workspaces have them. `isThinkWorkspace(workspace)` narrows to the full set.
-// biome-ignore lint/correctness/noUnusedVariables: a merged declaration must repeat the class's type parameters
-export interface Workspace<Git extends WorkspaceGit = WorkspaceGit> extends Partial<ThinkWorkspaceCompatibility> {}
+export interface Workspace extends Partial<ThinkWorkspaceCompatibility> {}
 
 /** A mount as `mounts()` lists it: `kind` and `mode` always set, as the original's `Mount` type has them. */
 export type ListedMount = Mount & { readonly kind: string; readonly mode: MountAccess };

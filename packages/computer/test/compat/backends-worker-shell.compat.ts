@@ -15,9 +15,7 @@ type _GitCommandHost = Fits<ResultFits<O.GitCommandHost, R.GitCommandHost>>;
 type _SHELL_CORE_MODULES = Fits<ValueFits<typeof O.SHELL_CORE_MODULES, typeof R.SHELL_CORE_MODULES>>;
 type _SHELL_RUNTIME_MODULES = Fits<ValueFits<typeof O.SHELL_RUNTIME_MODULES, typeof R.SHELL_RUNTIME_MODULES>>;
 type _ShellModuleGroup = Fits<ResultFits<O.ShellModuleGroup, R.ShellModuleGroup>>;
-// @ts-expect-error missing, issue 19 row 6
 type _ShellWorker = Fits<ClassFits<typeof O.ShellWorker, typeof R.ShellWorker>>;
-// @ts-expect-error missing, issue 19 row 6
 type _ShellWorkerOptions = Fits<OptionsFits<O.ShellWorkerOptions, R.ShellWorkerOptions>>;
 type _WorkerShellBackend = Fits<ClassFits<typeof O.WorkerShellBackend, typeof R.WorkerShellBackend>>;
 type _WorkerShellBackendOptions = Fits<OptionsFits<O.WorkerShellBackendOptions, R.WorkerShellBackendOptions>>;
@@ -25,6 +23,5 @@ type _WorkerShellLoader = Fits<OptionsFits<O.WorkerShellLoader, R.WorkerShellLoa
 type _WorkerShellRuntime = Fits<ResultFits<O.WorkerShellRuntime, R.WorkerShellRuntime>>;
 type _WorkerShellSource = Fits<ResultFits<O.WorkerShellSource, R.WorkerShellSource>>;
 type _WorkspaceEgressPolicy = Fits<OptionsFits<O.WorkspaceEgressPolicy, R.WorkspaceEgressPolicy>>;
-// @ts-expect-error incompatible, issue 19 row 6
 type _WorkspaceFs = Fits<ResultFits<O.WorkspaceFs, R.WorkspaceFs>>;
 type _WorkspaceFsAdapter = Fits<ClassFits<typeof O.WorkspaceFsAdapter, typeof R.WorkspaceFsAdapter>>;

@@ -2,13 +2,15 @@
  * Backend wiring written as the original's users write it, compiled against
  * ours (part of `tsconfig.compat.json`): a hand-written module backend, the
  * three backends side by side, the container mixin with `container: () =>
- * self`, and host modules whose functions get their parameter types from the
- * options.
+ * self`, host modules whose functions get their parameter types from the
+ * options, and a `ShellWorker` subclass with a command of its own, given to
+ * the backend as an external runtime.
  */
 import { DurableObject } from "cloudflare:workers";
+import type { CustomCommand } from "just-bash";
 import { CloudflareContainerBackend, withWorkspaceContainer } from "../../src/backends/container/index.js";
 import { WorkerJavaScriptBackend } from "../../src/backends/worker-javascript/index.js";
-import { WorkerShellBackend } from "../../src/backends/worker-shell/index.js";
+import { ShellWorker, WorkerShellBackend } from "../../src/backends/worker-shell/index.js";
 import {
   type ModuleExecutionEnvelope,
   type ModuleExecutionInput,
@@ -82,4 +84,18 @@ export class Agent extends withWorkspace(withWorkspaceContainer(DurableObject<En
     const bytes = await (await workspaceOf(this).runtime.exec(path, { backend: "bytes" })).result();
     return running ? Number(bytes.value) : -1;
   }
+}
+
+/** The original's `ShellWorker`, subclassed: its options, a command of its own, its test seam. */
+export class Shell extends ShellWorker<Env> {
+  protected override readonly shellOptions = { cwd: "/workspace/app", fetch: null };
+  protected override bashFactoryOverride = undefined;
+
+  protected override extraCommands(): CustomCommand[] {
+    return [{ name: "hi", execute: async () => ({ stdout: "hi\n", stderr: "", exitCode: 0 }) }];
+  }
+}
+
+export function ownShell(shell: Shell): WorkerShellBackend {
+  return new WorkerShellBackend({ source: { type: "external-runtime", connect: () => shell } });
 }

@@ -67,3 +67,14 @@ export function viaProvider(ws: R.WorkspaceLike): R.GitClient {
 
 // A factory of the original's type is what ours returns.
 export const factory: R.GitClientFactory = createGitClient();
+
+// Written against the original's types: `workspace.git` is a GitClient whether or not it was configured
+// (unconfigured, reading it throws ENOTCONFIGURED, in both), and a hand-written factory gets a `ws` with
+// `provider()`.
+export async function annotated(workspace: Workspace): Promise<string | undefined> {
+  return workspace.git.currentBranch({ dir: "/workspace" });
+}
+export function handWritten(storage: DurableObjectStorage): Workspace {
+  const git: R.GitClientFactory = ({ ws, defaultIdentity }) => createGitClient()({ ws, defaultIdentity });
+  return new Workspace({ storage, git });
+}

@@ -15,16 +15,13 @@ type _encodeExecEvents = Fits<ValueFits<typeof O.encodeExecEvents, typeof R.enco
 type _encodeRuntimeEvent = Fits<ValueFits<typeof O.encodeRuntimeEvent, typeof R.encodeRuntimeEvent>>;
 type _ExecEncoding = Fits<MutualFits<O.ExecEncoding, R.ExecEncoding>>;
 type _ExecSyncResult = Fits<ResultFits<O.ExecSyncResult, R.ExecSyncResult>>;
-// @ts-expect-error incompatible, issue 19 row 3
 type _getWorkspace = Fits<ValueFits<typeof O.getWorkspace, typeof R.getWorkspace>>;
 type _KillSignal = Fits<MutualFits<O.KillSignal, R.KillSignal>>;
 type _ModuleExecutionEnvelope = Fits<OptionsFits<O.ModuleExecutionEnvelope, R.ModuleExecutionEnvelope>>;
 type _ModuleExecutionInput = Fits<OptionsFits<O.ModuleExecutionInput, R.ModuleExecutionInput>>;
 type _Mount = Fits<OptionsFits<O.Mount, R.Mount>>;
 type _MountBase = Fits<OptionsFits<O.MountBase, R.MountBase>>;
-// @ts-expect-error incompatible, issue 19 row 3
 type _MountContext = Fits<ResultFits<O.MountContext, R.MountContext>>;
-// @ts-expect-error incompatible, issue 19 row 3
 type _MountFactory = Fits<OptionsFits<O.MountFactory, R.MountFactory>>;
 type _MountWriteAPI = Fits<ResultFits<O.MountWriteAPI, R.MountWriteAPI>>;
 type _noopObserver = Fits<ValueFits<typeof O.noopObserver, typeof R.noopObserver>>;
@@ -39,7 +36,6 @@ type _sh = Fits<ValueFits<typeof O.sh, typeof R.sh>>;
 type _shellQuote = Fits<ValueFits<typeof O.shellQuote, typeof R.shellQuote>>;
 type _ShellValue = Fits<OptionsFits<O.ShellValue, R.ShellValue>>;
 type _SkippedEntry = Fits<ResultFits<O.SkippedEntry, R.SkippedEntry>>;
-// @ts-expect-error incompatible, issue 19 row 18
 type _SQLiteWorkspaceProvider = Fits<ClassFits<typeof O.SQLiteWorkspaceProvider, typeof R.SQLiteWorkspaceProvider>>;
 type _SQLiteWorkspaceProviderOptions = Fits<OptionsFits<O.SQLiteWorkspaceProviderOptions, R.SQLiteWorkspaceProviderOptions>>;
 type _SyncRetryIntent = Fits<ResultFits<O.SyncRetryIntent, R.SyncRetryIntent>>;
@@ -48,36 +44,27 @@ type _SyncRetryScheduler = Fits<OptionsFits<O.SyncRetryScheduler, R.SyncRetrySch
 type _TestBackend = Fits<ClassFits<typeof O.TestBackend, typeof R.TestBackend>>;
 type _TestBackendOptions = Fits<OptionsFits<O.TestBackendOptions, R.TestBackendOptions>>;
 type _ThinkWorkspaceCompatibility = Fits<ResultFits<O.ThinkWorkspaceCompatibility, R.ThinkWorkspaceCompatibility>>;
-// @ts-expect-error incompatible, issue 19 row 4
 type _withWorkspace = Fits<ValueFits<typeof O.withWorkspace, typeof R.withWorkspace>>;
 type _WithWorkspaceCtor = Fits<ResultFits<O.WithWorkspaceCtor<any>, R.WithWorkspaceCtor<any>>>;
-// @ts-expect-error incompatible, issue 19 row 7
 type _Workspace = Fits<ClassFits<typeof O.Workspace, typeof R.Workspace>>;
 type _WorkspaceAssetsStub = Fits<ClassFits<typeof O.WorkspaceAssetsStub, typeof R.WorkspaceAssetsStub>>;
 type _WorkspaceAttributes = Fits<OptionsFits<O.WorkspaceAttributes, R.WorkspaceAttributes>>;
 type _WorkspaceAttributeValue = Fits<OptionsFits<O.WorkspaceAttributeValue, R.WorkspaceAttributeValue>>;
-// @ts-expect-error incompatible, issue 19 row 3
 type _WorkspaceBackend = Fits<OptionsFits<O.WorkspaceBackend, R.WorkspaceBackend>>;
-// @ts-expect-error incompatible, issue 19 row 15
 type _WorkspaceClient = Fits<ResultFits<O.WorkspaceClient, R.WorkspaceClient>>;
 type _WorkspaceEgressPolicy = Fits<OptionsFits<O.WorkspaceEgressPolicy, R.WorkspaceEgressPolicy>>;
-// @ts-expect-error incompatible, issue 19 row 15
 type _WorkspaceFilesystemStub = Fits<ClassFits<typeof O.WorkspaceFilesystemStub, typeof R.WorkspaceFilesystemStub>>;
 type _WorkspaceGitFactory = Fits<ResultFits<O.WorkspaceGitFactory, R.WorkspaceGitFactory>>;
 type _WorkspaceGitStub = Fits<ClassFits<typeof O.WorkspaceGitStub, typeof R.WorkspaceGitStub>>;
 type _WorkspaceHandle = Fits<ResultFits<O.WorkspaceHandle, R.WorkspaceHandle>>;
 type _WorkspaceLocalHost = Fits<ResultFits<O.WorkspaceLocalHost, R.WorkspaceLocalHost>>;
-// @ts-expect-error incompatible, issue 19 row 3
 type _WorkspaceModuleBackend = Fits<OptionsFits<O.WorkspaceModuleBackend, R.WorkspaceModuleBackend>>;
 type _WorkspaceModuleBackendHandle = Fits<OptionsFits<O.WorkspaceModuleBackendHandle, R.WorkspaceModuleBackendHandle>>;
-// @ts-expect-error incompatible, issue 19 row 3
 type _WorkspaceModuleBackendHost = Fits<ResultFits<O.WorkspaceModuleBackendHost, R.WorkspaceModuleBackendHost>>;
 type _WorkspaceObserver = Fits<OptionsFits<O.WorkspaceObserver, R.WorkspaceObserver>>;
-// @ts-expect-error incompatible, issue 19 row 7
 type _WorkspaceOptions = Fits<OptionsFits<O.WorkspaceOptions, R.WorkspaceOptions>>;
 type _WorkspaceProxy = Fits<ClassFits<typeof O.WorkspaceProxy, typeof R.WorkspaceProxy>>;
 type _WorkspaceProxyProps = Fits<OptionsFits<O.WorkspaceProxyProps, R.WorkspaceProxyProps>>;
-// @ts-expect-error incompatible, issue 19 row 3
 type _WorkspaceRegisteredBackend = Fits<OptionsFits<O.WorkspaceRegisteredBackend, R.WorkspaceRegisteredBackend>>;
 type _WorkspaceRetryPendingSyncResult = Fits<ResultFits<O.WorkspaceRetryPendingSyncResult, R.WorkspaceRetryPendingSyncResult>>;
 type _WorkspaceRuntimeAccess = Fits<ResultFits<O.WorkspaceRuntimeAccess, R.WorkspaceRuntimeAccess>>;
@@ -92,14 +79,11 @@ type _WorkspaceRuntimeKillOptions = Fits<OptionsFits<O.WorkspaceRuntimeKillOptio
 type _WorkspaceRuntimeLoader = Fits<OptionsFits<O.WorkspaceRuntimeLoader, R.WorkspaceRuntimeLoader>>;
 type _WorkspaceRuntimeResult = Fits<ResultFits<O.WorkspaceRuntimeResult, R.WorkspaceRuntimeResult>>;
 type _WorkspaceRuntimeStatus = Fits<ResultFits<O.WorkspaceRuntimeStatus, R.WorkspaceRuntimeStatus>>;
-// @ts-expect-error incompatible, issue 19 row 15
 type _WorkspaceRuntimeStub = Fits<ClassFits<typeof O.WorkspaceRuntimeStub, typeof R.WorkspaceRuntimeStub>>;
 type _WorkspaceRuntimeValue = Fits<ResultFits<O.WorkspaceRuntimeValue, R.WorkspaceRuntimeValue>>;
 type _WorkspaceServiceProxy = Fits<ClassFits<typeof O.WorkspaceServiceProxy, typeof R.WorkspaceServiceProxy>>;
 type _WorkspaceServiceProxyProps = Fits<OptionsFits<O.WorkspaceServiceProxyProps, R.WorkspaceServiceProxyProps>>;
 type _WorkspaceSpan = Fits<OptionsFits<O.WorkspaceSpan, R.WorkspaceSpan>>;
-// @ts-expect-error incompatible, issue 19 row 15
 type _WorkspaceStub = Fits<ClassFits<typeof O.WorkspaceStub, typeof R.WorkspaceStub>>;
-// @ts-expect-error incompatible, issue 19 row 15
 type _WorkspaceStubHost = Fits<ResultFits<O.WorkspaceStubHost, R.WorkspaceStubHost>>;
 type _WorkspaceTrustedModule = Fits<OptionsFits<O.WorkspaceTrustedModule, R.WorkspaceTrustedModule>>;

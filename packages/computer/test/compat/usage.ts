@@ -5,7 +5,7 @@
  * check what a switching user writes: inference, overloads, mixins.
  */
 import { DurableObject } from "cloudflare:workers";
-import { getWorkspace, type Workspace, withWorkspace } from "../../src/index.js";
+import { getWorkspace, type Workspace, type WorkspaceRuntimeExecOptions, withWorkspace } from "../../src/index.js";
 import { createAITools } from "../../src/tools/index.js";
 
 type Env = { X: 1; NS: DurableObjectNamespace<Agent> };
@@ -64,3 +64,22 @@ export async function clientExec(env: Env): Promise<[string, Uint8Array, number,
   for await (const event of await ws.runtime.getExec("ls-1")) if (event.name === "exit") code = event.code;
   return [text.stdout.trim(), bytes.stdout, code, await ws.readFile?.("/notes.md")];
 }
+
+// find's entry type is declared as the original declares it, so code annotated with it compiles
+// (a link is still listed as "symlink" at run time, with either package).
+export async function findKinds(workspace: Workspace): Promise<Array<"file" | "dir">> {
+  const entries: Array<{ path: string; type: "file" | "dir" }> = await workspace.fs.find("/");
+  return entries.map((entry) => entry.type);
+}
+
+// Options held in a variable of the original's `WorkspaceRuntimeExecOptions<"utf8">` type the output as strings,
+// as the original's overload does.
+export async function execWithOptions(
+  workspace: Workspace,
+  options: WorkspaceRuntimeExecOptions<"utf8">,
+): Promise<string> {
+  return (await (await workspace.runtime.exec("ls", options)).result()).stdout.trim();
+}
+
+// withWorkspace returns the base class itself, hosting a Workspace: `Base & …` as in the original.
+export const hosted: typeof Base = withWorkspace(Base, (self) => ({ storage: self.ctx.storage }));

@@ -231,6 +231,7 @@ const scenarios: Record<string, (api: SideApi, step: Step) => Promise<void>> = {
   "the Workspace's assets": async (api, step) => {
     const unset = api.workspace({});
     await step("unset: workspace.assets", () => unset.ws.assets);
+    await step("unset: the stub's assets", () => unset.stub().assets);
     const puts: Put[] = [];
     const client = {
       share: async (path: string, options: unknown) => `https://assets.test${path}#${JSON.stringify(options)}`,

@@ -107,7 +107,7 @@ export const scenarios: Record<string, Scenario> = {
     await step("readFile through the link", () => fs.readFile("/link", "utf8"));
     await step("dangling symlink", () => fs.symlink("/missing", "/dangling"));
     await step("readFile a dangling link", () => fs.readFile("/dangling", "utf8"));
-    // The original's find types entries as file or dir, but lists links as "symlink", as ours does.
+    // Both declare find's entry type as "file" | "dir" and both list a link as "symlink" at run time.
     await step("find / lists the links", () => fs.find("/"));
   },
 

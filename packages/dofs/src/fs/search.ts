@@ -4,7 +4,7 @@ import { fsError } from "../errors.js";
 import { getNode, lookup } from "../nodes.js";
 import { compareBytes, segmentsOf } from "../path.js";
 import { resolvePath } from "../resolve.js";
-import type { FindEntry, NodeType } from "../types.js";
+import type { FoundEntry, NodeType } from "../types.js";
 import { compileGlob } from "./glob.js";
 import { walkTree } from "./walk.js";
 
@@ -27,10 +27,10 @@ export function find(
   pattern: string,
   limit: number | undefined,
   offset: number,
-): FindEntry[] {
+): FoundEntry[] {
   const inode = openDir(db, dir, "find");
   const glob = pattern === "" ? undefined : compileGlob(pattern);
-  const out: FindEntry[] = [];
+  const out: FoundEntry[] = [];
   let skipped = 0;
   if (limit === 0) return out;
   for (const entry of walkTree(db, inode, dir)) {

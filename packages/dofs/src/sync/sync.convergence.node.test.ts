@@ -19,6 +19,7 @@ import type { Database } from "../database.js";
 import { openNodeDatabase } from "../database.node.js";
 import { isFsError } from "../errors.js";
 import { WorkspaceFilesystem } from "../filesystem.js";
+import type { FoundEntry } from "../types.js";
 import type { SyncLocal } from "./local.js";
 import { SyncPeer } from "./peer.js";
 import { pullBatch, pullOnce } from "./pull.js";
@@ -135,7 +136,7 @@ async function randomOp(rng: Random, side: Side, other: Side, log: string[]): Pr
       }
       case "shadow": {
         // A name that is a symlink on the other side becomes a directory here.
-        const links = (await other.fs.find("/")).filter((e) => e.type === "symlink");
+        const links = (await other.fs.find("/")).filter((e) => (e as FoundEntry).type === "symlink");
         const link = links.length === 0 ? randomPath(rng) : rng.pick(links).path;
         const child = `${link}/${rng.pick(NAMES)}`;
         const data = text();

@@ -24,6 +24,7 @@ import type { Database } from "../database.js";
 import { openNodeDatabase } from "../database.node.js";
 import { WorkspaceFilesystem } from "../filesystem.js";
 import { parentOf } from "../path.js";
+import type { FoundEntry } from "../types.js";
 import type { SyncLocal } from "./local.js";
 import { SyncPeer } from "./peer.js";
 import { pullBatch, pullOnce } from "./pull.js";
@@ -291,7 +292,8 @@ async function streamDigest(fs: WorkspaceFilesystem, path: string): Promise<stri
 async function treeOf(fs: WorkspaceFilesystem): Promise<{ tree: Record<string, string>; files: Model }> {
   const tree: Record<string, string> = {};
   const files: Model = new Map();
-  for (const { path, type } of await fs.find("/")) {
+  // Links are listed as "symlink", which find's public type (the original's) leaves out.
+  for (const { path, type } of (await fs.find("/")) as FoundEntry[]) {
     const stat = await fs.lstat(path);
     if (type === "file") {
       const hash = stat.size <= 16 ? digest(await bytesOf(await fs.readFile(path))) : await streamDigest(fs, path);

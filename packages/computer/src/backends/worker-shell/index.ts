@@ -33,6 +33,7 @@ export {
   type WorkerShellSource,
   type WorkspaceRef,
 } from "./host/options.js";
+export { ShellWorker } from "./host/shell-worker.worker.js";
 export type { WorkspaceFs } from "./host/workspace-fs.js";
 export type { ShellExecArgs as ExecInput } from "./protocol/messages.js";
 export {
@@ -71,3 +72,12 @@ export {
   type WorkspaceFsLike,
   type WorkspaceStatLike,
 } from "./sandbox/fs-adapter.js";
+export type {
+  ShellHost,
+  ShellRunOptions,
+  ShellRunResult,
+  ShellWorkerEnv,
+  ShellWorkerOptions,
+  ShellWorkerProps,
+  ShellWorkspace,
+} from "./sandbox/shell.js";
