@@ -429,7 +429,8 @@ export class MountFs {
     const at = this.#clock();
     const child = { parent: parent.inode, name: path.slice(path.lastIndexOf("/") + 1) };
     const attr = mkdirInode(this.#db, vfsPath, (mode & 0o7777) | setgid, msOf(at), child);
-    this.#subdirs.delete(parent.inode);
+    // Counted as they change: a tree made top-down (tar -x) never needs a count query to list.
+    this.#subdirsChanged(parent.inode, 1);
     if (this.#subdirs.size < DIR_CACHE_LIMIT) this.#subdirs.set(attr.inode, 0);
     this.#times.born(attr.inode, at);
     this.#own(attr.inode, parent, caller);
@@ -456,7 +457,7 @@ export class MountFs {
     this.#times.forget(attr.inode);
     this.#owners.forget(attr.inode);
     this.#subdirs.delete(attr.inode);
-    if (parent !== undefined) this.#subdirs.delete(parent);
+    if (parent !== undefined) this.#subdirsChanged(parent, -1);
     this.#entriesChanged(parent);
   }
 
@@ -496,11 +497,17 @@ export class MountFs {
     const attr = this.#attr(from);
     const fromParent = this.#parentInode(from);
     const toParent = this.#parentInode(to);
-    this.#forgetDirs();
-    if (fromParent !== undefined) this.#subdirs.delete(fromParent);
-    if (toParent !== undefined) this.#subdirs.delete(toParent);
     const replaced = lookupInode(this.#db, this.vfsPath(to));
     if (replaced?.type === "dir" && this.#specials.hasEntries(replaced.inode)) throw new ErrnoError(ENOTEMPTY, to);
+    // Only a directory moving or going (or a symlink a cached path may run through) moves cached directory
+    // paths; git's and npm's renames of files keep them.
+    const moves = (node: InodeAttr | undefined): boolean =>
+      node?.type === "dir" || (node?.type === "symlink" && this.#dirsThroughLinks);
+    if (moves(attr) || moves(replaced)) {
+      this.#forgetDirs();
+      if (fromParent !== undefined) this.#subdirs.delete(fromParent);
+      if (toParent !== undefined) this.#subdirs.delete(toParent);
+    }
     if (replaced !== undefined && replaced.inode !== attr.inode) {
       this.#detachIfLastName(replaced);
       if (replaced.nlink > 1) this.sharedChanges++;
@@ -1042,6 +1049,12 @@ export class MountFs {
     const at = this.#clock();
     this.#times.changed(node.ino, at);
     this.#entriesChanged(target.parent, at);
+  }
+
+  /** A directory gained (1) or lost (-1) a subdirectory: its count follows when known. */
+  #subdirsChanged(dir: number, by: number): void {
+    const count = this.#subdirs.get(dir);
+    if (count !== undefined) this.#subdirs.set(dir, count + by);
   }
 
   /** 2 plus its subdirectories, as on any Linux filesystem (`find` and `ls` rely on it). */
