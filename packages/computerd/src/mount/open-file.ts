@@ -89,6 +89,8 @@ export class OpenFile {
 
   /** Keeps the stored chunks readable after the inode's rows are gone (the blobs stay until gc). */
   detach(): void {
+    // An empty file has no chunks to keep (rm -rf of a tree of them asks nothing).
+    if (this.size === 0) this.#chunks ??= [];
     this.#storedChunks();
     this.detached = true;
   }
