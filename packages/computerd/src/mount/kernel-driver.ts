@@ -105,6 +105,7 @@ export class KernelDriver extends MountFsDriver implements MountDriver {
     const nodes = new NodeTable(root.inode, (inode) => this.fs.forgetInode(inode));
     const context: KernelContext = {
       fs: this.fs,
+      mountPoint: this.#mountPoint,
       nodes,
       session,
       entryTimeout: timeout(KERNEL_CACHE_SECONDS),
@@ -280,7 +281,18 @@ export class KernelDriver extends MountFsDriver implements MountDriver {
           break;
         }
         if (at === names.length - 1) {
-          send(Notify.INVAL_ENTRY, entry, entry.length);
+          if (this.fs.isOrphan(nodes.inodeOf(child))) {
+            // A file the push deleted that a process may hold open (no-open): the kernel learns its link count
+            // is 0, so it FORGETs the node at its last close and MountFs lets the file go.
+            const deleted = Buffer.alloc(24 + length + 1);
+            writeU64(deleted, 0, node);
+            writeU64(deleted, 8, child);
+            deleted.writeUInt32LE(length, 16);
+            deleted.write(name, 24, "utf8");
+            send(Notify.DELETE, deleted, deleted.length);
+          } else {
+            send(Notify.INVAL_ENTRY, entry, entry.length);
+          }
           listed?.add(node);
           const inode = Buffer.alloc(24);
           writeU64(inode, 0, child);

@@ -994,6 +994,11 @@ export class MountFs {
     this.#owners.forget(inode);
   }
 
+  /** A file is kept for `inode` past its last name, until the kernel forgets the node. */
+  isOrphan(inode: number): boolean {
+    return this.#orphans.has(inode);
+  }
+
   /**
    * Before a push applies (after prepareApply), for a file the kernel holds
    * at a path the push changes: its stored chunk list is loaded now, while

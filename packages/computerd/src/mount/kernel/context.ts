@@ -11,6 +11,8 @@ export const ESTALE = -constants.errno.ESTALE;
 
 export interface KernelContext {
   readonly fs: MountFs;
+  /** Where the mount is, for the daemon's own rare use of it (off its loop: teachNoOpen in file-ops.ts). */
+  readonly mountPoint: string;
   readonly nodes: NodeTable;
   readonly session: Session;
   /** How long the kernel keeps a name, its absence, and attributes; pushes invalidate them explicitly. */

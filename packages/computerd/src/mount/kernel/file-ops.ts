@@ -13,10 +13,16 @@
  * sends no RELEASE at all, not even for a file CREATE or TMPFILE opened
  * (measured on 6.18: no RELEASE for any file closed after the first OPEN's
  * ENOSYS, whenever it was created), so those answer handle 0 as well and
- * their files live by inode too (MountFs.releaseToInode).
+ * their files live by inode too (MountFs.releaseToInode). Until its first
+ * OPEN the kernel does not know, and sends a RELEASE for every file a
+ * CREATE opened (a fresh mount's `tar -x` opens nothing by name): the
+ * first such RELEASE opens that file from libuv's thread pool, whose OPEN
+ * gets the ENOSYS (teachNoOpen).
  */
 import { constants as fsConstants } from "node:fs";
+import { open } from "node:fs/promises";
 import { constants } from "node:os";
+import { join } from "node:path";
 import { ErrnoError } from "../errno.js";
 import type { FuseStat } from "../mount-fs.js";
 import {
@@ -65,6 +71,22 @@ function writeOpen(out: Buffer, at: number, fh: number, flags: number): number {
 export function registerFileOps(session: Session, context: KernelContext): void {
   const { fs, nodes } = context;
   const readTarget = session.out.subarray(OUT_HEADER);
+  /** The kernel answered an OPEN's ENOSYS (no RELEASE comes from then on), or one is on its way. */
+  let taught = false;
+  let teaching = false;
+  const teachNoOpen = (nodeid: number): void => {
+    const path = nodes.path(nodeid);
+    if (taught || teaching || path === undefined) return;
+    teaching = true;
+    // On the thread pool, never on this loop, which must answer the OPEN; a file gone or refused
+    // meanwhile (another user's 0600 file, the daemon not root) waits for the next RELEASE.
+    open(join(context.mountPoint, path), fsConstants.O_RDONLY | fsConstants.O_NONBLOCK)
+      .then((handle) => handle.close())
+      .catch(() => undefined)
+      .finally(() => {
+        teaching = false;
+      });
+  };
   const writeSource = session.input.subarray(80);
   /** The handle a CREATE or TMPFILE answers: 0 with no-open (the file is served by inode from now on). */
   const opened = (nodeid: number, fh: number): number => {
@@ -115,7 +137,10 @@ export function registerFileOps(session: Session, context: KernelContext): void 
   });
 
   session.on(Op.OPEN, "open", (request, input) => {
-    if (context.noOpen) throw new ErrnoError(ENOSYS, "open");
+    if (context.noOpen) {
+      taught = true;
+      throw new ErrnoError(ENOSYS, "open");
+    }
     const fd = fs.open(pathOf(context, request.nodeid), input.readUInt32LE(40));
     opened(request.nodeid, fd);
     const reply = (out: Buffer) => writeOpen(out, OUT_HEADER, fd, FOPEN_KEEP_CACHE);
@@ -161,7 +186,10 @@ export function registerFileOps(session: Session, context: KernelContext): void 
   session.on(Op.RELEASE, "release", (request, input) => {
     const fh = readU64(input, 40);
     // A CREATE's before the kernel knew it had no-open: the file lives by inode.
-    if (fh === 0) return 0;
+    if (fh === 0) {
+      teachNoOpen(request.nodeid);
+      return 0;
+    }
     const handles = context.handles.get(request.nodeid);
     handles?.delete(fh);
     if (handles?.size === 0) context.handles.delete(request.nodeid);

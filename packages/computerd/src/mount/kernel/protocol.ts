@@ -86,8 +86,8 @@ export const GETATTR_FH = 0x1;
 export const RENAME_NOREPLACE = 1;
 export const RENAME_EXCHANGE = 2;
 
-/** PRUNE (7.45, Linux 6.18): the kernel evicts the listed nodes nobody uses, and FORGETs them. */
-export const Notify = { INVAL_INODE: 2, INVAL_ENTRY: 3, PRUNE: 9 } as const;
+/** DELETE: an INVAL_ENTRY that also drops the node's link count to 0 (the kernel then FORGETs it at its last close). */
+export const Notify = { INVAL_INODE: 2, INVAL_ENTRY: 3, DELETE: 6 } as const;
 
 export const FUSE_ATTR_SIZE = 88;
 export const ENTRY_OUT_SIZE = 128;
