@@ -18,6 +18,8 @@ let db: Database;
 let fs: MountFs;
 /** The inodes the fake kernel holds. */
 let held: Set<number>;
+/** Inodes the fake kernel holds by no name it knows (a hard link's other name removed). */
+let nameless: Set<number>;
 let clock = 1_000;
 
 beforeEach(async () => {
@@ -25,9 +27,9 @@ beforeEach(async () => {
   await new WorkspaceFilesystem(db).mkdir(MOUNT, { recursive: true });
   fs = new MountFs(db, MOUNT, { now: () => clock++ });
   held = new Set();
-  const names = new Map<number, string>();
+  nameless = new Set();
   fs.serveByInode({
-    pathOf: (inode) => names.get(inode) ?? pathOfInode(inode),
+    pathOf: (inode) => (nameless.has(inode) ? undefined : pathOfInode(inode)),
     holds: (inode) => held.has(inode),
   });
 });
@@ -133,6 +135,17 @@ describe("files by inode", () => {
     const after = new Set<string>();
     fs.heldChunks(after);
     expect(after.size).toBe(0);
+  });
+
+  test("a file held by no name the kernel knows is found by its names in the store, and commits there", async () => {
+    await fs.mkdir("/d", 0o755);
+    await fs.mkdir("/d/e", 0o755);
+    const inode = await create("/d/e/x", Buffer.from("abc"));
+    fs.commitAll();
+    nameless.add(inode);
+    fs.write(MountFs.inodeRef(inode), Buffer.from("XYZ"), 3, 3);
+    fs.commitAll();
+    expect((await readBack("/d/e/x")).toString()).toBe("abcXYZ");
   });
 
   test("a file the kernel does not hold is no orphan; an empty held one costs no chunk query", async () => {

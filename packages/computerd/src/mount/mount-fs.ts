@@ -1010,7 +1010,7 @@ export class MountFs {
     let file = this.#files.get(inode);
     if (file === undefined) {
       const attr = inodeAttr(this.#db, inode);
-      const path = this.#byInode?.pathOf(inode);
+      const path = this.#byInode?.pathOf(inode) ?? this.#storePath(inode);
       if (attr?.type !== "file" || path === undefined) return;
       file = this.#openFile(attr, this.vfsPath(path));
     }
@@ -1044,11 +1044,30 @@ export class MountFs {
       throw new ErrnoError(ESTALE, `inode ${inode}`);
     }
     if (attr.type === "dir") throw new ErrnoError(EISDIR, `inode ${inode}`);
-    const path = this.#byInode?.pathOf(inode);
+    const path = this.#byInode?.pathOf(inode) ?? this.#storePath(inode);
     if (path === undefined) throw new ErrnoError(ESTALE, `inode ${inode}`);
     const file = this.#openFile(attr, this.vfsPath(path));
     this.#keepByInode(file);
     return file;
+  }
+
+  /**
+   * A FUSE path of a stored inode, from its names in the store (a hard link
+   * the kernel knows only by a name removed since); undefined outside the mount.
+   */
+  #storePath(inode: number): string | undefined {
+    const root = this.#dirInode("/");
+    const names: string[] = [];
+    for (let at = inode; at !== root; ) {
+      const row = this.#db.one<{ parent: number; name: string }>(
+        "SELECT parent_inode AS parent, name FROM vfs_dirents WHERE child_inode = ? LIMIT 1",
+        at,
+      );
+      if (row === undefined || names.length > 4096) return undefined;
+      names.unshift(row.name);
+      at = Number(row.parent);
+    }
+    return `/${names.join("/")}`;
   }
 
   /** A clean file loaded by inode stays for the next request; the least recently used past BY_INODE_KEPT go. */
