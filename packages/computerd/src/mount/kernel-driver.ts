@@ -176,7 +176,7 @@ export class KernelDriver extends MountFsDriver implements MountDriver {
     }
     this.#trace?.install();
     this.#log.info(
-      `mounted ${this.#mountPoint} (kernel, protocol 7.${Math.min(result.kernelMinor, 43)} of kernel 7.${result.kernelMinor}, max_write=${result.maxWrite}, flags=0x${result.flags.toString(16)}, cache=${KERNEL_CACHE_SECONDS}s, busy polling ${busyPoll.mode}, no-open ${result.noOpen ? "on" : "off"}, no-opendir ${result.noOpendir ? "on" : "off"})`,
+      `mounted ${this.#mountPoint} (kernel, protocol 7.${Math.min(result.kernelMinor, 43)} of kernel 7.${result.kernelMinor}, max_write=${result.maxWrite}, flags=0x${result.flags.toString(16)}, cache=${KERNEL_CACHE_SECONDS}s, no-open ${result.noOpen ? "on" : "off"}, no-opendir ${result.noOpendir ? "on" : "off"}, busy polling ${busyPoll.mode})`,
     );
   }
 
