@@ -13,6 +13,7 @@
  *   node packages/computerd/bench/request-counts.mjs [--ops]
  */
 import { execFileSync, spawn } from "node:child_process";
+import { get } from "node:http";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -63,8 +64,8 @@ const child = spawn(process.execPath, [main], {
   },
   stdio: ["ignore", "pipe", "pipe"],
 });
+let output = "";
 const port = await new Promise((resolve, reject) => {
-  let output = "";
   const onData = (data) => {
     output += data;
     const match = /listening host=\S+ port=(\d+)/.exec(output);
@@ -86,7 +87,14 @@ async function counts() {
   const last = text.slice(text.lastIndexOf("fuse trace summary"));
   const ops = {};
   for (const [, op, count] of last.matchAll(/^(\S+) count=(\d+)/gm)) ops[op] = Number(count);
-  const stats = await (await fetch(`http://127.0.0.1:${port}/__computerd/stats`)).json();
+  // A connection of its own each time: a kept-alive one may be closed by the daemon as it is reused.
+  const stats = await new Promise((resolve, reject) => {
+    get({ host: "127.0.0.1", port, path: "/__computerd/stats", agent: false }, (response) => {
+      let body = "";
+      response.on("data", (data) => (body += data));
+      response.on("end", () => resolve(JSON.parse(body)));
+    }).on("error", reject);
+  });
   return { ops, total: stats.kernel_requests };
 }
 
@@ -108,6 +116,9 @@ try {
     rows.push({ name, total: after.total - before.total, ops });
     sh(mountPoint, `rm -rf ${dir}`);
   }
+} catch (error) {
+  console.error(output);
+  throw error;
 } finally {
   child.kill("SIGTERM");
   await new Promise((resolve) => child.on("exit", resolve));
