@@ -7,6 +7,10 @@
  *
  * FUSE paths are relative to the mount (`/a/b`); dofs paths carry the mount
  * point as a prefix (`/workspace/a/b`), as the Durable Object's do.
+ *
+ * Over 800 lines: the handles, the per-inode files (by handle and by inode),
+ * parking and the directory cache are one state every op shares; each
+ * section below (Attributes, Names, Files, Files by inode) is one concern.
  */
 import { createHash } from "node:crypto";
 import { constants } from "node:fs";
