@@ -729,6 +729,7 @@ export class MountFs {
 
   write(fd: number, buffer: Buffer, length: number, position: number): number {
     const file = this.#fileOf(fd);
+    if (fd < 0) this.#writingByInode(file);
     if (file.shared) this.sharedChanges++;
     const written = this.#modify(file, (now) => file.write(buffer, length, position, now));
     if (file.dirtyBytes > DIRTY_FLUSH_BYTES) this.#commit(file);
@@ -746,6 +747,7 @@ export class MountFs {
     const dst = this.#fileOf(dstFd);
     const end = Math.min(src.size, srcPos + length);
     if (end <= srcPos) return 0;
+    if (dstFd < 0) this.#writingByInode(dst);
     if (dst.shared) this.sharedChanges++;
     const at = this.#clock();
     const before = dst.mtime;
@@ -800,6 +802,7 @@ export class MountFs {
 
   ftruncate(fd: number, size: number): void {
     const file = this.#fileOf(fd);
+    if (fd < 0) this.#writingByInode(file);
     if (file.shared && size !== file.size) this.sharedChanges++;
     // A truncate to the size it has changes nothing, its times included (open-file.ts; the driver's no-op after a push).
     if (size !== file.size) this.#modify(file, (now) => file.truncate(size, now));
@@ -1086,19 +1089,24 @@ export class MountFs {
   }
 
   /**
-   * A file written by inode sees no close, so it is parked at once: its
-   * bytes count against PARKED_LIMIT and it commits when parked files do.
-   * Its short last chunk is compacted once writes move to another file, not
-   * after each write (a 4 KiB append would copy the chunk twice).
+   * Before a change by inode: a file written by inode sees no close, so its
+   * short last chunk is compacted once writes move to another file (after
+   * each write, a 4 KiB append would copy the chunk twice). Done before the
+   * change, so the buffer it hands back serves the new file's write (a
+   * tar -x reuses one warm buffer instead of alternating two).
    */
-  #parkWritten(file: OpenFile): void {
-    // A handle's release parks it; an orphan never commits.
-    if (file.refs > 0 || file.detached) return;
+  #writingByInode(file: OpenFile): void {
     const previous = this.#lastWritten;
+    if (previous === file) return;
     this.#lastWritten = file;
-    if (previous !== undefined && previous !== file && previous.refs === 0 && this.#parked.has(previous)) {
-      this.#park(previous);
-    }
+    if (previous !== undefined && previous.refs === 0 && this.#parked.has(previous)) this.#park(previous);
+  }
+
+  /** After a change by inode: parked at once (no close will come), its bytes count against PARKED_LIMIT. */
+  #parkWritten(file: OpenFile): void {
+    // A handle's release parks it; an orphan never commits; parked with these bytes already (a write within
+    // its chunks), it stays as it is.
+    if (file.refs > 0 || file.detached || this.#parked.get(file) === file.dirtyBytes) return;
     this.#park(file, false);
   }
 
