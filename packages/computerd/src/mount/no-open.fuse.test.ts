@@ -252,8 +252,10 @@ describe("no-open on the kernel driver", () => {
   test("after the first OPEN and OPENDIR (ENOSYS) the daemon sees none, and no RELEASE or RELEASEDIR", async () => {
     sh(root, "mkdir warm && echo x > warm/a && cat warm/a > /dev/null && ls warm > /dev/null");
     const first = await opCounts(traced);
-    expect({ open: first.open, opendir: first.opendir, releasedir: first.releasedir ?? 0 }).toEqual({
-      open: 1,
+    // `cat`'s OPEN may meet the daemon's own (teachNoOpen, after `echo`'s RELEASE): every one was refused.
+    expect(first.open).toBeLessThanOrEqual(2);
+    expect({ open: first["open.errors"], opendir: first.opendir, releasedir: first.releasedir ?? 0 }).toEqual({
+      open: first.open,
       opendir: 1,
       releasedir: 0,
     });
