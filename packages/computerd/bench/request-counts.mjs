@@ -13,8 +13,8 @@
  *   node packages/computerd/bench/request-counts.mjs [--ops]
  */
 import { execFileSync, spawn } from "node:child_process";
-import { get } from "node:http";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { get } from "node:http";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
