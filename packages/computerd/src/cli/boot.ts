@@ -108,7 +108,9 @@ export async function startDaemon(config: Config, log: Logger): Promise<Daemon> 
       ? { afterApply: (_result, entries) => driver.afterApply?.(entries.map((entry) => entry.path)) }
       : {}),
     ...(driver?.beforePull ? { beforeFetch: () => driver.beforePull?.() } : {}),
-    ...(driver?.beforeApply ? { beforeApply: () => driver.beforeApply?.() } : {}),
+    ...(driver?.beforeApply
+      ? { beforeApply: (entries) => driver.beforeApply?.(entries.map((entry) => entry.path)) }
+      : {}),
     log: (message, error) => log.error(message, error),
   });
   if (config.crashAt) withCrashAt(peer, config.crashAt, (line) => log.info(line));

@@ -86,6 +86,16 @@ describe("readConfig", () => {
     expect(() => readConfig({ COMPUTERD_FUSE_SPIN_US: "-5" })).toThrow(/COMPUTERD_FUSE_SPIN_US must be an integer/);
   });
 
+  test("no-open: on by default, off keeps handles for every open", () => {
+    expect(readConfig({}).fuse.noOpen).toBe(true);
+    expect(readConfig({ COMPUTERD_FUSE_NO_OPEN: "" }).fuse.noOpen).toBe(true);
+    expect(readConfig({ COMPUTERD_FUSE_NO_OPEN: "on" }).fuse.noOpen).toBe(true);
+    expect(readConfig({ COMPUTERD_FUSE_NO_OPEN: "off" }).fuse.noOpen).toBe(false);
+    expect(() => readConfig({ COMPUTERD_FUSE_NO_OPEN: "0" })).toThrow(
+      /COMPUTERD_FUSE_NO_OPEN must be on or off; got "0"/,
+    );
+  });
+
   test.each([
     [{ FUSE_MOUNT: "fuse2" }, /FUSE_MOUNT/],
     [{ MOUNT_POINT: "workspace" }, /MOUNT_POINT must be an absolute path/],

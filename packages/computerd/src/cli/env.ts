@@ -58,6 +58,13 @@ export interface FuseOptions {
    * (default 50).
    */
   busyPoll: { setting: BusyPollSetting; spinMicros: number };
+  /**
+   * `COMPUTERD_FUSE_NO_OPEN` on (default) or off: the kernel driver answers
+   * the first OPEN and OPENDIR with ENOSYS, and the kernel then opens files
+   * and directories without asking (no OPEN, RELEASE, OPENDIR or RELEASEDIR
+   * round trips; docs/computerd.md, "kernel"). Off keeps handles for every open.
+   */
+  noOpen: boolean;
 }
 
 export interface Config {
@@ -277,7 +284,15 @@ function fuseOptions(env: Env): FuseOptions {
       setting: parseBusyPoll(env.COMPUTERD_FUSE_BUSY_POLL),
       spinMicros: parseCount(env.COMPUTERD_FUSE_SPIN_US, "COMPUTERD_FUSE_SPIN_US", DEFAULT_SPIN_MICROS),
     },
+    noOpen: parseOnOff(env.COMPUTERD_FUSE_NO_OPEN, "COMPUTERD_FUSE_NO_OPEN", true),
   };
+}
+
+/** `on` or `off` (unset or empty: the fallback). */
+function parseOnOff(value: string | undefined, name: string, fallback: boolean): boolean {
+  if (value === undefined || value === "") return fallback;
+  if (value === "on" || value === "off") return value === "on";
+  throw new ConfigError(`${name} must be on or off; got ${JSON.stringify(value)}`);
 }
 
 function parseBusyPoll(value: string | undefined): BusyPollSetting {

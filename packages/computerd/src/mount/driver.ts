@@ -14,8 +14,8 @@ export interface MountDriver {
   unmount(): Promise<void>;
   /** Sync hooks for the SyncPeer. After a push applied entries (their store paths). */
   afterApply?(paths: readonly string[]): void | Promise<void>;
-  /** Before a push applies entries: anything buffered goes to the store first. */
-  beforeApply?(): void | Promise<void>;
+  /** Before a push applies entries (their store paths): anything buffered goes to the store first. */
+  beforeApply?(paths: readonly string[]): void | Promise<void>;
   /** Before the Durable Object pulls (`fetchChanges`): the mount settles what it holds, so the pull sees it. */
   beforePull?(): void | Promise<void>;
   /** Runs before each exec (the shim reconciles the disk first). */

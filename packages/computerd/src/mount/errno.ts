@@ -24,6 +24,7 @@ export const ENAMETOOLONG = -constants.errno.ENAMETOOLONG;
 export const EEXIST = -constants.errno.EEXIST;
 export const ENOTEMPTY = -constants.errno.ENOTEMPTY;
 export const EACCES = -constants.errno.EACCES;
+export const ESTALE = -constants.errno.ESTALE;
 
 /** An error carrying an errno for the FUSE adapter. */
 export class ErrnoError extends Error {

@@ -47,6 +47,12 @@ export function nanosOf(ms: number): Nanos {
 export class InodeTimes {
   readonly #entries = new Map<number, Entry>();
   readonly #limit: number;
+  /**
+   * Moves with every time held here. Every change of an inode moves its
+   * ctime, so attributes read before (a directory listing kept across
+   * requests) are stale once it moved.
+   */
+  version = 0;
 
   /** Past `limit` inodes the least recently changed ones fall back to their stored mtime (memory stays bounded). */
   constructor(limit = 50_000) {
@@ -134,7 +140,7 @@ export class InodeTimes {
 
   /** The inode is gone. */
   forget(inode: number): void {
-    this.#entries.delete(inode);
+    if (this.#entries.delete(inode)) this.version++;
   }
 
   get size(): number {
@@ -148,6 +154,7 @@ export class InodeTimes {
   }
 
   #set(inode: number, entry: Entry): void {
+    this.version++;
     this.#entries.delete(inode);
     this.#entries.set(inode, entry);
     if (this.#entries.size <= this.#limit) return;

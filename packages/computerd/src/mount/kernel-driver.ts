@@ -13,6 +13,12 @@
  * included, at the first unknown component) and INVAL_INODE for each
  * changed node, written from a worker thread (they take kernel locks a
  * pending request may hold, and this loop must keep answering meanwhile).
+ *
+ * No-open (COMPUTERD_FUSE_NO_OPEN, on by default): the first OPEN and
+ * OPENDIR answer ENOSYS and the kernel stops sending them and their
+ * RELEASEs; files opened by name are then served by inode (MountFs, "Files
+ * by inode"), kept past their last name until the kernel forgets the node,
+ * and listings page by name hash (kernel/listing.ts).
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { closeSync, mkdirSync } from "node:fs";
@@ -60,6 +66,7 @@ export class KernelDriver extends MountFsDriver implements MountDriver {
   #dev: FuseDev | undefined;
   #session: Session | undefined;
   #nodes: NodeTable | undefined;
+  #context: KernelContext | undefined;
   #busyPoll: BusyPoll | undefined;
   #watchdog: ChildProcess | undefined;
   #privileged = true;
@@ -94,22 +101,37 @@ export class KernelDriver extends MountFsDriver implements MountDriver {
     const busyPoll = new BusyPoll(this.#options.busyPoll, this.#log);
     this.#busyPoll = busyPoll;
     const session = new Session(dev, fd, maxWrite, this.#log, this.#trace, busyPoll);
-    const nodes = new NodeTable(root.inode);
+    // A node the kernel forgot: a file kept for it past its last name goes (no-open).
+    const nodes = new NodeTable(root.inode, (inode) => this.fs.forgetInode(inode));
     const context: KernelContext = {
       fs: this.fs,
+      mountPoint: this.#mountPoint,
       nodes,
       session,
       entryTimeout: timeout(KERNEL_CACHE_SECONDS),
       negativeTimeout: timeout(KERNEL_CACHE_SECONDS),
       attrTimeout: timeout(KERNEL_CACHE_SECONDS),
       handles: new Map(),
+      noOpen: false,
+      noOpendir: false,
     };
     let negotiated: (value: Negotiated) => void = () => {};
     const initialized = new Promise<Negotiated>((resolve) => (negotiated = resolve));
     session.on(
       Op.INIT,
       "init",
-      initHandler({ maxWrite, writebackCache: false }, (value) => negotiated(value)),
+      initHandler({ maxWrite, writebackCache: false, noOpen: this.#options.noOpen }, (value) => {
+        // Before any other request: OPEN and OPENDIR read these.
+        context.noOpen = value.noOpen;
+        context.noOpendir = value.noOpendir;
+        if (value.noOpen) {
+          this.fs.serveByInode({
+            pathOf: (inode) => nodes.path(nodes.nodeOf(inode)),
+            holds: (inode) => nodes.holds(inode),
+          });
+        }
+        negotiated(value);
+      }),
     );
     session.on(Op.INTERRUPT, "interrupt", () => undefined); // the op answers in its own time
     session.on(Op.DESTROY, "destroy", () => 0);
@@ -138,6 +160,7 @@ export class KernelDriver extends MountFsDriver implements MountDriver {
     this.#dev = dev;
     this.#session = session;
     this.#nodes = nodes;
+    this.#context = context;
     this.#watchdog = startWatchdog(this.#mountPoint, privileged);
     let result: Negotiated;
     try {
@@ -153,7 +176,7 @@ export class KernelDriver extends MountFsDriver implements MountDriver {
     }
     this.#trace?.install();
     this.#log.info(
-      `mounted ${this.#mountPoint} (kernel, protocol 7.${Math.min(result.kernelMinor, 43)} of kernel 7.${result.kernelMinor}, max_write=${result.maxWrite}, flags=0x${result.flags.toString(16)}, cache=${KERNEL_CACHE_SECONDS}s, busy polling ${busyPoll.mode})`,
+      `mounted ${this.#mountPoint} (kernel, protocol 7.${Math.min(result.kernelMinor, 43)} of kernel 7.${result.kernelMinor}, max_write=${result.maxWrite}, flags=0x${result.flags.toString(16)}, cache=${KERNEL_CACHE_SECONDS}s, no-open ${result.noOpen ? "on" : "off"}, no-opendir ${result.noOpendir ? "on" : "off"}, busy polling ${busyPoll.mode})`,
     );
   }
 
@@ -193,8 +216,32 @@ export class KernelDriver extends MountFsDriver implements MountDriver {
     this.fs.commitAll();
   }
 
-  beforeApply(): void {
+  /**
+   * Before a push applies: everything commits, and each file the kernel
+   * holds at a path the push changes keeps its stored chunks (with no-open
+   * a process may have it open, and read it after the push deletes it).
+   */
+  beforeApply(paths: readonly string[] = []): void {
     this.fs.prepareApply();
+    const nodes = this.#nodes;
+    if (nodes === undefined || this.#context?.noOpen !== true) return;
+    for (const path of paths) {
+      const node = this.#heldNode(path);
+      if (node !== undefined) this.fs.keepForApply(nodes.inodeOf(node));
+    }
+  }
+
+  /** The node the kernel holds at a store path, if it holds one (every name on the way is known). */
+  #heldNode(path: string): number | undefined {
+    const nodes = this.#nodes;
+    const fusePath = this.fs.fusePath(path);
+    if (nodes === undefined || fusePath === undefined) return undefined;
+    let node: number | undefined = ROOT_ID;
+    for (const name of fusePath.split("/")) {
+      if (name !== "") node = nodes.child(node, name);
+      if (node === undefined) return undefined;
+    }
+    return node;
   }
 
   /** A push changed these store paths: drop what the kernel cached of each before the push answers. */
@@ -212,6 +259,9 @@ export class KernelDriver extends MountFsDriver implements MountDriver {
         }),
       );
     };
+    // With no-opendir the kernel may keep a directory's listing (CACHE_DIR is implied): a directory whose
+    // entry changed drops it too (its pages, INVAL_INODE of the whole range).
+    const listed = this.#context?.noOpendir === true ? new Set<number>() : undefined;
     for (const path of paths) {
       const fusePath = this.fs.fusePath(path);
       if (fusePath === undefined) continue;
@@ -227,10 +277,23 @@ export class KernelDriver extends MountFsDriver implements MountDriver {
         if (child === undefined) {
           // Nothing is cached below here; the name itself may be cached as absent.
           send(Notify.INVAL_ENTRY, entry, entry.length);
+          listed?.add(node);
           break;
         }
         if (at === names.length - 1) {
-          send(Notify.INVAL_ENTRY, entry, entry.length);
+          if (this.fs.isOrphan(nodes.inodeOf(child))) {
+            // A file the push deleted that a process may hold open (no-open): the kernel learns its link count
+            // is 0, so it FORGETs the node at its last close and MountFs lets the file go.
+            const deleted = Buffer.alloc(24 + length + 1);
+            writeU64(deleted, 0, node);
+            writeU64(deleted, 8, child);
+            deleted.writeUInt32LE(length, 16);
+            deleted.write(name, 24, "utf8");
+            send(Notify.DELETE, deleted, deleted.length);
+          } else {
+            send(Notify.INVAL_ENTRY, entry, entry.length);
+          }
+          listed?.add(node);
           const inode = Buffer.alloc(24);
           writeU64(inode, 0, child);
           send(Notify.INVAL_INODE, inode, inode.length);
@@ -242,6 +305,12 @@ export class KernelDriver extends MountFsDriver implements MountDriver {
         writeU64(inode, 0, ROOT_ID);
         send(Notify.INVAL_INODE, inode, inode.length);
       }
+      if (notes.length >= NOTIFY_BATCH) await Promise.all(notes.splice(0));
+    }
+    for (const dir of listed ?? []) {
+      const inode = Buffer.alloc(24);
+      writeU64(inode, 0, dir);
+      send(Notify.INVAL_INODE, inode, inode.length);
       if (notes.length >= NOTIFY_BATCH) await Promise.all(notes.splice(0));
     }
     await Promise.all(notes);

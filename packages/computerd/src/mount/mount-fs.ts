@@ -7,6 +7,10 @@
  *
  * FUSE paths are relative to the mount (`/a/b`); dofs paths carry the mount
  * point as a prefix (`/workspace/a/b`), as the Durable Object's do.
+ *
+ * Over 800 lines: the handles, the per-inode files (by handle and by inode),
+ * parking and the directory cache are one state every op shares; each
+ * section below (Attributes, Names, Files, Files by inode) is one concern.
  */
 import { createHash } from "node:crypto";
 import { constants } from "node:fs";
@@ -32,7 +36,7 @@ import {
   setInodeMtime,
   unlinkChild,
 } from "@cloudflare/dofs/inode";
-import { EBADF, EEXIST, EISDIR, ENAMETOOLONG, ENOENT, ENOTDIR, ENOTEMPTY, EPERM, ErrnoError } from "./errno.js";
+import { EBADF, EEXIST, EISDIR, ENAMETOOLONG, ENOENT, ENOTDIR, ENOTEMPTY, EPERM, ErrnoError, ESTALE } from "./errno.js";
 import { type Caller, InodeOwners, mayChown, type Owner, procGroups, UNCHANGED } from "./inode-owners.js";
 import { InodeTimes, msOf, type Nanos, nanosOf, wallClock } from "./inode-times.js";
 import { OpenFile } from "./open-file.js";
@@ -83,6 +87,18 @@ interface Handle {
   file: OpenFile;
 }
 
+/**
+ * What a driver whose opens reach MountFs without a handle (the kernel
+ * driver with no-open: reads and writes come with handle 0) tells it about
+ * the inodes the kernel holds (`serveByInode`).
+ */
+export interface InodeAccess {
+  /** The FUSE path of an inode the kernel holds; undefined when it has no name left. */
+  pathOf(inode: number): string | undefined;
+  /** The kernel holds the inode's node, so a process may have it open. */
+  holds(inode: number): boolean;
+}
+
 export interface MountFsOptions {
   now?: () => number;
   /** Idle chunk buffers kept for reuse (512 KiB each; 160 = 80 MiB covers a 64 MiB file rewritten in place). */
@@ -126,6 +142,20 @@ export class MountFs {
   readonly #parked = new Map<OpenFile, number>();
   #parkedBytes = 0;
   #nextHandle = 1;
+  /** Files reached by inode (no-open); see "Files by inode" below. */
+  #byInode: InodeAccess | undefined;
+  /**
+   * Files whose last name went while the kernel held their node (any
+   * process may have them open without our knowing), by inode, kept with
+   * their stored chunk list until the kernel forgets the node (forgetInode).
+   */
+  readonly #orphans = new Map<number, OpenFile>();
+  /** Clean files loaded for a request by inode, most recent last (a large file's reads reuse one); BY_INODE_KEPT at most. */
+  readonly #keptByInode = new Map<number, OpenFile>();
+  /** The last file written by inode: its short last chunk is compacted once writes move to another file. */
+  #lastWritten: OpenFile | undefined;
+  #entryVersion = 0;
+  #applies = 0;
   /**
    * Counts changes to a file with more than one name. libfuse's high-level
    * API gives each name its own kernel inode, so the kernel's cached size
@@ -190,15 +220,17 @@ export class MountFs {
   inodeStat(inode: number): FuseStat | undefined {
     if (SpecialFiles.isSpecialIno(inode)) {
       const special = this.#specials.byIno(inode);
-      return special === undefined ? undefined : this.#specialStat(special);
+      // An O_TMPFILE file (no-open keeps it as an orphan) has a number from the same range.
+      return special === undefined ? this.#orphanStat(inode) : this.#specialStat(special);
     }
     const attr = inodeAttr(this.#db, inode);
-    return attr === undefined ? undefined : this.#stat(attr, this.#files.get(inode));
+    if (attr === undefined) return this.#orphanStat(inode);
+    return this.#stat(attr, this.#files.get(inode));
   }
 
   /** fstat: by handle, so a file unlinked while open still answers. */
   fgetattr(fd: number): FuseStat {
-    const file = this.#handle(fd).file;
+    const file = this.#fileOf(fd);
     return this.#stat(inodeAttr(this.#db, file.inode) ?? detachedAttr(file), file);
   }
 
@@ -249,7 +281,7 @@ export class MountFs {
 
   /** fchmod: by handle, so a file unlinked while open (kept in memory) takes it too. */
   fchmod(fd: number, mode: number): void {
-    this.#chmodFile(this.#handle(fd).file, mode);
+    this.#chmodFile(this.#fileOf(fd), mode);
   }
 
   #chmodFile(file: OpenFile, mode: number): void {
@@ -347,7 +379,7 @@ export class MountFs {
 
   /** futimens: by handle; a file unlinked while open keeps the time in memory only. */
   futimens(fd: number, request: TimesRequest): void {
-    this.#utimensFile(this.#handle(fd).file, request);
+    this.#utimensFile(this.#fileOf(fd), request);
   }
 
   #utimensFile(file: OpenFile, request: TimesRequest): void {
@@ -616,7 +648,7 @@ export class MountFs {
    * linked again (the kernel refuses that before it asks).
    */
   linkOpen(fd: number, path: string): number {
-    const file = this.#handle(fd).file;
+    const file = this.#fileOf(fd);
     if (!file.detached || !SpecialFiles.isSpecialIno(file.inode)) throw new ErrnoError(ENOENT, path);
     const vfsPath = this.vfsPath(path);
     if (isNameTooLong(vfsPath)) throw new ErrnoError(ENAMETOOLONG, path);
@@ -629,6 +661,11 @@ export class MountFs {
     const before = file.inode;
     file.named(attr.inode, vfsPath);
     this.#files.set(attr.inode, file);
+    if (this.#orphans.get(before) === file) {
+      // Reached by inode (no-open): it parks as any file written by inode, and is no orphan now.
+      this.#orphans.delete(before);
+      if (file.refs === 0) this.#park(file, false);
+    }
     this.#times.move(before, attr.inode);
     this.#times.changed(attr.inode, at);
     this.#owners.move(before, attr.inode);
@@ -692,16 +729,18 @@ export class MountFs {
   }
 
   read(fd: number, buffer: Buffer, length: number, position: number): number {
-    const file = this.#handle(fd).file;
+    const file = this.#fileOf(fd);
     this.#times.accessed(file.inode, file.mtime, this.#clock());
     return file.read(buffer, length, position);
   }
 
   write(fd: number, buffer: Buffer, length: number, position: number): number {
-    const file = this.#handle(fd).file;
+    const file = this.#fileOf(fd);
+    if (fd < 0) this.#writingByInode(file);
     if (file.shared) this.sharedChanges++;
     const written = this.#modify(file, (now) => file.write(buffer, length, position, now));
     if (file.dirtyBytes > DIRTY_FLUSH_BYTES) this.#commit(file);
+    if (fd < 0) this.#parkWritten(file);
     return written;
   }
 
@@ -711,10 +750,11 @@ export class MountFs {
    * Answers the bytes copied (short at the source's end).
    */
   copyRange(srcFd: number, srcPos: number, dstFd: number, dstPos: number, length: number): number {
-    const src = this.#handle(srcFd).file;
-    const dst = this.#handle(dstFd).file;
+    const src = this.#fileOf(srcFd);
+    const dst = this.#fileOf(dstFd);
     const end = Math.min(src.size, srcPos + length);
     if (end <= srcPos) return 0;
+    if (dstFd < 0) this.#writingByInode(dst);
     if (dst.shared) this.sharedChanges++;
     const at = this.#clock();
     const before = dst.mtime;
@@ -753,6 +793,7 @@ export class MountFs {
     }
     this.#times.modified(dst.inode, at, before, dst.mtime);
     if (dst.dirtyBytes > DIRTY_FLUSH_BYTES) this.#commit(dst);
+    if (dstFd < 0) this.#parkWritten(dst);
     return end - srcPos;
   }
 
@@ -767,14 +808,18 @@ export class MountFs {
   }
 
   ftruncate(fd: number, size: number): void {
-    const file = this.#handle(fd).file;
+    const file = this.#fileOf(fd);
+    if (fd < 0) this.#writingByInode(file);
     if (file.shared && size !== file.size) this.sharedChanges++;
     // A truncate to the size it has changes nothing, its times included (open-file.ts; the driver's no-op after a push).
     if (size !== file.size) this.#modify(file, (now) => file.truncate(size, now));
+    if (fd < 0) this.#parkWritten(file);
   }
 
   fsync(fd: number): void {
-    this.#commit(this.#handle(fd).file);
+    const file = this.#fileOf(fd);
+    this.#commit(file);
+    if (fd < 0 && file.refs === 0 && !file.detached) this.#keepByInode(file);
   }
 
   release(fd: number): void {
@@ -782,8 +827,8 @@ export class MountFs {
     this.#handles.delete(fd);
     handle.file.refs--;
     if (handle.file.refs === 0) this.#park(handle.file);
-    // The last handle of a file unlinked while open: its inode is gone for good.
-    if (handle.file.detached && !this.#handlesReach(handle.file.inode)) {
+    // The last handle of a file unlinked while open: its inode is gone for good (unless the kernel keeps it, forgetInode).
+    if (handle.file.detached && !this.#handlesReach(handle.file.inode) && !this.#orphans.has(handle.file.inode)) {
       this.#times.forget(handle.file.inode);
       this.#owners.forget(handle.file.inode);
     }
@@ -791,7 +836,7 @@ export class MountFs {
 
   /** The handle's file has other names, whose kernel inodes may hold its old pages (see sharedChanges). */
   isShared(fd: number): boolean {
-    return this.#handle(fd).file.shared;
+    return this.#fileOf(fd).shared;
   }
 
   get hasOpenFiles(): boolean {
@@ -819,6 +864,8 @@ export class MountFs {
     // around them all would only make each file's commit a savepoint.
     if (this.#db.checkedWrites !== undefined) all();
     else this.#db.transaction(all);
+    this.#keptByInode.clear();
+    this.#lastWritten = undefined;
     if (failure !== undefined) throw failure;
   }
 
@@ -828,8 +875,9 @@ export class MountFs {
    */
   heldChunks(into: Set<string>): void {
     for (const file of this.#files.values()) file.heldChunks(into);
-    // A file unlinked while open is reachable only through its handles.
+    // A file unlinked while open is reachable only through its handles, or its inode while the kernel holds it.
     for (const handle of this.#handles.values()) handle.file.heldChunks(into);
+    for (const file of this.#orphans.values()) file.heldChunks(into);
   }
 
   /**
@@ -869,6 +917,8 @@ export class MountFs {
   invalidate(): { path: string; size: number; mtime: number }[] {
     this.#forgetDirs();
     this.#subdirs.clear();
+    this.#entryVersion++;
+    this.#applies++;
     // A FIFO or socket whose directory the push removed, or whose name it took, goes.
     if (!this.#specials.empty) {
       this.#specials.prune(
@@ -883,7 +933,9 @@ export class MountFs {
         this.#unpark(file);
         file.detached = true;
         this.#files.delete(file.inode);
-        if (file.refs === 0) file.release();
+        // The kernel holds it (keepForApply loaded its chunks): a process may read it still.
+        if (this.#byInode?.holds(file.inode)) this.#orphans.set(file.inode, file);
+        else if (file.refs === 0) file.release();
       } else if (file.isDirty) {
         // Written between the commit and now: its own bytes win, as any later write would.
         file.invalidate();
@@ -892,9 +944,187 @@ export class MountFs {
           changed.push({ path: file.path, size: attr.size, mtime: attr.mtime });
         }
         file.reload(attr.size, attr.mtime);
+        // Clean and without a handle (read by inode, or kept for the apply): loaded again when asked for.
+        if (file.refs === 0) this.#forget(file);
       }
     }
+    this.#keptByInode.clear();
     return changed;
+  }
+
+  // Files by inode (no-open). The kernel driver with no-open sees no OPEN
+  // and no RELEASE for a file opened by name: its READ, WRITE, FSYNC and
+  // SETATTR come with handle 0. They reach the inode's one OpenFile (the
+  // one its handles share) through an inode reference instead of a handle.
+  // What lives by inode: a clean file loaded for a read (a few kept, then
+  // dropped: it is loaded again when asked for); a file written by inode,
+  // parked at once since no close will come (committed as parked files
+  // are); and an orphan, a file whose last name went while the kernel
+  // held its node, kept until the kernel forgets the node.
+
+  /**
+   * Serves files by inode from now on: `access` says which inodes the
+   * kernel holds (their files are kept past their last name) and by what
+   * name (the path a file loaded by inode commits under).
+   */
+  serveByInode(access: InodeAccess): void {
+    this.#byInode = access;
+  }
+
+  /**
+   * A file reference for `inode` where a handle is expected (read, write,
+   * fgetattr, fchmod, futimens, ftruncate, fsync, copyRange): handles are
+   * positive, an inode reference is the inode negated.
+   */
+  static inodeRef(inode: number): number {
+    return -inode;
+  }
+
+  /**
+   * Closes handle `fd`, keeping its file for requests by inode: with
+   * no-open the kernel sends no RELEASE at all, not even for a CREATE or
+   * TMPFILE, so those answer handle 0 and their file lives by inode (a
+   * dirty one parked, a clean one kept for the first write, an O_TMPFILE
+   * file as an orphan until the kernel forgets its node).
+   */
+  releaseToInode(fd: number): void {
+    const { file } = this.#handle(fd);
+    this.#handles.delete(fd);
+    file.refs--;
+    if (file.refs > 0) return;
+    if (file.detached) this.#orphans.set(file.inode, file);
+    else if (file.isDirty) this.#park(file);
+    else this.#keepByInode(file);
+  }
+
+  /**
+   * The kernel forgot `inode`'s node: an orphan goes now (its last opener
+   * closed: an unlinked inode is evicted then), with its times and owner
+   * unless a handle still reaches it.
+   */
+  forgetInode(inode: number): void {
+    const orphan = this.#orphans.get(inode);
+    if (orphan === undefined) return;
+    this.#orphans.delete(inode);
+    if (orphan.refs > 0) return;
+    orphan.release();
+    this.#times.forget(inode);
+    this.#owners.forget(inode);
+  }
+
+  /** A file is kept for `inode` past its last name, until the kernel forgets the node. */
+  isOrphan(inode: number): boolean {
+    return this.#orphans.has(inode);
+  }
+
+  /**
+   * Before a push applies (after prepareApply), for a file the kernel holds
+   * at a path the push changes: its stored chunk list is loaded now, while
+   * the rows exist, so a process that has it open reads it still if the
+   * push deletes it (invalidate keeps it as an orphan).
+   */
+  keepForApply(inode: number): void {
+    if (this.#orphans.has(inode) || SpecialFiles.isSpecialIno(inode)) return;
+    let file = this.#files.get(inode);
+    if (file === undefined) {
+      const attr = inodeAttr(this.#db, inode);
+      const path = this.#byInode?.pathOf(inode) ?? this.#storePath(inode);
+      if (attr?.type !== "file" || path === undefined) return;
+      file = this.#openFile(attr, this.vfsPath(path));
+    }
+    file.keepStoredChunks();
+  }
+
+  /** Moves with every change of a directory's entries, here or by a push (a listing read before is stale). */
+  get entryVersion(): number {
+    return this.#entryVersion;
+  }
+
+  /** Moves with every change of an inode's attributes (each moves its ctime) and every push. */
+  get attrVersion(): number {
+    return this.#times.version + this.#applies;
+  }
+
+  #fileOf(ref: number): OpenFile {
+    return ref > 0 ? this.#handle(ref).file : this.#inodeFile(-ref);
+  }
+
+  #inodeFile(inode: number): OpenFile {
+    const known = this.#files.get(inode) ?? this.#orphans.get(inode);
+    if (known !== undefined) {
+      if (this.#keptByInode.delete(inode)) this.#keptByInode.set(inode, known);
+      return known;
+    }
+    const attr = SpecialFiles.isSpecialIno(inode) ? undefined : inodeAttr(this.#db, inode);
+    if (attr === undefined) {
+      // An O_TMPFILE file reopened through /proc/self/fd (no name, no orphan): its handle has it.
+      for (const handle of this.#handles.values()) if (handle.file.inode === inode) return handle.file;
+      throw new ErrnoError(ESTALE, `inode ${inode}`);
+    }
+    if (attr.type === "dir") throw new ErrnoError(EISDIR, `inode ${inode}`);
+    const path = this.#byInode?.pathOf(inode) ?? this.#storePath(inode);
+    if (path === undefined) throw new ErrnoError(ESTALE, `inode ${inode}`);
+    const file = this.#openFile(attr, this.vfsPath(path));
+    this.#keepByInode(file);
+    return file;
+  }
+
+  /**
+   * A FUSE path of a stored inode, from its names in the store (a hard link
+   * the kernel knows only by a name removed since); undefined outside the mount.
+   */
+  #storePath(inode: number): string | undefined {
+    const root = this.#dirInode("/");
+    const names: string[] = [];
+    for (let at = inode; at !== root; ) {
+      const row = this.#db.one<{ parent: number; name: string }>(
+        "SELECT parent_inode AS parent, name FROM vfs_dirents WHERE child_inode = ? LIMIT 1",
+        at,
+      );
+      if (row === undefined || names.length > 4096) return undefined;
+      names.unshift(row.name);
+      at = Number(row.parent);
+    }
+    return `/${names.join("/")}`;
+  }
+
+  /** A clean file loaded by inode stays for the next request; the least recently used past BY_INODE_KEPT go. */
+  #keepByInode(file: OpenFile): void {
+    this.#keptByInode.delete(file.inode);
+    this.#keptByInode.set(file.inode, file);
+    if (this.#keptByInode.size <= BY_INODE_KEPT) return;
+    const [inode, oldest] = this.#keptByInode.entries().next().value as [number, OpenFile];
+    this.#keptByInode.delete(inode);
+    // Written since (parked) or opened by a handle meanwhile: not ours to drop.
+    if (oldest.refs === 0 && !oldest.isDirty && this.#files.get(inode) === oldest) this.#forget(oldest);
+  }
+
+  /**
+   * Before a change by inode: a file written by inode sees no close, so its
+   * short last chunk is compacted once writes move to another file (after
+   * each write, a 4 KiB append would copy the chunk twice). Done before the
+   * change, so the buffer it hands back serves the new file's write (a
+   * tar -x reuses one warm buffer instead of alternating two).
+   */
+  #writingByInode(file: OpenFile): void {
+    const previous = this.#lastWritten;
+    if (previous === file) return;
+    this.#lastWritten = file;
+    if (previous !== undefined && previous.refs === 0 && this.#parked.has(previous)) this.#park(previous);
+  }
+
+  /** After a change by inode: parked at once (no close will come), its bytes count against PARKED_LIMIT. */
+  #parkWritten(file: OpenFile): void {
+    // A handle's release parks it; an orphan never commits; parked with these bytes already (a write within
+    // its chunks), it stays as it is.
+    if (file.refs > 0 || file.detached || this.#parked.get(file) === file.dirtyBytes) return;
+    this.#park(file, false);
+  }
+
+  /** fstat of a file the kernel holds after its last name went: the orphan knows its size, times and mode. */
+  #orphanStat(inode: number): FuseStat | undefined {
+    const orphan = this.#orphans.get(inode);
+    return orphan === undefined ? undefined : this.#stat(detachedAttr(orphan), orphan);
   }
 
   statfs(): Record<string, number> {
@@ -920,6 +1150,7 @@ export class MountFs {
       mount_handles: this.#handles.size,
       mount_parked_files: this.#parked.size,
       mount_parked_bytes: this.#parkedBytes,
+      mount_orphan_files: this.#orphans.size,
       mount_dirty_buffers: this.#pool.inUse,
       mount_idle_buffers: this.#pool.idle,
     };
@@ -1133,13 +1364,13 @@ export class MountFs {
    * hold PARKED_LIMIT bytes. A file written and then deleted, or rewritten,
    * before that is never hashed at all, and close() is never slowed by it.
    */
-  #park(file: OpenFile): void {
+  #park(file: OpenFile, compact = true): void {
     if (!file.isDirty || file.detached) {
       this.#forget(file);
       return;
     }
     this.#unpark(file);
-    file.compact();
+    if (compact) file.compact();
     this.#parked.set(file, file.dirtyBytes);
     this.#parkedBytes += file.dirtyBytes;
     // Under the limit nothing commits: no copy of the parked list (thousands during a tar -x) per close.
@@ -1160,6 +1391,8 @@ export class MountFs {
 
   #forget(file: OpenFile): void {
     this.#unpark(file);
+    // An orphan's buffers are its only copy of its bytes: they go with forgetInode.
+    if (this.#orphans.get(file.inode) === file) return;
     file.release();
     if (this.#files.get(file.inode) === file) this.#files.delete(file.inode);
   }
@@ -1194,6 +1427,7 @@ export class MountFs {
 
   /** A directory gained, lost or renamed an entry: its mtime and ctime move (not stored, see inode-times.ts). */
   #entriesChanged(dir: number | undefined, at: Nanos = this.#clock()): void {
+    this.#entryVersion++;
     if (dir !== undefined) this.#times.modified(dir, at);
   }
 
@@ -1204,7 +1438,7 @@ export class MountFs {
    */
   #nameGone(attr: InodeAttr, held?: boolean): void {
     if (attr.nlink > 1) this.#times.changed(attr.inode, this.#clock());
-    else if (attr.type !== "file" || !(held ?? this.#handlesReach(attr.inode))) {
+    else if (attr.type !== "file" || !(this.#orphans.has(attr.inode) || (held ?? this.#handlesReach(attr.inode)))) {
       this.#times.forget(attr.inode);
       this.#owners.forget(attr.inode);
     } else {
@@ -1231,18 +1465,27 @@ export class MountFs {
    * ones stay in the buffer, and nothing of it commits again.
    */
   #detachIfLastName(attr: InodeAttr): void {
-    const file = this.#files.get(attr.inode);
-    if (file === undefined || attr.type !== "file" || attr.nlink > 1) return;
+    if (attr.type !== "file" || attr.nlink > 1) return;
+    // A node the kernel holds may be open without our knowing (no-open): it is kept until the kernel forgets it.
+    const held = this.#byInode?.holds(attr.inode) === true;
+    let file = this.#files.get(attr.inode);
+    if (file === undefined) {
+      if (!held) return;
+      file = new OpenFile(this.#db, this.#pool, attr.inode, attr.size, attr.mtime, `inode ${attr.inode}`);
+    }
     this.#unpark(file);
-    // Only its handles reach it now; the inode number may be reused by a new file.
+    // Only its handles (and the kernel's node) reach it now.
     this.#files.delete(attr.inode);
-    // A parked file (no handle): nothing reads it again, so its stored chunks need not be kept (rm -rf after tar -x).
-    if (file.refs === 0) {
+    this.#keptByInode.delete(attr.inode);
+    // Nothing can read it again (no handle, no node the kernel holds): its stored chunks need not be kept.
+    if (!held && file.refs === 0) {
       file.release();
       return;
     }
     file.mode = file.pendingMode ?? attr.mode;
-    file.detach();
+    // An empty stored file (a parked one tar -x made) has no chunk rows: nothing to load.
+    file.detach(attr.size === 0);
+    if (held) this.#orphans.set(attr.inode, file);
   }
 
   #stat(attr: InodeAttr, open: OpenFile | undefined): FuseStat {
@@ -1285,6 +1528,8 @@ function isLongName(path: string): boolean {
 
 /** Commit an open file early once this many bytes are dirty: memory stays bounded on huge copies. */
 const DIRTY_FLUSH_BYTES = 64 * 1024 * 1024;
+/** Clean files kept after a read by inode (each may hold its last 512 KiB chunk read). */
+const BY_INODE_KEPT = 16;
 /** Directory inodes remembered for lookups; past this the map starts over (a walk refills it). */
 const DIR_CACHE_LIMIT = 10_000;
 /** Parked (closed, uncommitted) files are committed oldest first past this many bytes. */

@@ -87,8 +87,14 @@ export class OpenFile {
     this.#cached = undefined;
   }
 
-  /** Keeps the stored chunks readable after the inode's rows are gone (the blobs stay until gc). */
-  detach(): void {
+  /**
+   * Keeps the stored chunks readable after the inode's rows are gone (the
+   * blobs stay until gc). `storedEmpty`: the store holds none for it (its
+   * stored size is 0, as for a file tar -x made and parked).
+   */
+  detach(storedEmpty = false): void {
+    // An empty file has no chunks to keep (rm -rf of a tree of them asks nothing).
+    if (storedEmpty || this.size === 0) this.#chunks ??= [];
     this.#storedChunks();
     this.detached = true;
   }

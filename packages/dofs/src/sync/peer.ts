@@ -51,10 +51,11 @@ export interface SyncPeerOptions {
    */
   afterApply?: (result: ApplyResult, entries: readonly StoredChange[]) => void | Promise<void>;
   /**
-   * Runs before a push applies its entries (a FUSE mount commits what it
-   * buffers first, so the apply rules see every local write). Errors are logged.
+   * Runs before a push applies its entries, with the entries (a FUSE mount
+   * commits what it buffers first, so the apply rules see every local write,
+   * and keeps what an open file of a changed path still reads). Errors are logged.
    */
-  beforeApply?: () => void | Promise<void>;
+  beforeApply?: (entries: readonly StoredChange[]) => void | Promise<void>;
   /** Runs before every fetchChanges (the shim reconciles disk first). Errors are logged, except under `settle`. */
   beforeFetch?: () => void | Promise<void>;
   now?: () => number;
@@ -116,7 +117,7 @@ export class SyncPeer implements SyncRPC {
     }
     if (entries.length > 0 && this.#options.beforeApply) {
       try {
-        await this.#options.beforeApply();
+        await this.#options.beforeApply(entries);
       } catch (error) {
         this.#log("beforeApply failed", error);
       }

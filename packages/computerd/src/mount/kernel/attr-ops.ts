@@ -2,7 +2,7 @@
 import { ENOENT, ErrnoError } from "../errno.js";
 import { UNCHANGED } from "../inode-owners.js";
 import type { FuseStat, TimeRequest, TimesRequest } from "../mount-fs.js";
-import { callerOf, ESTALE, type KernelContext, killSuidgid } from "./context.js";
+import { callerOf, fileRef, type KernelContext, killSuidgid, openRef } from "./context.js";
 import { ATTR_OUT_SIZE, Fattr, GETATTR_FH, Op, OUT_HEADER, readU64, writeAttr, writeU64 } from "./protocol.js";
 import { ENOSYS, type Session } from "./session.js";
 
@@ -45,11 +45,10 @@ export function registerAttrOps(session: Session, context: KernelContext): void 
     const valid = input.readUInt32LE(40);
     const nodeid = request.nodeid;
     const path = nodes.path(nodeid);
-    // A node whose every name is gone (unlinked while open) is reached through an open handle:
-    // fchmod and fchown arrive without one, ftruncate with one.
-    const handle = (valid & Fattr.FH) !== 0 ? readU64(input, 48) : undefined;
-    const fh = handle ?? (path === undefined ? context.handles.get(nodeid)?.values().next().value : undefined);
-    if (path === undefined && fh === undefined) throw new ErrnoError(ESTALE, `node ${nodeid}`);
+    // A node whose every name is gone (unlinked while open) is reached through an open handle or its
+    // inode: fchmod and fchown arrive without one, ftruncate with one (0 for a file opened without OPEN).
+    const handle = (valid & Fattr.FH) !== 0 ? fileRef(context, nodeid, readU64(input, 48)) : undefined;
+    const fh = handle ?? (path === undefined ? openRef(context, nodeid) : undefined);
     const size = readU64(input, 56);
     // fuse_setattr_in: atime at 72, mtime at 80, their nanoseconds at 96 and 100, mode 108, uid 116, gid 120.
     const times: TimesRequest = {};

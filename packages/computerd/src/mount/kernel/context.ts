@@ -2,7 +2,7 @@
 import { constants } from "node:os";
 import { ErrnoError } from "../errno.js";
 import type { Caller } from "../inode-owners.js";
-import type { FuseStat, MountFs } from "../mount-fs.js";
+import { type FuseStat, MountFs } from "../mount-fs.js";
 import type { NodeTable } from "./nodes.js";
 import { ENTRY_OUT_SIZE, Notify, type Timeout, writeEntry, writeU64 } from "./protocol.js";
 import type { Request, Session } from "./session.js";
@@ -11,6 +11,8 @@ export const ESTALE = -constants.errno.ESTALE;
 
 export interface KernelContext {
   readonly fs: MountFs;
+  /** Where the mount is, for the daemon's own rare use of it (off its loop: teachNoOpen in file-ops.ts). */
+  readonly mountPoint: string;
   readonly nodes: NodeTable;
   readonly session: Session;
   /** How long the kernel keeps a name, its absence, and attributes; pushes invalidate them explicitly. */
@@ -19,6 +21,29 @@ export interface KernelContext {
   readonly attrTimeout: Timeout;
   /** Open file handles by node: a node whose every name is gone still answers GETATTR through one. */
   readonly handles: Map<number, Set<number>>;
+  /**
+   * Set at INIT (init.ts): the first OPEN and OPENDIR answer ENOSYS, and
+   * from then on files and directories are used with handle 0 (fileRef).
+   */
+  noOpen: boolean;
+  noOpendir: boolean;
+}
+
+/**
+ * What a request's file handle reaches in MountFs: the handle itself, or
+ * for 0 (a file the kernel opened without OPEN, no-open) the node's inode.
+ */
+export function fileRef(context: KernelContext, nodeid: number, fh: number): number {
+  return fh !== 0 ? fh : MountFs.inodeRef(context.nodes.inodeOf(nodeid));
+}
+
+/**
+ * A file reference for a node whose every name is gone (unlinked while
+ * open): one of its handles, else its inode (MountFs keeps such a file
+ * while the kernel holds the node; ESTALE once nothing does).
+ */
+export function openRef(context: KernelContext, nodeid: number): number {
+  return context.handles.get(nodeid)?.values().next().value ?? MountFs.inodeRef(context.nodes.inodeOf(nodeid));
 }
 
 /** A node's FUSE path; ESTALE when the kernel holds a node whose every name is gone. */
@@ -78,10 +103,8 @@ export function killSuidgid(
   if (kept === mode || (stat.mode & S_IFMT) === S_IFLNK) return stat;
   const path = context.nodes.path(nodeid);
   if (path !== undefined) return context.fs.setMode(path, kept);
-  // Every name is gone (unlinked while open): through its handle.
-  const handle = fh ?? context.handles.get(nodeid)?.values().next().value;
-  if (handle === undefined) throw new ErrnoError(ESTALE, `node ${nodeid}`);
-  context.fs.fchmod(handle, kept);
+  // Every name is gone (unlinked while open): through its handle, or its inode.
+  context.fs.fchmod(fh ?? openRef(context, nodeid), kept);
   return undefined;
 }
 

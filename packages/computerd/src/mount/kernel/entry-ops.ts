@@ -7,7 +7,7 @@
  */
 import { constants } from "node:os";
 import { ErrnoError } from "../errno.js";
-import { callerOf, childPath, entryReply, type KernelContext, pathOf } from "./context.js";
+import { callerOf, childPath, entryReply, type KernelContext, openRef, pathOf } from "./context.js";
 import {
   ENTRY_OUT_SIZE,
   Op,
@@ -86,8 +86,8 @@ export function registerEntryOps(session: Session, context: KernelContext): void
     const [name] = readName(input, 48, request.length);
     const parent = request.nodeid;
     const path = childPath(context, parent, name);
-    // linkat(AT_EMPTY_PATH) of an O_TMPFILE file: a node with no name, reached through its open handle.
-    const handle = nodes.path(old) === undefined ? context.handles.get(old)?.values().next().value : undefined;
+    // linkat(AT_EMPTY_PATH) of an O_TMPFILE file: a node with no name, reached through its open handle or inode.
+    const handle = nodes.path(old) === undefined ? openRef(context, old) : undefined;
     if (handle !== undefined) {
       nodes.alias(old, fs.linkOpen(handle, path));
       return entryReply(context, session.out, OUT_HEADER, parent, name, fs.getattr(path));

@@ -4,12 +4,37 @@
  * copies into its chunk buffers), FLUSH, RELEASE, FSYNC, COPY_FILE_RANGE.
  * Pages are kept across opens (KEEP_CACHE): a node is an inode, so every
  * name shares them, and a push drops them with INVAL_INODE.
+ *
+ * With no-open (context.noOpen) the first OPEN answers ENOSYS and the
+ * kernel opens files by name without asking from then on: no OPEN, no
+ * RELEASE, KEEP_CACHE implied, and their READ, WRITE, FSYNC and
+ * COPY_FILE_RANGE carry handle 0, which reaches the file by its inode
+ * (fileRef; MountFs, "Files by inode"). Once it has no-open the kernel
+ * sends no RELEASE at all, not even for a file CREATE or TMPFILE opened
+ * (measured on 6.18: no RELEASE for any file closed after the first OPEN's
+ * ENOSYS, whenever it was created), so those answer handle 0 as well and
+ * their files live by inode too (MountFs.releaseToInode). Until its first
+ * OPEN the kernel does not know, and sends a RELEASE for every file a
+ * CREATE opened (a fresh mount's `tar -x` opens nothing by name): the
+ * first such RELEASE opens that file from libuv's thread pool, whose OPEN
+ * gets the ENOSYS (teachNoOpen).
  */
 import { constants as fsConstants } from "node:fs";
+import { open } from "node:fs/promises";
 import { constants } from "node:os";
+import { join } from "node:path";
 import { ErrnoError } from "../errno.js";
 import type { FuseStat } from "../mount-fs.js";
-import { callerOf, childPath, entryReply, forgetAttrs, type KernelContext, killSuidgid, pathOf } from "./context.js";
+import {
+  callerOf,
+  childPath,
+  entryReply,
+  fileRef,
+  forgetAttrs,
+  type KernelContext,
+  killSuidgid,
+  pathOf,
+} from "./context.js";
 import {
   ENTRY_OUT_SIZE,
   FOPEN_KEEP_CACHE,
@@ -46,14 +71,36 @@ function writeOpen(out: Buffer, at: number, fh: number, flags: number): number {
 export function registerFileOps(session: Session, context: KernelContext): void {
   const { fs, nodes } = context;
   const readTarget = session.out.subarray(OUT_HEADER);
+  /** The kernel answered an OPEN's ENOSYS (no RELEASE comes from then on), or one is on its way. */
+  let taught = false;
+  let teaching = false;
+  const teachNoOpen = (nodeid: number): void => {
+    const path = nodes.path(nodeid);
+    if (taught || teaching || path === undefined) return;
+    teaching = true;
+    // On the thread pool, never on this loop, which must answer the OPEN; a file gone or refused
+    // meanwhile (another user's 0600 file, the daemon not root) waits for the next RELEASE.
+    open(join(context.mountPoint, path), fsConstants.O_RDONLY | fsConstants.O_NONBLOCK)
+      .then((handle) => handle.close())
+      .catch(() => undefined)
+      .finally(() => {
+        teaching = false;
+      });
+  };
   const writeSource = session.input.subarray(80);
-  const opened = (nodeid: number, fh: number): void => {
+  /** The handle a CREATE or TMPFILE answers: 0 with no-open (the file is served by inode from now on). */
+  const opened = (nodeid: number, fh: number): number => {
+    if (context.noOpen) {
+      fs.releaseToInode(fh);
+      return 0;
+    }
     let handles = context.handles.get(nodeid);
     if (handles === undefined) {
       handles = new Set();
       context.handles.set(nodeid, handles);
     }
     handles.add(fh);
+    return fh;
   };
 
   session.on(Op.CREATE, "create", (request, input) => {
@@ -68,9 +115,9 @@ export function registerFileOps(session: Session, context: KernelContext): void 
     const reply =
       ({ fd, stat }: { fd: number; stat: FuseStat }) =>
       (out: Buffer) => {
-        opened(nodes.nodeOf(stat.ino), fd);
+        const fh = opened(nodes.nodeOf(stat.ino), fd);
         const length = entryReply(context, out, OUT_HEADER, parent, name, stat);
-        return length + writeOpen(out, OUT_HEADER + ENTRY_OUT_SIZE, fd, FOPEN_KEEP_CACHE);
+        return length + writeOpen(out, OUT_HEADER + ENTRY_OUT_SIZE, fh, FOPEN_KEEP_CACHE);
       };
     const made = fs.createFile(path, mode, callerOf(request));
     return made instanceof Promise ? made.then(reply) : reply(made);
@@ -83,13 +130,17 @@ export function registerFileOps(session: Session, context: KernelContext): void 
     const stat = fs.fgetattr(fd);
     const nodeid = stat.ino;
     nodes.rememberNameless(nodeid);
-    opened(nodeid, fd);
+    const fh = opened(nodeid, fd);
     const out = session.out;
     writeEntry(out, OUT_HEADER, nodeid, stat, context.entryTimeout, context.attrTimeout);
-    return ENTRY_OUT_SIZE + writeOpen(out, OUT_HEADER + ENTRY_OUT_SIZE, fd, FOPEN_KEEP_CACHE);
+    return ENTRY_OUT_SIZE + writeOpen(out, OUT_HEADER + ENTRY_OUT_SIZE, fh, FOPEN_KEEP_CACHE);
   });
 
   session.on(Op.OPEN, "open", (request, input) => {
+    if (context.noOpen) {
+      taught = true;
+      throw new ErrnoError(ENOSYS, "open");
+    }
     const fd = fs.open(pathOf(context, request.nodeid), input.readUInt32LE(40));
     opened(request.nodeid, fd);
     const reply = (out: Buffer) => writeOpen(out, OUT_HEADER, fd, FOPEN_KEEP_CACHE);
@@ -103,15 +154,15 @@ export function registerFileOps(session: Session, context: KernelContext): void 
     return reply(session.out);
   });
 
-  session.on(Op.READ, "read", (_request, input) => {
-    const fh = readU64(input, 40);
+  session.on(Op.READ, "read", (request, input) => {
+    const fh = fileRef(context, request.nodeid, readU64(input, 40));
     const offset = readU64(input, 48);
     const size = input.readUInt32LE(56);
     return fs.read(fh, readTarget, size, offset);
   });
 
   session.on(Op.WRITE, "write", (request, input) => {
-    const fh = readU64(input, 40);
+    const fh = fileRef(context, request.nodeid, readU64(input, 40));
     const offset = readU64(input, 48);
     const size = input.readUInt32LE(56);
     const written = fs.write(fh, writeSource, size, offset);
@@ -134,6 +185,11 @@ export function registerFileOps(session: Session, context: KernelContext): void 
 
   session.on(Op.RELEASE, "release", (request, input) => {
     const fh = readU64(input, 40);
+    // A CREATE's before the kernel knew it had no-open: the file lives by inode.
+    if (fh === 0) {
+      teachNoOpen(request.nodeid);
+      return 0;
+    }
     const handles = context.handles.get(request.nodeid);
     handles?.delete(fh);
     if (handles?.size === 0) context.handles.delete(request.nodeid);
@@ -141,19 +197,20 @@ export function registerFileOps(session: Session, context: KernelContext): void 
     return 0;
   });
 
-  session.on(Op.FSYNC, "fsync", (_request, input) => {
-    fs.fsync(readU64(input, 40));
+  session.on(Op.FSYNC, "fsync", (request, input) => {
+    fs.fsync(fileRef(context, request.nodeid, readU64(input, 40)));
     return 0;
   });
 
   // cp and fs.copyFile: whole stored chunks are shared by hash; no bytes cross the kernel.
-  session.on(Op.COPY_FILE_RANGE, "copy_file_range", (_request, input) => {
+  // fuse_copy_file_range_in: fh_in 40, off_in 48, nodeid_out 56, fh_out 64, off_out 72, len 80, flags 88.
+  session.on(Op.COPY_FILE_RANGE, "copy_file_range", (request, input) => {
     const flags = readU64(input, 88);
     if (flags !== 0) throw new ErrnoError(EINVAL, "copy_file_range flags");
     const copied = fs.copyRange(
-      readU64(input, 40),
+      fileRef(context, request.nodeid, readU64(input, 40)),
       readU64(input, 48),
-      readU64(input, 64),
+      fileRef(context, readU64(input, 56), readU64(input, 64)),
       readU64(input, 72),
       Math.min(readU64(input, 80), 0xfffff000),
     );

@@ -6,6 +6,8 @@
  *   need no LOOKUP per entry;
  * - PARALLEL_DIROPS: lookups and listings in one directory run together;
  * - ATOMIC_O_TRUNC: `open(O_TRUNC)` is one OPEN, not OPEN plus SETATTR;
+ *   only with no-open off: a kernel that opens without asking (no-open)
+ *   and was told OPEN truncates would truncate nothing (it sends neither);
  * - ASYNC_READ, BIG_WRITES, ASYNC_DIO, CACHE_SYMLINKS;
  * - HANDLE_KILLPRIV_V2: the kernel says when setuid and setgid go (a
  *   chown, a truncate, a write or an O_TRUNC open by a caller without
@@ -13,6 +15,10 @@
  *   takes no GETATTR first (tar chowns every file it makes);
  * - WRITEBACK_CACHE only when configured (the kernel then keeps its own
  *   sizes; see docs/computerd.md).
+ * No-open (`InitOptions.noOpen`, when the kernel offers NO_OPEN_SUPPORT
+ * and NO_OPENDIR_SUPPORT): nothing is asked for; the first OPEN and OPENDIR
+ * answer ENOSYS (file-ops.ts, dir-ops.ts) and the kernel stops sending them
+ * and their RELEASEs.
  * Not asked: AUTO_INVAL_DATA (our millisecond mtimes would drop pages after
  * every write; pushes invalidate explicitly), POSIX/FLOCK locks (the
  * kernel's local locks do), EXPORT_SUPPORT, passthrough (later work).
@@ -25,12 +31,18 @@ import type { Handler } from "./session.js";
 export interface InitOptions {
   maxWrite: number;
   writebackCache: boolean;
+  /** COMPUTERD_FUSE_NO_OPEN: answer OPEN and OPENDIR with ENOSYS where the kernel takes that as no-open. */
+  noOpen: boolean;
 }
 
 export interface Negotiated {
   kernelMinor: number;
   flags: number;
   maxWrite: number;
+  /** Files open without OPEN or RELEASE (reads and writes come with handle 0). */
+  noOpen: boolean;
+  /** Directories open without OPENDIR or RELEASEDIR (listings come with handle 0; the kernel may cache them). */
+  noOpendir: boolean;
 }
 
 const WANTED =
@@ -52,7 +64,9 @@ export function initHandler(options: InitOptions, done: (negotiated: Negotiated)
     const maxReadahead = input.readUInt32LE(48);
     const offered = input.readUInt32LE(52);
     if (major !== FUSE_KERNEL_VERSION) throw new Error(`FUSE kernel major ${major} (want 7)`);
-    let flags = offered & WANTED;
+    const noOpen = options.noOpen && (offered & Init.NO_OPEN_SUPPORT) !== 0;
+    const noOpendir = options.noOpen && (offered & Init.NO_OPENDIR_SUPPORT) !== 0;
+    let flags = offered & WANTED & (noOpen ? ~Init.ATOMIC_O_TRUNC : ~0);
     if (options.writebackCache) flags |= offered & Init.WRITEBACK_CACHE;
     return (body: Buffer) => {
       const at = OUT_HEADER;
@@ -66,7 +80,7 @@ export function initHandler(options: InitOptions, done: (negotiated: Negotiated)
       body.writeUInt32LE(options.maxWrite, at + 20);
       body.writeUInt32LE(1, at + 24); // time_gran: 1 ns
       body.writeUInt16LE(Math.ceil(options.maxWrite / PAGE), at + 28);
-      done({ kernelMinor: minor, flags, maxWrite: options.maxWrite });
+      done({ kernelMinor: minor, flags, maxWrite: options.maxWrite, noOpen, noOpendir });
       return 64;
     };
   };

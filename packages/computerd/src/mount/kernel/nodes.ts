@@ -27,9 +27,12 @@ export class NodeTable {
    */
   readonly #nodeOfInode = new Map<number, number>();
   readonly #inodeOfNode = new Map<number, number>();
+  readonly #forgotten: ((inode: number) => void) | undefined;
 
-  constructor(rootInode: number) {
+  /** `forgotten`: called with a node's inode when FORGET brings its lookup count to 0. */
+  constructor(rootInode: number, forgotten?: (inode: number) => void) {
     this.#rootInode = rootInode;
+    this.#forgotten = forgotten;
   }
 
   get size(): number {
@@ -44,6 +47,11 @@ export class NodeTable {
   inodeOf(nodeid: number): number {
     if (nodeid === ROOT_ID) return this.#rootInode;
     return this.#inodeOfNode.size === 0 ? nodeid : (this.#inodeOfNode.get(nodeid) ?? nodeid);
+  }
+
+  /** The kernel holds `inode`'s node (an entry reply it has not forgotten): a process may have it open. */
+  holds(inode: number): boolean {
+    return this.#nodes.has(this.nodeOf(inode));
   }
 
   /** An entry reply for a node with no name (O_TMPFILE): one lookup more. */
@@ -105,6 +113,7 @@ export class NodeTable {
       if (names?.size === 0) this.#children.delete(parent);
     }
     this.#nodes.delete(nodeid);
+    this.#forgotten?.(this.inodeOf(nodeid));
     const inode = this.#inodeOfNode.get(nodeid);
     if (inode !== undefined) {
       this.#inodeOfNode.delete(nodeid);

@@ -55,8 +55,12 @@ export const Init = {
   ASYNC_DIO: 1 << 15,
   WRITEBACK_CACHE: 1 << 16,
   PARALLEL_DIROPS: 1 << 18,
+  /** Info only: the kernel takes ENOSYS to OPEN as "never ask again" (no-open). */
+  NO_OPEN_SUPPORT: 1 << 17,
   MAX_PAGES: 1 << 22,
   CACHE_SYMLINKS: 1 << 23,
+  /** Info only: the same for OPENDIR. */
+  NO_OPENDIR_SUPPORT: 1 << 24,
   HANDLE_KILLPRIV_V2: 1 << 28,
 } as const;
 
@@ -82,7 +86,8 @@ export const GETATTR_FH = 0x1;
 export const RENAME_NOREPLACE = 1;
 export const RENAME_EXCHANGE = 2;
 
-export const Notify = { INVAL_INODE: 2, INVAL_ENTRY: 3 } as const;
+/** DELETE: an INVAL_ENTRY that also drops the node's link count to 0 (the kernel then FORGETs it at its last close). */
+export const Notify = { INVAL_INODE: 2, INVAL_ENTRY: 3, DELETE: 6 } as const;
 
 export const FUSE_ATTR_SIZE = 88;
 export const ENTRY_OUT_SIZE = 128;
