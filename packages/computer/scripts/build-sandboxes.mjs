@@ -141,13 +141,12 @@ function stubs({ importable = false } = {}) {
   };
 }
 
-async function bundleWorkerShell() {
-  const result = await build({
+/** The shell sandbox bundled with just-bash, split into chunks: the Dynamic Worker's and ShellWorker's builds share it. */
+function shellBuild() {
+  return {
     entryPoints: { shell: join(dir, "sandbox", "shell.ts") },
-    outdir: join(root, ".cache", "worker-shell"),
     bundle: true,
     splitting: true,
-    write: false,
     metafile: true,
     minify: true,
     format: "esm",
@@ -156,12 +155,20 @@ async function bundleWorkerShell() {
     chunkNames: "chunks/[name]-[hash]",
     external: ["cloudflare:workers", "node:*"],
     alias,
-    plugins: [stubs()],
     // just-bash's chunks call createRequire(import.meta.url); a loaded Worker's modules have no URL.
     define: { "import.meta.url": JSON.stringify("file:///shell.js") },
     legalComments: "none",
     absWorkingDir: root,
     logLevel: "warning",
+  };
+}
+
+async function bundleWorkerShell() {
+  const result = await build({
+    ...shellBuild(),
+    outdir: join(root, ".cache", "worker-shell"),
+    write: false,
+    plugins: [stubs()],
   });
 
   const outBase = join(root, ".cache", "worker-shell");
@@ -250,24 +257,9 @@ ${entries.join("\n")}
 async function bundleShellWorkerModules() {
   const out = join(outRoot, "shell-worker");
   const result = await build({
-    entryPoints: { shell: join(dir, "sandbox", "shell.ts") },
+    ...shellBuild(),
     outdir: out,
-    bundle: true,
-    splitting: true,
-    metafile: true,
-    minify: true,
-    format: "esm",
-    platform: "node",
-    target: "es2022",
-    chunkNames: "chunks/[name]-[hash]",
-    external: ["cloudflare:workers", "node:*"],
-    alias,
     plugins: [stubs({ importable: true })],
-    // As in the Dynamic Worker: just-bash's chunks call createRequire(import.meta.url).
-    define: { "import.meta.url": JSON.stringify("file:///shell.js") },
-    legalComments: "none",
-    absWorkingDir: root,
-    logLevel: "warning",
   });
   const bytes = Object.values(result.metafile.outputs).reduce((sum, output) => sum + output.bytes, 0);
   return `shell-worker: ${Object.keys(result.metafile.outputs).length} modules, ${bytes} bytes`;

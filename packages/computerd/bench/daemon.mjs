@@ -1,6 +1,7 @@
 /**
  * The benches' computerd: the built daemon on a FUSE mount, resolved once it
- * says it is listening. COMPUTERD_* variables (the driver, its options) pass
+ * says it is listening (its port in `child.port`, what it printed in
+ * `child.output()`). COMPUTERD_* variables (the driver, its options) pass
  * through, so one bench compares settings.
  */
 import { spawn } from "node:child_process";
@@ -22,10 +23,15 @@ export async function startComputerd(mountPoint, extraEnv = {}) {
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
+  child.output = () => output;
   await new Promise((resolve, reject) => {
     const onData = (data) => {
       output += data;
-      if (/listening host=/.test(output)) resolve();
+      const match = /listening host=\S+ port=(\d+)/.exec(output);
+      if (match) {
+        child.port = Number(match[1]);
+        resolve();
+      }
     };
     child.stdout.on("data", onData);
     child.stderr.on("data", onData);

@@ -12,26 +12,17 @@
  *
  *   node packages/computerd/bench/request-counts.mjs [--ops]
  */
-import { execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { get } from "node:http";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { startComputerd } from "./daemon.mjs";
+import { sh } from "./shell.mjs";
 
-const main = fileURLToPath(new URL("../dist/cli/main.js", import.meta.url));
 const repository = fileURLToPath(new URL("../../../", import.meta.url));
 const tarball = join(repository, ".cache", "bench-workloads", "node_modules.tar");
 if (!existsSync(tarball)) throw new Error(`${tarball} is missing: run bench/workloads.mjs once to make it`);
 const showOps = process.argv.includes("--ops");
-const env = {
-  ...process.env,
-  GIT_CONFIG_NOSYSTEM: "1",
-  GIT_AUTHOR_NAME: "b",
-  GIT_AUTHOR_EMAIL: "b@example.invalid",
-  GIT_COMMITTER_NAME: "b",
-  GIT_COMMITTER_EMAIL: "b@example.invalid",
-};
-const sh = (cwd, script) => execFileSync("bash", ["-euo", "pipefail", "-c", script], { cwd, env, stdio: "ignore" });
 const untar = (d) => sh(d, `tar -xf ${tarball}`);
 const clone = (d) => sh(d, `git clone -q ${repository} clone`);
 const workloads = [
@@ -50,31 +41,12 @@ const workloads = [
 const work = mkdtempSync("/var/tmp/computerd-requests-");
 const mountPoint = join(work, "mnt");
 const traceFile = join(work, "trace.txt");
-const child = spawn(process.execPath, [main], {
-  env: {
-    ...Object.fromEntries(Object.entries(process.env).filter(([key]) => key.startsWith("COMPUTERD_"))),
-    PATH: process.env.PATH,
-    HOST: "127.0.0.1",
-    PORT: "0",
-    FUSE_MOUNT: "fuse",
-    MOUNT_POINT: mountPoint,
-    COMPUTERD_FUSE_DRIVER: "kernel",
-    COMPUTERD_FUSE_TRACE: "summary",
-    COMPUTERD_FUSE_TRACE_FILE: traceFile,
-  },
-  stdio: ["ignore", "pipe", "pipe"],
+const child = await startComputerd(mountPoint, {
+  COMPUTERD_FUSE_DRIVER: "kernel",
+  COMPUTERD_FUSE_TRACE: "summary",
+  COMPUTERD_FUSE_TRACE_FILE: traceFile,
 });
-let output = "";
-const port = await new Promise((resolve, reject) => {
-  const onData = (data) => {
-    output += data;
-    const match = /listening host=\S+ port=(\d+)/.exec(output);
-    if (match) resolve(Number(match[1]));
-  };
-  child.stdout.on("data", onData);
-  child.stderr.on("data", onData);
-  child.on("exit", (code) => reject(new Error(`computerd exited ${code}: ${output}`)));
-});
+const port = child.port;
 
 /** Every op's count so far (the trace's last summary) and the daemon's total. */
 async function counts() {
@@ -117,7 +89,7 @@ try {
     sh(mountPoint, `rm -rf ${dir}`);
   }
 } catch (error) {
-  console.error(output);
+  console.error(child.output());
   throw error;
 } finally {
   child.kill("SIGTERM");

@@ -21,6 +21,7 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync 
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startComputerd } from "./daemon.mjs";
+import { sh } from "./shell.mjs";
 
 const repsAt = process.argv.indexOf("--reps");
 const reps = repsAt === -1 ? 3 : Number(process.argv[repsAt + 1]);
@@ -33,15 +34,6 @@ const fixture = fileURLToPath(new URL("./fixtures/workloads/", import.meta.url))
 const repository = fileURLToPath(new URL("../../../", import.meta.url));
 const cache = join(repository, ".cache", "bench-workloads");
 const NPM_CI = "npm ci --prefer-offline --ignore-scripts --no-audit --no-fund --loglevel=error";
-const env = {
-  ...process.env,
-  GIT_CONFIG_NOSYSTEM: "1",
-  GIT_AUTHOR_NAME: "b",
-  GIT_AUTHOR_EMAIL: "b@example.invalid",
-  GIT_COMMITTER_NAME: "b",
-  GIT_COMMITTER_EMAIL: "b@example.invalid",
-};
-const sh = (cwd, script) => execFileSync("bash", ["-euo", "pipefail", "-c", script], { cwd, env, stdio: "ignore" });
 
 /** The node_modules (and its tarball) every target starts from; made once, then reused. */
 function prepare() {

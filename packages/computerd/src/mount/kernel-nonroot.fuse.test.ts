@@ -5,63 +5,19 @@
  * (kernel/fusermount.ts). Real daemon as `nobody`, real tools as `nobody`
  * on its mount, the store checked through the sync wire.
  */
-import { execFileSync } from "node:child_process";
-import { chownSync, mkdirSync, readFileSync, statSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { createWorkspaceClient, type WorkspaceClient } from "@cloudflare/computer-rpc/client";
 import { pullOnce } from "@cloudflare/computer-rpc/driver";
 import { type Database, WorkspaceFilesystem } from "@cloudflare/dofs";
 import { openNodeDatabase } from "@cloudflare/dofs/node";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { type DaemonUser, isMounted, startDaemon, stopAll, type TestDaemon, tempDir } from "../../test/daemon.js";
-
-const NOBODY: DaemonUser = { uid: 65534, gid: 65534 };
+import { isMounted, startDaemon, stopAll, type TestDaemon } from "../../test/daemon.js";
+import { asNobody, NOBODY, nobodysMountPoint } from "../../test/nobody.js";
 
 let daemon: TestDaemon;
 let client: WorkspaceClient;
 let store: Database;
-
-/** A mount point under a directory `nobody` owns (fusermount3 mounts only where its caller may write). */
-function nobodysMountPoint(): string {
-  const parent = tempDir("nonroot");
-  chownSync(parent, NOBODY.uid, NOBODY.gid);
-  const point = join(parent, "workspace");
-  mkdirSync(point);
-  chownSync(point, NOBODY.uid, NOBODY.gid);
-  return point;
-}
-
-/** A shell as `nobody` in the mount (root itself may not enter it: no allow_other). */
-function asNobody(cwd: string, script: string): string {
-  return execFileSync(
-    "setpriv",
-    [
-      `--reuid=${NOBODY.uid}`,
-      `--regid=${NOBODY.gid}`,
-      "--clear-groups",
-      "bash",
-      "-euo",
-      "pipefail",
-      "-c",
-      `cd "$0" && ${script}`,
-      cwd,
-    ],
-    {
-      cwd: "/",
-      encoding: "utf8",
-      env: {
-        PATH: process.env.PATH,
-        HOME: cwd,
-        GIT_CONFIG_NOSYSTEM: "1",
-        GIT_AUTHOR_NAME: "n",
-        GIT_AUTHOR_EMAIL: "n@example.invalid",
-        GIT_COMMITTER_NAME: "n",
-        GIT_COMMITTER_EMAIL: "n@example.invalid",
-      },
-      stdio: ["ignore", "pipe", "pipe"],
-    },
-  );
-}
 
 function mountLine(point: string): string | undefined {
   return readFileSync("/proc/self/mounts", "utf8")

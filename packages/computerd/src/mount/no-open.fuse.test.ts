@@ -17,11 +17,11 @@ import { WorkspaceFilesystem } from "@cloudflare/dofs";
 import { openNodeDatabase } from "@cloudflare/dofs/node";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { type DaemonUser, startDaemon, stopAll, type TestDaemon, tempDir } from "../../test/daemon.js";
+import { asNobody, NOBODY, nobodysMountPoint } from "../../test/nobody.js";
 import { waitFor } from "../../test/wait.js";
 
 const PY = "/usr/bin/python3";
 const USER = "setpriv --reuid=1000 --regid=1000 --clear-groups";
-const NOBODY: DaemonUser = { uid: 65534, gid: 65534 };
 
 /** A daemon with the trace summary on, and what it takes to read its counts. */
 interface Traced {
@@ -391,12 +391,7 @@ describe("no-open with the daemon as nobody", () => {
   let traced: Traced;
 
   beforeAll(async () => {
-    const parent = tempDir("nonroot-no-open");
-    chownSync(parent, NOBODY.uid, NOBODY.gid);
-    const point = join(parent, "workspace");
-    mkdirSync(point);
-    chownSync(point, NOBODY.uid, NOBODY.gid);
-    traced = await startTraced({}, point, NOBODY);
+    traced = await startTraced({}, nobodysMountPoint("nonroot-no-open"), NOBODY);
   });
 
   afterAll(async () => {
@@ -405,24 +400,13 @@ describe("no-open with the daemon as nobody", () => {
   });
 
   test("files opened by name, appended, truncated and unlinked while open, as nobody; no OPEN after the first; the store has the bytes", async () => {
-    const out = execFileSync(
-      "setpriv",
-      [
-        `--reuid=${NOBODY.uid}`,
-        `--regid=${NOBODY.gid}`,
-        "--clear-groups",
-        "bash",
-        "-euo",
-        "pipefail",
-        "-c",
-        `cd "$0" && echo one > a && cat a && echo two >> a && echo three > b && echo four > b && cat a b && ls
+    const out = asNobody(
+      traced.daemon.mountPoint,
+      `echo one > a && cat a && echo two >> a && echo three > b && echo four > b && cat a b && ls
 ${PY} -c 'import os
 fd = os.open("a", os.O_RDWR); os.unlink("a"); os.pwrite(fd, b"ONE", 0)
 print(os.fstat(fd).st_nlink, os.pread(fd, 100, 0).decode(), end=""); os.close(fd)'
 ls`,
-        traced.daemon.mountPoint,
-      ],
-      { cwd: "/", encoding: "utf8", env: { PATH: process.env.PATH }, stdio: ["ignore", "pipe", "pipe"] },
     );
     expect(out).toBe("one\none\ntwo\nfour\na\nb\n0 ONE\ntwo\nb\n");
     // The first file's RELEASE came before the kernel had an OPEN to answer ENOSYS, and the daemon's own open
@@ -434,20 +418,9 @@ ls`,
       open: first.open,
       opendir: first.opendir,
     });
-    execFileSync(
-      "setpriv",
-      [
-        `--reuid=${NOBODY.uid}`,
-        `--regid=${NOBODY.gid}`,
-        "--clear-groups",
-        "bash",
-        "-euo",
-        "pipefail",
-        "-c",
-        `cd "$0" && mkdir d && for i in 1 2 3; do echo $i > d/$i; cat d/$i; echo x >> d/$i; done && ls -R > /dev/null`,
-        traced.daemon.mountPoint,
-      ],
-      { cwd: "/", encoding: "utf8", env: { PATH: process.env.PATH }, stdio: ["ignore", "pipe", "pipe"] },
+    asNobody(
+      traced.daemon.mountPoint,
+      "mkdir d && for i in 1 2 3; do echo $i > d/$i; cat d/$i; echo x >> d/$i; done && ls -R > /dev/null",
     );
     const after = await opCounts(traced);
     const ops = ["open", "release", "opendir", "releasedir"];
