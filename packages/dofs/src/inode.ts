@@ -25,3 +25,4 @@ export {
   writeInode,
 } from "./fs/inode-io.js";
 export { type CollectOptions, type CollectResult, collectGarbage, holdBlobs } from "./gc.js";
+export { pathOfInode } from "./nodes.js";

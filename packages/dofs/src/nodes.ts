@@ -1,4 +1,6 @@
+import { ROOT_INODE } from "./constants.js";
 import type { Database } from "./database.js";
+import { joinPath } from "./path.js";
 import type { NodeType } from "./types.js";
 
 /** One `vfs_nodes` row as dofs reads it. */
@@ -129,4 +131,27 @@ export function dropChunks(db: Database, inode: number, now: number): void {
 /** Number of names pointing at an inode. */
 export function linkCount(db: Database, inode: number): number {
   return Number(db.one<{ n: number }>("SELECT count(*) AS n FROM vfs_dirents WHERE child_inode = ?", inode)?.n ?? 0);
+}
+
+/**
+ * The path of `inode` by its first name at every level, walking up the
+ * dirents; null when it is not reachable from the root (a node without a
+ * name). `memo` keeps the directories' paths found on the way (`/` for the
+ * root), for a caller that asks about many.
+ */
+export function pathOfInode(
+  db: Database,
+  inode: number,
+  memo: Map<number, string | null> = new Map([[ROOT_INODE, "/"]]),
+): string | null {
+  const known = memo.get(inode);
+  if (known !== undefined) return known;
+  const up = db.one<{ parent_inode: number; name: string }>(
+    "SELECT parent_inode, name FROM vfs_dirents WHERE child_inode = ? LIMIT 1",
+    inode,
+  );
+  const parent = up === undefined ? null : pathOfInode(db, Number(up.parent_inode), memo);
+  const path = parent === null || up === undefined ? null : joinPath(parent, up.name);
+  memo.set(inode, path);
+  return path;
 }

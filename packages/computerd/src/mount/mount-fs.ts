@@ -31,6 +31,7 @@ import {
   inodeAttr,
   lookupInode,
   mkdirInode,
+  pathOfInode,
   rmdirChild,
   setInodeMode,
   setInodeMtime,
@@ -1069,23 +1070,10 @@ export class MountFs {
     return file;
   }
 
-  /**
-   * A FUSE path of a stored inode, from its names in the store (a hard link
-   * the kernel knows only by a name removed since); undefined outside the mount.
-   */
+  /** A FUSE path of a stored inode, from its names in the store (a hard link the kernel knows only by a name removed since); undefined outside the mount. */
   #storePath(inode: number): string | undefined {
-    const root = this.#dirInode("/");
-    const names: string[] = [];
-    for (let at = inode; at !== root; ) {
-      const row = this.#db.one<{ parent: number; name: string }>(
-        "SELECT parent_inode AS parent, name FROM vfs_dirents WHERE child_inode = ? LIMIT 1",
-        at,
-      );
-      if (row === undefined || names.length > 4096) return undefined;
-      names.unshift(row.name);
-      at = Number(row.parent);
-    }
-    return `/${names.join("/")}`;
+    const path = pathOfInode(this.#db, inode);
+    return path === null ? undefined : this.fusePath(path);
   }
 
   /** A clean file loaded by inode stays for the next request; the least recently used past BY_INODE_KEPT go. */

@@ -1,7 +1,7 @@
 import { ROOT_INODE } from "../constants.js";
 import type { Database } from "../database.js";
 import type { ChunkRef } from "../manifest.js";
-import type { NodeRow } from "../nodes.js";
+import { type NodeRow, pathOfInode } from "../nodes.js";
 import { joinPath, segmentsOf } from "../path.js";
 import { resolvePath } from "../resolve.js";
 import { compareCursors } from "./cursor.js";
@@ -111,22 +111,8 @@ function pathsOf(db: Database, inode: number, dirPaths: Map<number, string | nul
   );
   const out: string[] = [];
   for (const { parent_inode, name } of names) {
-    const parent = dirPath(db, Number(parent_inode), dirPaths);
+    const parent = pathOfInode(db, Number(parent_inode), dirPaths);
     if (parent !== null) out.push(joinPath(parent, name));
   }
   return out;
-}
-
-/** A directory's path, or null if it is detached (cannot happen in a consistent tree). */
-function dirPath(db: Database, inode: number, memo: Map<number, string | null>): string | null {
-  const known = memo.get(inode);
-  if (known !== undefined) return known;
-  const up = db.one<{ parent_inode: number; name: string }>(
-    "SELECT parent_inode, name FROM vfs_dirents WHERE child_inode = ? LIMIT 1",
-    inode,
-  );
-  const parent = up === undefined ? null : dirPath(db, Number(up.parent_inode), memo);
-  const path = parent === null || up === undefined ? null : joinPath(parent, up.name);
-  memo.set(inode, path);
-  return path;
 }
