@@ -74,7 +74,7 @@ test("spin: two empty spins in a row rest it; a request soon after the loop's la
   poll.busy();
   expect(poll.spinBudget()).toBe(0);
   // One within four spin lengths of its next sleep: spinning again.
-  poll.idle(performance.now());
+  poll.idle();
   poll.busy();
   expect(poll.spinBudget()).toBe(0.05);
   expect(poll.stats()).toEqual({ busy_poll_holds: 0, busy_poll_spin_hits: 1, busy_poll_spin_misses: 2 });

@@ -105,15 +105,16 @@ export class BusyPoll {
     return this.mode === "spin" && this.#misses < MISSES_BEFORE_REST ? this.#spinMs : 0;
   }
 
-  /** The loop goes back to sleep without spinning (resting). */
-  idle(now: number): void {
-    this.#idleSince = now;
+  /** The loop goes back to sleep without spinning (resting, or not spinning at all). */
+  idle(): void {
+    if (this.mode === "spin") this.#idleSince = performance.now();
   }
 
-  /** A spin found a request. */
+  /** A spin found a request (one more request, as `busy`). */
   hit(): void {
     this.spinHits++;
     this.#misses = 0;
+    this.busy();
   }
 
   /** A spin found nothing in its budget; the loop goes back to sleep. */

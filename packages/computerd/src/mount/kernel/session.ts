@@ -130,7 +130,7 @@ export class Session {
   #queueSpin(): void {
     if (this.#spinQueued || this.#poll === undefined || this.#busyPoll === undefined) return;
     if (this.#busyPoll.spinBudget() === 0) {
-      if (this.#busyPoll.mode === "spin") this.#busyPoll.idle(performance.now());
+      this.#busyPoll.idle();
       return;
     }
     this.#spinQueued = true;
@@ -155,7 +155,6 @@ export class Session {
         return;
       }
       busyPoll.hit();
-      busyPoll.busy();
       if (!this.#dispatch(length)) {
         // A promise answers it: spin again once it has.
         this.#queueSpin();
