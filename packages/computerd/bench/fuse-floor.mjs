@@ -10,7 +10,10 @@
  *   after a write does too, the kernel having dropped its cached size);
  * - 64 MiB written in 1 MiB writes and closed (every byte crosses to the daemon).
  * The workload runs in a child process, so the binding's loop (this one)
- * stays free to answer. Our layer busy-polls as the daemon does
+ * stays free to answer. The `c` column is the floor under all of them:
+ * bench/fuse-floor.c, a one-thread C daemon with blocking reads and writes
+ * whose handlers only answer (built here with the system `cc`). Our layer
+ * busy-polls as the daemon does
  * (`--busy-poll auto`, src/mount/kernel/busy-poll.ts); `--busy-poll off`
  * measures the bare ping-pong, `spin` and `qos` each way alone. A `qos`
  * hold is machine-wide, so it speeds up fuse-napi's columns too. Needs root
@@ -18,10 +21,11 @@
  *
  *   node packages/computerd/bench/fuse-floor.mjs [--reps 5] [--busy-poll auto|qos|spin|off]
  */
-import { execFile } from "node:child_process";
+import { execFile, execFileSync, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { BusyPoll, DEFAULT_SPIN_MICROS } from "../dist/mount/kernel/busy-poll.js";
 import { loadFuseDev } from "../dist/mount/kernel/fuse-dev.js";
@@ -145,6 +149,43 @@ async function mountKernel(mnt) {
   };
 }
 
+/** bench/fuse-floor.c, compiled into the bench's directory and mounted at `mnt`; `cpu()` is its CPU time in µs. */
+async function mountC(mnt) {
+  const binary = join(root, "fuse-floor-c");
+  execFileSync("cc", ["-O2", "-o", binary, fileURLToPath(new URL("./fuse-floor.c", import.meta.url))]);
+  const child = spawn(binary, [mnt, ...(busyPoll.mode === "qos" ? ["--qos"] : [])], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const lines = [];
+  const waiting = [];
+  let partial = "";
+  child.stdout.setEncoding("utf8");
+  child.stdout.on("data", (text) => {
+    partial += text;
+    const done = partial.split("\n");
+    partial = done.pop();
+    for (const line of done) (waiting.shift() ?? ((value) => lines.push(value)))(line);
+  });
+  const next = () =>
+    lines.length > 0 ? Promise.resolve(lines.shift()) : new Promise((resolve) => waiting.push(resolve));
+  if ((await next()) !== "ready") throw new Error("fuse-floor-c did not come up");
+  return {
+    mnt,
+    cpu: async () => {
+      child.kill("SIGUSR1");
+      // The daemon sees the signal at its next request: one stat makes it.
+      await promisify(execFile)("stat", [`${mnt}/f0`]);
+      return Number((await next()).split(" ")[1]);
+    },
+    fuse: {
+      unmount: (done) => {
+        child.on("exit", () => done());
+        execFile("umount", [mnt]);
+      },
+    },
+  };
+}
+
 /** Runs in the child: medians of `reps` timings of each workload on each target, interleaved. */
 const workload = `
 const fs = require("node:fs");
@@ -186,23 +227,28 @@ try {
   const kernelMnt = join(root, "kernel");
   mkdirSync(kernelMnt);
   mounts.push(await mountKernel(kernelMnt));
+  const cMnt = join(root, "c");
+  mkdirSync(cMnt);
+  mounts.push(await mountC(cMnt));
   const targets = [...mounts.map(({ mnt }) => mnt), disk];
   const { stdout } = await promisify(execFile)(process.execPath, ["-e", workload, String(reps), ...targets]);
   const rows = JSON.parse(stdout);
   console.log(
-    `\nfuse-floor: no-op handlers on fuse-napi (main loop, threads) and on our own layer (kernel, busy polling ${busyPoll.mode}) vs disk (ext4 at /var/tmp); interleaved, medians of ${reps}\n`,
+    `\nfuse-floor: no-op handlers on fuse-napi (main loop, threads), on our own layer (kernel, busy polling ${busyPoll.mode}) and in C (the floor${busyPoll.mode === "qos" ? ", holding the same latency request" : ""}) vs disk (ext4 at /var/tmp); interleaved, medians of ${reps}\n`,
   );
   console.log(
-    "| workload | fuse-napi main ms | fuse-napi threads ms | kernel ms | disk ms | main/disk | kernel/disk |",
+    "| workload | fuse-napi main ms | fuse-napi threads ms | kernel ms | c ms | disk ms | main/disk | kernel/disk | c/disk |",
   );
-  console.log("|---|---:|---:|---:|---:|---:|---:|");
-  for (const [name, [main, threads, kernel, d]] of Object.entries(rows)) {
-    const cells = [main, threads, kernel, d].map((ms) => ms.toFixed(1));
-    console.log(`| ${name} | ${cells.join(" | ")} | ${(main / d).toFixed(2)}x | ${(kernel / d).toFixed(2)}x |`);
+  console.log("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+  for (const [name, [main, threads, kernel, c, d]] of Object.entries(rows)) {
+    const cells = [main, threads, kernel, c, d].map((ms) => ms.toFixed(1));
+    console.log(
+      `| ${name} | ${cells.join(" | ")} | ${(main / d).toFixed(2)}x | ${(kernel / d).toFixed(2)}x | ${(c / d).toFixed(2)}x |`,
+    );
   }
   const stat = rows["stat 1000 files (each reaches the daemon)"];
   console.log(
-    `\nper stat that reaches the daemon (round trip, caller included): fuse-napi main ${stat[0].toFixed(1)} µs, threads ${stat[1].toFixed(1)} µs, kernel ${stat[2].toFixed(1)} µs; disk (cached) ${stat[3].toFixed(1)} µs`,
+    `\nper stat that reaches the daemon (round trip, caller included): fuse-napi main ${stat[0].toFixed(1)} µs, threads ${stat[1].toFixed(1)} µs, kernel ${stat[2].toFixed(1)} µs, c ${stat[3].toFixed(1)} µs; disk (cached) ${stat[4].toFixed(1)} µs`,
   );
   // The daemon's own CPU per getattr: 20,000 stats against one mount at a time, this process's CPU time over them.
   const stats = 20_000;
@@ -210,15 +256,21 @@ try {
   for (const [label, at] of [
     ["fuse-napi main", 0],
     ["kernel", 2],
+    ["c", 3],
   ]) {
-    const before = process.cpuUsage();
+    const usage =
+      mounts[at].cpu ??
+      (async () => {
+        const used = process.cpuUsage();
+        return used.user + used.system;
+      });
+    const before = await usage();
     await promisify(execFile)(process.execPath, [
       "-e",
       `const fs = require("node:fs"); for (let i = 0; i < ${stats}; i++) fs.statSync(process.argv[1] + "/f" + (i % 1000));`,
       mounts[at].mnt,
     ]);
-    const used = process.cpuUsage(before);
-    cpu[label] = (used.user + used.system) / stats;
+    cpu[label] = ((await usage()) - before) / stats;
   }
   console.log(
     `daemon CPU per stat (user+system of the answering process over ${stats} stats): ${Object.entries(cpu)

@@ -9,8 +9,11 @@
  * kernel caches, so one run is enough. Needs root and /dev/fuse; builds
  * nothing (run the computerd build first). COMPUTERD_* variables pass
  * through to the daemon (COMPUTERD_FUSE_NO_OPEN=off compares).
+ * `--floor-us N` adds what the requests alone cost at N µs a round trip
+ * (fuse-floor.mjs's `c` column: a daemon that does nothing), the time no
+ * daemon can go under on this machine.
  *
- *   node packages/computerd/bench/request-counts.mjs [--ops]
+ *   node packages/computerd/bench/request-counts.mjs [--ops] [--floor-us 11.7]
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { get } from "node:http";
@@ -23,6 +26,8 @@ const repository = fileURLToPath(new URL("../../../", import.meta.url));
 const tarball = join(repository, ".cache", "bench-workloads", "node_modules.tar");
 if (!existsSync(tarball)) throw new Error(`${tarball} is missing: run bench/workloads.mjs once to make it`);
 const showOps = process.argv.includes("--ops");
+const floorAt = process.argv.indexOf("--floor-us");
+const floorMicros = floorAt === -1 ? undefined : Number(process.argv[floorAt + 1]);
 const untar = (d) => sh(d, `tar -xf ${tarball}`);
 const clone = (d) => sh(d, `git clone -q ${repository} clone`);
 const workloads = [
@@ -98,15 +103,19 @@ try {
 }
 
 const shown = ["open", "release", "opendir", "releasedir", "readdirplus", "lookup", "getattr", "read"];
-const header = ["workload", "requests", ...shown];
+const floorHeader = floorMicros === undefined ? [] : [`at ${floorMicros} µs s`];
+const header = ["workload", "requests", ...floorHeader, ...shown];
 console.log(`| ${header.join(" | ")} |\n|${header.map((_, i) => (i === 0 ? "---" : "---:")).join("|")}|`);
 for (const { name, total, ops } of rows) {
-  console.log(`| ${name} | ${total} | ${shown.map((op) => ops[op] ?? 0).join(" | ")} |`);
+  const floor = floorMicros === undefined ? [] : [((total * floorMicros) / 1e6).toFixed(2)];
+  console.log(`| ${name} | ${[total, ...floor, ...shown.map((op) => ops[op] ?? 0)].join(" | ")} |`);
 }
 if (showOps) for (const { name, ops } of rows) console.log(`\n${name}: ${JSON.stringify(ops)}`);
 console.log(
   `\nreproduce: ${Object.entries(process.env)
     .filter(([key]) => key.startsWith("COMPUTERD_"))
     .map(([key, value]) => `${key}=${value} `)
-    .join("")}node packages/computerd/bench/request-counts.mjs`,
+    .join(
+      "",
+    )}node packages/computerd/bench/request-counts.mjs${floorMicros === undefined ? "" : ` --floor-us ${floorMicros}`}`,
 );
