@@ -11,6 +11,9 @@
  *   poll(fd, onReadable)            -> a handle; onReadable() runs on the loop when a request is queued
  *   pollStop(handle)
  *   unmount(target, flags, cb(result)) -> umount2 from a worker thread (0 or -errno)
+ *   syncfs(target, cb(result))      -> syncfs(2) of the filesystem at target from a worker thread
+ *                                      (0 or -errno): with the kernel's writeback cache, the dirty
+ *                                      pages it holds come to the daemon as WRITEs meanwhile
  *   socketPair()                    -> [fd, fd] of a Unix stream socket pair (close-on-exec; a
  *                                      child gets one through spawn's stdio, which clears the flag)
  *   receiveFd(socket)               -> the fd one SCM_RIGHTS message carries (made non-blocking
@@ -162,6 +165,18 @@ static void run_unmount(napi_env env, void *arg) {
   call->result = umount2(call->target, call->flags) == 0 ? 0 : -errno;
 }
 
+static void run_syncfs(napi_env env, void *arg) {
+  (void)env;
+  blocking_call *call = arg;
+  int fd = open(call->target, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) {
+    call->result = -errno;
+    return;
+  }
+  call->result = syncfs(fd) == 0 ? 0 : -errno;
+  close(fd);
+}
+
 static void finish_call(napi_env env, napi_status status, void *arg) {
   (void)status;
   blocking_call *call = arg;
@@ -213,6 +228,16 @@ static napi_value js_unmount(napi_env env, napi_callback_info info) {
   call->target = string_arg(env, argv[0]);
   napi_get_value_int32(env, argv[1], &call->flags);
   return queue_call(env, call, argv[2], run_unmount, "fuse_dev.unmount");
+}
+
+static napi_value js_syncfs(napi_env env, napi_callback_info info) {
+  size_t argc = 2;
+  napi_value argv[2];
+  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  blocking_call *call = calloc(1, sizeof *call);
+  if (call == NULL) return throw_errno(env, "syncfs", ENOMEM);
+  call->target = string_arg(env, argv[0]);
+  return queue_call(env, call, argv[1], run_syncfs, "fuse_dev.syncfs");
 }
 
 /* uv_poll on the session fd: the loop wakes this when a request is queued. */
@@ -352,6 +377,7 @@ static napi_value init(napi_env env, napi_value exports) {
       {"poll", NULL, js_poll, NULL, NULL, NULL, napi_enumerable, NULL},
       {"pollStop", NULL, js_poll_stop, NULL, NULL, NULL, napi_enumerable, NULL},
       {"unmount", NULL, js_unmount, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"syncfs", NULL, js_syncfs, NULL, NULL, NULL, napi_enumerable, NULL},
       {"socketPair", NULL, js_socket_pair, NULL, NULL, NULL, napi_enumerable, NULL},
       {"receiveFd", NULL, js_receive_fd, NULL, NULL, NULL, napi_enumerable, NULL},
   };

@@ -53,6 +53,10 @@ export async function startDaemon(
       ...(process.env.COMPUTERD_TEST_FUSE_DRIVER
         ? { COMPUTERD_FUSE_DRIVER: process.env.COMPUTERD_TEST_FUSE_DRIVER }
         : {}),
+      // COMPUTERD_TEST_FUSE_WRITEBACK_CACHE=1 runs them with the kernel's writeback cache.
+      ...(process.env.COMPUTERD_TEST_FUSE_WRITEBACK_CACHE
+        ? { COMPUTERD_FUSE_WRITEBACK_CACHE: process.env.COMPUTERD_TEST_FUSE_WRITEBACK_CACHE }
+        : {}),
       ...env,
     },
     stdio: ["ignore", "pipe", "pipe"],

@@ -18,7 +18,7 @@ export type FuseDriverSetting = "auto" | "fuse-napi" | "fuse-native" | "kernel";
 
 export interface FuseOptions {
   driver: FuseDriverSetting;
-  /** The kernel's writeback cache (fuse-napi only). */
+  /** The kernel's writeback cache (the kernel driver and fuse-napi; fuse-native never). */
   writebackCache: boolean;
   /**
    * `COMPUTERD_FUSE_LOOP` (fuse-napi only): `main` (default) reads and

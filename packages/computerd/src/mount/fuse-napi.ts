@@ -17,7 +17,6 @@
  * - the kernel's writeback cache, when `COMPUTERD_FUSE_WRITEBACK_CACHE` is on.
  */
 import { execFile } from "node:child_process";
-import { truncate } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { promisify } from "node:util";
@@ -32,6 +31,7 @@ import type { Caller } from "./inode-owners.js";
 import type { FuseStat, TimeRequest } from "./mount-fs.js";
 import { MountFsDriver } from "./mount-fs-driver.js";
 import { clearStaleMount, commitAndUnmount } from "./mount-point.js";
+import { teachKernel } from "./teach-kernel.js";
 import { FuseTrace } from "./trace.js";
 
 const run = promisify(execFile);
@@ -260,7 +260,9 @@ export class FuseNapiDriver extends MountFsDriver implements MountDriver {
         }),
       );
     }
-    if (this.#options.writebackCache) await this.#teachKernel(held);
+    // An inode no process holds is dropped at its next lookup (the epoch); one held open keeps the kernel's
+    // size and mtime, so the new ones go in through the mount (answered as no-ops: the store has them).
+    if (this.#options.writebackCache) await teachKernel(held, this.#log);
     const mounted = paths.map((path) => this.fs.fusePath(path)).filter((path) => path !== undefined);
     // fuse-napi queues at most 1,024 notifications per mount.
     for (let at = 0; at < mounted.length; at += INVALIDATE_BATCH) {
@@ -280,29 +282,6 @@ export class FuseNapiDriver extends MountFsDriver implements MountDriver {
 
   beforeApply(): void {
     this.fs.prepareApply();
-  }
-
-  /**
-   * With the writeback cache the kernel keeps its own size and mtime of a
-   * regular file while its inode is cached, whatever we answer. An inode no
-   * process holds is dropped at its next lookup (the epoch), but a file held
-   * open across the push keeps it: so the new size and mtime go in through
-   * the mount itself (truncate from libuv's threads, touch in a child
-   * process, so this loop serves them), which we answer as no-ops since the
-   * store has them already.
-   */
-  async #teachKernel(held: readonly { path: string; size: number; mtime: number }[]): Promise<void> {
-    for (const file of held) {
-      try {
-        await truncate(file.path, file.size);
-        // touch parses the time exactly; fs.utimes goes through a double and can land a nanosecond short.
-        const seconds = `${Math.floor(file.mtime / 1000)}.${String(file.mtime % 1000).padStart(3, "0")}`;
-        await run("touch", ["-c", "-m", "-d", `@${seconds}`, file.path], { timeout: 30_000 });
-      } catch (error) {
-        // Renamed or removed by the same push: the next lookup is fresh anyway.
-        this.#log.info(`could not refresh the kernel's size of ${file.path}: ${(error as Error).message}`);
-      }
-    }
   }
 
   stats(): Record<string, number> {

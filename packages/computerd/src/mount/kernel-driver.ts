@@ -19,9 +19,20 @@
  * RELEASEs; files opened by name are then served by inode (MountFs, "Files
  * by inode"), kept past their last name until the kernel forgets the node,
  * and listings page by name hash (kernel/listing.ts).
+ *
+ * The writeback cache (COMPUTERD_FUSE_WRITEBACK_CACHE): the kernel keeps
+ * written pages and sends them later, so pages a write filled stay cached
+ * for the reads after it. A pull, a push and the unmount first syncfs the
+ * mount (the pages come in as WRITEs). The kernel never takes a size or
+ * time from us for a regular file it caches that way, so after a push that
+ * changed one it holds: a file MountFs had loaded (a process may have it
+ * open) is taught its new size and mtime through the mount
+ * (teach-kernel.ts; the SETATTRs change nothing, context.settling), and
+ * any other gets a fresh node id (kernel/nodes.ts, rekey).
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { closeSync, mkdirSync } from "node:fs";
+import { closeSync, constants, mkdirSync } from "node:fs";
+import { join } from "node:path";
 import { withTimeout } from "@cloudflare/computer-rpc";
 import type { Database } from "@cloudflare/dofs";
 import { lookupInode } from "@cloudflare/dofs/inode";
@@ -38,13 +49,16 @@ import { type FuseDev, loadFuseDev } from "./kernel/fuse-dev.js";
 import { mountWithFusermount, userAllowOther } from "./kernel/fusermount.js";
 import { initHandler, type Negotiated } from "./kernel/init.js";
 import { NodeTable } from "./kernel/nodes.js";
-import { Notify, Op, ROOT_ID, timeout, writeU64 } from "./kernel/protocol.js";
+import { Init, Notify, Op, ROOT_ID, timeout, writeU64 } from "./kernel/protocol.js";
 import { Session } from "./kernel/session.js";
 import { MountFsDriver } from "./mount-fs-driver.js";
 import { clearStaleMount, lazyUnmount } from "./mount-point.js";
+import { teachKernel } from "./teach-kernel.js";
 import { FuseTrace } from "./trace.js";
 
 const MOUNT_TIMEOUT_MS = 5_000;
+/** A syncfs that takes longer is logged and not waited for (a stuck writer must not stop a pull forever). */
+const WRITE_BACK_TIMEOUT_MS = 30_000;
 const MS_NOSUID = 2;
 const MS_NODEV = 4;
 const MNT_DETACH = 2;
@@ -88,7 +102,6 @@ export class KernelDriver extends MountFsDriver implements MountDriver {
       throw new Error(`${this.#mountPoint} is not a directory in the store`);
     mkdirSync(this.#mountPoint, { recursive: true });
     const maxWrite = this.#options.maxWrite;
-    if (this.#options.writebackCache) this.#log.info("COMPUTERD_FUSE_WRITEBACK_CACHE is ignored by the kernel driver");
     const privileged = process.geteuid?.() === 0;
     // Every uid may use the mount (allow_other: root may always, others where fuse.conf lets them),
     // and the kernel checks permissions from our modes and owners (default_permissions).
@@ -114,16 +127,19 @@ export class KernelDriver extends MountFsDriver implements MountDriver {
       handles: new Map(),
       noOpen: false,
       noOpendir: false,
+      writeback: false,
+      settling: new Map(),
     };
     let negotiated: (value: Negotiated) => void = () => {};
     const initialized = new Promise<Negotiated>((resolve) => (negotiated = resolve));
     session.on(
       Op.INIT,
       "init",
-      initHandler({ maxWrite, writebackCache: false, noOpen: this.#options.noOpen }, (value) => {
+      initHandler({ maxWrite, writebackCache: this.#options.writebackCache, noOpen: this.#options.noOpen }, (value) => {
         // Before any other request: OPEN and OPENDIR read these.
         context.noOpen = value.noOpen;
         context.noOpendir = value.noOpendir;
+        context.writeback = (value.flags & Init.WRITEBACK_CACHE) !== 0;
         if (value.noOpen) {
           this.fs.serveByInode({
             pathOf: (inode) => nodes.path(nodes.nodeOf(inode)),
@@ -176,7 +192,7 @@ export class KernelDriver extends MountFsDriver implements MountDriver {
     }
     this.#trace?.install();
     this.#log.info(
-      `mounted ${this.#mountPoint} (kernel, protocol 7.${Math.min(result.kernelMinor, 43)} of kernel 7.${result.kernelMinor}, max_write=${result.maxWrite}, flags=0x${result.flags.toString(16)}, cache=${KERNEL_CACHE_SECONDS}s, no-open ${result.noOpen ? "on" : "off"}, no-opendir ${result.noOpendir ? "on" : "off"}, busy polling ${busyPoll.mode})`,
+      `mounted ${this.#mountPoint} (kernel, protocol 7.${Math.min(result.kernelMinor, 43)} of kernel 7.${result.kernelMinor}, max_write=${result.maxWrite}, flags=0x${result.flags.toString(16)}, cache=${KERNEL_CACHE_SECONDS}s, writeback cache ${context.writeback ? "on" : "off"}, no-open ${result.noOpen ? "on" : "off"}, no-opendir ${result.noOpendir ? "on" : "off"}, busy polling ${busyPoll.mode})`,
     );
   }
 
@@ -189,6 +205,8 @@ export class KernelDriver extends MountFsDriver implements MountDriver {
     this.#trace?.report();
     this.#watchdog?.kill("SIGKILL");
     this.#watchdog = undefined;
+    // Still answering: the kernel's dirty pages come in before the last commit.
+    await this.#writeBack(dev);
     try {
       this.fs.commitAll();
     } catch (error) {
@@ -212,8 +230,28 @@ export class KernelDriver extends MountFsDriver implements MountDriver {
     this.#busyPoll?.close();
   }
 
-  beforePull(): void {
+  async beforePull(): Promise<void> {
+    await this.#writeBack();
     this.fs.commitAll();
+  }
+
+  /**
+   * With the writeback cache, what processes wrote may still be the
+   * kernel's dirty pages (and times): syncfs on a worker thread makes the
+   * kernel send them, which this loop answers meanwhile. Nothing to do
+   * without it: every write reached the daemon before it returned.
+   */
+  async #writeBack(dev = this.#dev): Promise<void> {
+    if (dev === undefined || this.#context?.writeback !== true) return;
+    const result = await withTimeout(
+      new Promise<number>((resolve) => dev.syncfs(this.#mountPoint, resolve)),
+      WRITE_BACK_TIMEOUT_MS,
+      `syncfs of ${this.#mountPoint} did not finish within ${WRITE_BACK_TIMEOUT_MS} ms`,
+    ).catch((error: Error) => {
+      this.#log.error(error.message);
+      return 0;
+    });
+    if (result !== 0) this.#log.error(`syncfs of ${this.#mountPoint} failed: errno ${-result}`);
   }
 
   /**
@@ -221,7 +259,9 @@ export class KernelDriver extends MountFsDriver implements MountDriver {
    * holds at a path the push changes keeps its stored chunks (with no-open
    * a process may have it open, and read it after the push deletes it).
    */
-  beforeApply(paths: readonly string[] = []): void {
+  async beforeApply(paths: readonly string[] = []): Promise<void> {
+    // Pages the kernel still holds would be written back over what the push brings.
+    await this.#writeBack();
     this.fs.prepareApply();
     const nodes = this.#nodes;
     if (nodes === undefined || this.#context?.noOpen !== true) return;
@@ -246,10 +286,21 @@ export class KernelDriver extends MountFsDriver implements MountDriver {
 
   /** A push changed these store paths: drop what the kernel cached of each before the push answers. */
   async afterApply(paths: readonly string[]): Promise<void> {
-    this.fs.invalidate();
+    const changed = this.fs.invalidate();
     const session = this.#session;
     const nodes = this.#nodes;
-    if (session === undefined || nodes === undefined) return;
+    const context = this.#context;
+    if (session === undefined || nodes === undefined || context === undefined) return;
+    // With the writeback cache: the files MountFs had loaded (a process may have them open) are taught their
+    // new size and mtime through the mount, after the notifications; any other file the kernel holds gets a
+    // fresh node id (below), so its next lookup makes a new kernel inode.
+    const teach = context.writeback
+      ? changed.flatMap((file) => {
+          const at = this.fs.fusePath(file.path);
+          return at === undefined ? [] : [{ ...file, path: join(this.#mountPoint, at), fusePath: at }];
+        })
+      : [];
+    const taught = new Set(teach.map((file) => file.fusePath));
     const notes: Promise<void>[] = [];
     const send = (code: number, body: Buffer, length: number): void => {
       notes.push(
@@ -291,6 +342,11 @@ export class KernelDriver extends MountFsDriver implements MountDriver {
             deleted.write(name, 24, "utf8");
             send(Notify.DELETE, deleted, deleted.length);
           } else {
+            // With the writeback cache the kernel keeps its own size and times of a file it holds: the
+            // next lookup of the name gets a fresh node id, so a fresh kernel inode with the pushed ones.
+            if (context.writeback && !taught.has(fusePath) && this.#isRegularFile(child)) {
+              nodes.rekey(nodes.inodeOf(child));
+            }
             send(Notify.INVAL_ENTRY, entry, entry.length);
           }
           listed?.add(node);
@@ -314,6 +370,17 @@ export class KernelDriver extends MountFsDriver implements MountDriver {
       if (notes.length >= NOTIFY_BATCH) await Promise.all(notes.splice(0));
     }
     await Promise.all(notes);
+    if (teach.length === 0) return;
+    const settling = context.settling;
+    await teachKernel(teach, this.#log, {
+      before: (file) => settling.set(file.fusePath, file),
+      after: (file) => settling.delete(file.fusePath),
+    });
+  }
+
+  #isRegularFile(nodeid: number): boolean {
+    const stat = this.fs.inodeStat(this.#nodes?.inodeOf(nodeid) ?? nodeid);
+    return stat !== undefined && (stat.mode & constants.S_IFMT) === constants.S_IFREG;
   }
 
   stats(): Record<string, number> {

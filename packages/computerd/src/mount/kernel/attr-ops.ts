@@ -45,6 +45,9 @@ export function registerAttrOps(session: Session, context: KernelContext): void 
     const valid = input.readUInt32LE(40);
     const nodeid = request.nodeid;
     const path = nodes.path(nodeid);
+    const settling = path === undefined ? undefined : context.settling.get(path);
+    if (settling !== undefined && settles(valid, input, settling))
+      return attrReply(session.out, statOf(nodeid, undefined));
     // A node whose every name is gone (unlinked while open) is reached through an open handle or its
     // inode: fchmod and fchown arrive without one, ftruncate with one (0 for a file opened without OPEN).
     const handle = (valid & Fattr.FH) !== 0 ? fileRef(context, nodeid, readU64(input, 48)) : undefined;
@@ -116,6 +119,17 @@ export function registerAttrOps(session: Session, context: KernelContext): void 
   session.on(Op.ACCESS, "access", () => {
     throw new ErrnoError(ENOSYS, "access");
   });
+}
+
+/**
+ * A SETATTR of a file being taught its pushed size and mtime: the truncate
+ * to that size (with the kernel's own "now" for its times), then the touch
+ * to that mtime.
+ */
+function settles(valid: number, input: Buffer, settling: { size: number; mtime: number }): boolean {
+  if ((valid & Fattr.SIZE) !== 0) return readU64(input, 56) === settling.size;
+  if ((valid & Fattr.MTIME) === 0 || (valid & Fattr.MTIME_NOW) !== 0) return false;
+  return timeAt(input, 0, 80, 100) === BigInt(settling.mtime) * 1_000_000n;
 }
 
 /** A setattr time: "now" (FATTR_*_NOW), else the (u64 seconds, u32 nanoseconds) pair, signed as time_t is. */

@@ -27,6 +27,18 @@ export interface KernelContext {
    */
   noOpen: boolean;
   noOpendir: boolean;
+  /**
+   * Set at INIT: the kernel's writeback cache is on. It then keeps its own
+   * size and times of a regular file it holds over anything we answer, and
+   * holds written pages until it writes them back (docs/computerd.md).
+   */
+  writeback: boolean;
+  /**
+   * FUSE paths whose pushed size and mtime are being taught to the kernel
+   * through the mount (teach-kernel.ts): the SETATTRs that carry them
+   * change nothing, since the store has them already.
+   */
+  readonly settling: Map<string, { size: number; mtime: number }>;
 }
 
 /**

@@ -22,6 +22,11 @@ export interface FuseDev {
   pollStop(handle: PollHandle): void;
   /** umount2 on a worker thread: 0 or a negative errno. */
   unmount(target: string, flags: number, done: (result: number) => void): void;
+  /**
+   * syncfs(2) of the filesystem at `target` on a worker thread: 0 or a negative errno. With the
+   * writeback cache the kernel's dirty pages and times come to the daemon as requests meanwhile.
+   */
+  syncfs(target: string, done: (result: number) => void): void;
   /** A Unix stream socket pair, both ends close-on-exec. */
   socketPair(): [number, number];
   /** The fd an SCM_RIGHTS message on `socket` carries (non-blocking), or a negative errno (-EAGAIN: none sent). */

@@ -126,6 +126,60 @@ describe("NodeTable", () => {
     expect(table.path(1)).toBe("/");
   });
 
+  test("rekey: a held inode answers a fresh node id; the stale one keeps the inode until forgotten, and is never answered again", () => {
+    const forgotten: number[] = [];
+    const table = new NodeTable(ROOT_INODE, (inode) => forgotten.push(inode));
+    table.remember(1, "f", 5);
+    table.rekey(5);
+    const fresh = table.nodeOf(5);
+    expect(fresh).toBeGreaterThan(2 ** 32);
+    expect(table.inodeOf(fresh)).toBe(5);
+    expect(table.inodeOf(5)).toBe(5);
+    expect(table.holds(5)).toBe(true);
+    // The next lookup of the name (the caller invalidated it) gets the fresh node.
+    table.remember(1, "f", fresh);
+    expect(table.child(1, "f")).toBe(fresh);
+    expect(table.path(fresh)).toBe("/f");
+    expect(table.path(5)).toBeUndefined();
+    // The fresh node forgotten first: the stale one is still held, so the inode keeps the fresh id.
+    table.forget(fresh, 1);
+    expect(forgotten).toEqual([]);
+    expect(table.holds(5)).toBe(true);
+    expect(table.nodeOf(5)).toBe(fresh);
+    table.forget(5, 1);
+    expect(forgotten).toEqual([5]);
+    expect(table.holds(5)).toBe(false);
+    expect(table.nodeOf(5)).toBe(5);
+    expect(table.size).toBe(0);
+    // An inode the kernel does not hold needs no new id; nor does the root.
+    table.rekey(6);
+    expect(table.nodeOf(6)).toBe(6);
+    table.rekey(ROOT_INODE);
+    expect(table.nodeOf(ROOT_INODE)).toBe(1);
+  });
+
+  test("rekey twice: each older node is stale until its own forget; the inode is forgotten with the last", () => {
+    const forgotten: number[] = [];
+    const table = new NodeTable(ROOT_INODE, (inode) => forgotten.push(inode));
+    table.remember(1, "f", 7);
+    table.rekey(7);
+    const second = table.nodeOf(7);
+    table.remember(1, "f", second);
+    table.rekey(7);
+    const third = table.nodeOf(7);
+    expect(new Set([7, second, third]).size).toBe(3);
+    table.remember(1, "f", third);
+    table.forget(second, 1);
+    expect(forgotten).toEqual([]);
+    expect(table.inodeOf(third)).toBe(7);
+    table.forget(third, 1);
+    expect(forgotten).toEqual([]);
+    expect(table.nodeOf(7)).toBe(third);
+    table.forget(7, 1);
+    expect(forgotten).toEqual([7]);
+    expect(table.nodeOf(7)).toBe(7);
+  });
+
   test("random lookups, forgets, unlinks and renames match the model", () => {
     const fixed = process.env.COMPUTERD_NODES_SEED;
     const seeds = fixed ? [Number(fixed)] : Array.from({ length: 40 }, () => Math.floor(Math.random() * 2 ** 31));

@@ -7,8 +7,20 @@
  * is dropped when FORGET brings the count to 0. dofs inode numbers are never
  * reused (AUTOINCREMENT), so (nodeid, generation 0) is unique for the
  * filesystem's life.
+ *
+ * Two exceptions give an inode another node id (an alias): an O_TMPFILE
+ * node linked into the store, and a rekey. With the writeback cache the
+ * kernel never takes a regular file's size or times from us again while it
+ * holds the node, so a push that changes the file gives its inode a fresh
+ * id (from FRESH_NODES up): the next lookup makes a new kernel inode, and
+ * the older node, still held by whoever has it open, is served by inode
+ * like a file unlinked while open. A lookup never answers an id the kernel
+ * holds as stale.
  */
 import { ROOT_ID } from "./protocol.js";
+
+/** Where rekeyed node ids start: far above any dofs inode number, and exact as a JavaScript number. */
+const FRESH_NODES = 2 ** 40;
 
 interface Node {
   lookups: number;
@@ -28,6 +40,9 @@ export class NodeTable {
   readonly #nodeOfInode = new Map<number, number>();
   readonly #inodeOfNode = new Map<number, number>();
   readonly #forgotten: ((inode: number) => void) | undefined;
+  /** inode → its older node ids the kernel still holds (rekey). */
+  readonly #stale = new Map<number, Set<number>>();
+  #nextFresh = FRESH_NODES;
 
   /** `forgotten`: called with a node's inode when FORGET brings its lookup count to 0. */
   constructor(rootInode: number, forgotten?: (inode: number) => void) {
@@ -49,9 +64,26 @@ export class NodeTable {
     return this.#inodeOfNode.size === 0 ? nodeid : (this.#inodeOfNode.get(nodeid) ?? nodeid);
   }
 
-  /** The kernel holds `inode`'s node (an entry reply it has not forgotten): a process may have it open. */
+  /** The kernel holds a node of `inode` (an entry reply it has not forgotten): a process may have it open. */
   holds(inode: number): boolean {
-    return this.#nodes.has(this.nodeOf(inode));
+    return this.#nodes.has(this.nodeOf(inode)) || this.#stale.has(inode);
+  }
+
+  /**
+   * From now on `inode` answers lookups under a fresh node id, if the
+   * kernel holds its current one (else the next lookup makes a new kernel
+   * inode anyway). The caller then invalidates the names it knows.
+   */
+  rekey(inode: number): void {
+    const current = this.nodeOf(inode);
+    if (inode === this.#rootInode || !this.#nodes.has(current)) return;
+    let stale = this.#stale.get(inode);
+    if (stale === undefined) {
+      stale = new Set();
+      this.#stale.set(inode, stale);
+    }
+    stale.add(current);
+    this.alias(this.#nextFresh++, inode);
   }
 
   /** An entry reply for a node with no name (O_TMPFILE): one lookup more. */
@@ -113,12 +145,18 @@ export class NodeTable {
       if (names?.size === 0) this.#children.delete(parent);
     }
     this.#nodes.delete(nodeid);
-    this.#forgotten?.(this.inodeOf(nodeid));
-    const inode = this.#inodeOfNode.get(nodeid);
-    if (inode !== undefined) {
-      this.#inodeOfNode.delete(nodeid);
+    const inode = this.inodeOf(nodeid);
+    const stale = this.#stale.get(inode);
+    if (stale?.delete(nodeid) === true && stale.size === 0) this.#stale.delete(inode);
+    // An alias goes once its node is forgotten, unless stale nodes of the inode are still held: the
+    // inode keeps the id then (the kernel has no inode for it, while it would find a stale one again).
+    const alias = this.#nodeOfInode.get(inode);
+    if (alias !== undefined && !this.#nodes.has(alias) && !this.#stale.has(inode)) {
       this.#nodeOfInode.delete(inode);
+      this.#inodeOfNode.delete(alias);
     }
+    if (this.#inodeOfNode.get(nodeid) === inode && alias !== nodeid) this.#inodeOfNode.delete(nodeid);
+    if (!this.holds(inode)) this.#forgotten?.(inode);
   }
 
   /** `parent`/`name` is gone (unlink, rmdir, or the old name of a rename). */
