@@ -2,7 +2,8 @@
 /**
  * workloads: what agents really do in /workspace, on computerd's mount
  * (the default driver, and with `--driver NAME` also COMPUTERD_FUSE_DRIVER=NAME;
- * `--kernel` is `--driver kernel`),
+ * `--kernel` is `--driver kernel`; `--writeback` also the default driver with
+ * COMPUTERD_FUSE_WRITEBACK_CACHE=1),
  * a tmpfs (the fair baseline: the original keeps its filesystem in memory)
  * and the local disk, interleaved (each repetition runs every target before
  * the next), medians:
@@ -14,7 +15,7 @@
  * Prints the table, the daemons' peak RSS and the command. Needs root and
  * /dev/fuse; builds nothing (run the computerd build first).
  *
- *   node packages/computerd/bench/workloads.mjs [--reps 3] [--driver fuse-napi] [--kernel]
+ *   node packages/computerd/bench/workloads.mjs [--reps 3] [--driver fuse-napi] [--kernel] [--writeback]
  */
 import { execFileSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -25,11 +26,14 @@ import { sh } from "./shell.mjs";
 
 const repsAt = process.argv.indexOf("--reps");
 const reps = repsAt === -1 ? 3 : Number(process.argv[repsAt + 1]);
-/** Extra drivers, each a column of its own beside the default one. */
-const drivers = [
+/** Extra daemons, each a column of its own beside the default one: a name and its environment. */
+const variants = [
   ...process.argv.flatMap((arg, i) => (arg === "--driver" ? [process.argv[i + 1]] : [])),
   ...(process.argv.includes("--kernel") ? ["kernel"] : []),
-];
+].map((driver) => ({ name: driver, flag: `--driver ${driver}`, env: { COMPUTERD_FUSE_DRIVER: driver } }));
+if (process.argv.includes("--writeback")) {
+  variants.push({ name: "writeback", flag: "--writeback", env: { COMPUTERD_FUSE_WRITEBACK_CACHE: "1" } });
+}
 const fixture = fileURLToPath(new URL("./fixtures/workloads/", import.meta.url));
 const repository = fileURLToPath(new URL("../../../", import.meta.url));
 const cache = join(repository, ".cache", "bench-workloads");
@@ -99,14 +103,13 @@ const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.l
 const work = mkdtempSync("/var/tmp/computerd-workloads-");
 const targets = {
   mount: join(work, "mnt"),
-  ...Object.fromEntries(drivers.map((driver) => [driver, join(work, `${driver}-mnt`)])),
+  ...Object.fromEntries(variants.map(({ name }) => [name, join(work, `${name}-mnt`)])),
   tmpfs: mkdtempSync("/dev/shm/computerd-workloads-"),
   disk: join(work, "disk"),
 };
 mkdirSync(targets.disk);
 const daemons = { mount: await startComputerd(targets.mount, {}) };
-for (const driver of drivers)
-  daemons[driver] = await startComputerd(targets[driver], { COMPUTERD_FUSE_DRIVER: driver });
+for (const { name, env } of variants) daemons[name] = await startComputerd(targets[name], env);
 const times = new Map(workloads.map(([name]) => [name, Object.fromEntries(Object.keys(targets).map((t) => [t, []]))]));
 const rss = {};
 let counter = 0;
@@ -135,10 +138,17 @@ try {
   rmSync(work, { recursive: true, force: true });
 }
 
-const mounts = ["mount", ...drivers];
+const mounts = ["mount", ...variants.map(({ name }) => name)];
 const header = ["workload", ...mounts.map((m) => `${m} s`), "tmpfs s", "disk s", ...mounts.map((m) => `${m}/tmpfs`)];
 console.log(
-  `\nworkloads: a node_modules of ${files} files, ${(bytes / 1e6).toFixed(0)} MB (bench/fixtures/workloads); ${reps} repetition(s), interleaved, medians; mount = default driver${drivers.map((driver) => `, ${driver} = COMPUTERD_FUSE_DRIVER=${driver}`).join("")}; disk = /var/tmp, tmpfs = /dev/shm\n`,
+  `\nworkloads: a node_modules of ${files} files, ${(bytes / 1e6).toFixed(0)} MB (bench/fixtures/workloads); ${reps} repetition(s), interleaved, medians; mount = default driver${variants
+    .map(
+      ({ name, env }) =>
+        `, ${name} = ${Object.entries(env)
+          .map(([key, value]) => `${key}=${value}`)
+          .join(" ")}`,
+    )
+    .join("")}; disk = /var/tmp, tmpfs = /dev/shm\n`,
 );
 console.log(`| ${header.join(" | ")} |\n|${header.map((_, i) => (i === 0 ? "---" : "---:")).join("|")}|`);
 for (const [name] of workloads) {
@@ -154,5 +164,5 @@ console.log(
     .join(", ")}`,
 );
 console.log(
-  `\nreproduce: node packages/computerd/bench/workloads.mjs --reps ${reps}${drivers.map((driver) => ` --driver ${driver}`).join("")}`,
+  `\nreproduce: node packages/computerd/bench/workloads.mjs --reps ${reps}${variants.map(({ flag }) => ` ${flag}`).join("")}`,
 );
