@@ -401,9 +401,7 @@ describe("other mount settings", () => {
     const other = await startDaemon({ FUSE_MOUNT: "fuse", COMPUTERD_FUSE_WRITEBACK_CACHE: "1" });
     const otherClient = await createWorkspaceClient({ url: `${other.url}/api` });
     try {
-      expect(other.output()).toContain(
-        KERNEL ? "writeback cache on" : "writeback_cache=on",
-      );
+      expect(other.output()).toContain(KERNEL ? "writeback cache on" : "writeback_cache=on");
       const path = join(other.mountPoint, "open.log");
       const fd = openSync(path, "w");
       writeSync(fd, "still open\n");
