@@ -324,7 +324,7 @@ export class OpenFile {
    * buffer once past SMALL_LIMIT.
    */
   #promote(idx: number, short: Buffer, need = CHUNK_SIZE): Buffer {
-    const buffer = this.#writable(Math.max(need, Math.min(CHUNK_SIZE, 2 * short.byteLength)));
+    const buffer = this.#writable(idx, Math.max(need, Math.min(CHUNK_SIZE, 2 * short.byteLength)));
     short.copy(buffer, 0, 0, short.byteLength);
     if (buffer.byteLength === CHUNK_SIZE) buffer.fill(0, short.byteLength);
     this.#pool.give(short);
@@ -333,13 +333,17 @@ export class OpenFile {
   }
 
   /**
-   * A buffer for a chunk's first `need` bytes: zeroed and sized to the next
-   * power of two up to SMALL_LIMIT, else a pooled chunk buffer (contents
-   * unspecified: the caller zeroes what it must). Zeroing a 512 KiB pooled
-   * buffer for every small file tar makes was a tenth of the daemon's CPU.
+   * A buffer for chunk `idx`'s first `need` bytes: zeroed and sized to the
+   * next power of two up to SMALL_LIMIT, else a pooled chunk buffer
+   * (contents unspecified: the caller zeroes what it must). Zeroing a 512 KiB
+   * pooled buffer for every small file tar makes was a tenth of the daemon's
+   * CPU. Only a file's first chunk grows that way: a file with a second one
+   * is large, and doubling each of its chunks from 4 KiB (a shell tool's
+   * writes) cost a MiB of zeroing and copying per chunk, and enough
+   * short-lived buffers to keep the garbage collector busy.
    */
-  #writable(need: number): Buffer {
-    if (need > SMALL_LIMIT) return this.#pool.take();
+  #writable(idx: number, need: number): Buffer {
+    if (idx > 0 || need > SMALL_LIMIT) return this.#pool.take();
     let size = MIN_BUFFER;
     while (size < need) size *= 2;
     return Buffer.alloc(size);
@@ -360,7 +364,7 @@ export class OpenFile {
     }
     const start = idx * CHUNK_SIZE;
     const live = Math.max(0, Math.min(CHUNK_SIZE, this.size - start));
-    const buffer = this.#writable(Math.max(live, offset + length));
+    const buffer = this.#writable(idx, Math.max(live, offset + length));
     const covered = offset === 0 && length >= live;
     let filled = 0;
     if (live > 0 && !covered) {
