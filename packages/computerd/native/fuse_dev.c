@@ -219,25 +219,25 @@ static napi_value js_write_async(napi_env env, napi_callback_info info) {
   return queue_call(env, call, argv[3], run_write, "fuse_dev.writeAsync");
 }
 
-static napi_value js_unmount(napi_env env, napi_callback_info info) {
+/* A call on a path from a worker thread: (target, cb) or, with `flags`, (target, flags, cb). */
+static napi_value path_call(napi_env env, napi_callback_info info, int flags, napi_async_execute_callback run,
+                            const char *name) {
   size_t argc = 3;
   napi_value argv[3];
   CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
   blocking_call *call = calloc(1, sizeof *call);
-  if (call == NULL) return throw_errno(env, "unmount", ENOMEM);
+  if (call == NULL) return throw_errno(env, name, ENOMEM);
   call->target = string_arg(env, argv[0]);
-  napi_get_value_int32(env, argv[1], &call->flags);
-  return queue_call(env, call, argv[2], run_unmount, "fuse_dev.unmount");
+  if (flags) napi_get_value_int32(env, argv[1], &call->flags);
+  return queue_call(env, call, argv[flags ? 2 : 1], run, name);
+}
+
+static napi_value js_unmount(napi_env env, napi_callback_info info) {
+  return path_call(env, info, 1, run_unmount, "fuse_dev.unmount");
 }
 
 static napi_value js_syncfs(napi_env env, napi_callback_info info) {
-  size_t argc = 2;
-  napi_value argv[2];
-  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
-  blocking_call *call = calloc(1, sizeof *call);
-  if (call == NULL) return throw_errno(env, "syncfs", ENOMEM);
-  call->target = string_arg(env, argv[0]);
-  return queue_call(env, call, argv[1], run_syncfs, "fuse_dev.syncfs");
+  return path_call(env, info, 0, run_syncfs, "fuse_dev.syncfs");
 }
 
 /* uv_poll on the session fd: the loop wakes this when a request is queued. */

@@ -22,12 +22,13 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import type { ExecEvent } from "@cloudflare/computer-rpc";
-import { createWorkspaceClient, type WorkspaceClient } from "@cloudflare/computer-rpc/client";
+import { createWorkspaceClient } from "@cloudflare/computer-rpc/client";
 import { pullOnce } from "@cloudflare/computer-rpc/driver";
-import { type Database, WorkspaceFilesystem } from "@cloudflare/dofs";
+import { WorkspaceFilesystem } from "@cloudflare/dofs";
 import { openNodeDatabase } from "@cloudflare/dofs/node";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { isMounted, startDaemon, stopAll, type TestDaemon } from "../../test/daemon.js";
+import { describe, expect, test } from "vitest";
+import { isMounted, startDaemon } from "../../test/daemon.js";
+import { useMountedDaemon } from "../../test/mounted.js";
 import { waitFor } from "../../test/wait.js";
 
 /**
@@ -36,22 +37,7 @@ import { waitFor } from "../../test/wait.js";
  */
 const KERNEL = (process.env.COMPUTERD_TEST_FUSE_DRIVER ?? "kernel") === "kernel";
 
-let daemon: TestDaemon;
-let client: WorkspaceClient;
-let store: Database;
-let doFs: WorkspaceFilesystem;
-
-beforeAll(async () => {
-  daemon = await startDaemon({ FUSE_MOUNT: "fuse" });
-  client = await createWorkspaceClient({ url: `${daemon.url}/api` });
-  store = openNodeDatabase();
-  doFs = new WorkspaceFilesystem(store);
-});
-
-afterAll(async () => {
-  await client?.close();
-  await stopAll();
-});
+const mounted = useMountedDaemon({ FUSE_MOUNT: "fuse" });
 
 const GIT_ENV = {
   GIT_AUTHOR_NAME: "t",
@@ -62,7 +48,7 @@ const GIT_ENV = {
   HOME: "/tmp",
 };
 
-function sh(script: string, cwd = daemon.mountPoint): string {
+function sh(script: string, cwd = mounted.daemon.mountPoint): string {
   return execFileSync("bash", ["-euo", "pipefail", "-c", script], {
     cwd,
     env: { ...process.env, ...GIT_ENV },
@@ -96,14 +82,14 @@ function walk(dir: string): string[] {
 
 /** Pulls into the Durable Object's store and compares every path the mount shows. */
 async function expectPulledMatchesMount(): Promise<number> {
-  await pullOnce({ db: store }, client.sync);
-  const paths = walk(daemon.mountPoint);
+  await pullOnce({ db: mounted.store }, mounted.client.sync);
+  const paths = walk(mounted.daemon.mountPoint);
   const mismatches: string[] = [];
   for (const path of paths) {
     const disk = lstatSync(path);
     // FIFOs and sockets stay in the container (docs/computerd.md, "POSIX: special files").
     if (disk.isFIFO() || disk.isSocket()) continue;
-    const pulled = await doFs.lstat(path).catch(() => undefined);
+    const pulled = await mounted.doFs.lstat(path).catch(() => undefined);
     if (pulled === undefined) {
       mismatches.push(`${path}: missing in the pulled store`);
       continue;
@@ -112,9 +98,9 @@ async function expectPulledMatchesMount(): Promise<number> {
       mismatches.push(`${path}: mode ${(disk.mode & 0o7777).toString(8)} vs ${pulled.mode.toString(8)}`);
     }
     if (disk.isSymbolicLink()) {
-      if (readlinkSync(path) !== (await doFs.readlink(path))) mismatches.push(`${path}: link target`);
+      if (readlinkSync(path) !== (await mounted.doFs.readlink(path))) mismatches.push(`${path}: link target`);
     } else if (disk.isFile()) {
-      const bytes = new Uint8Array(await new Response(await doFs.readFile(path)).arrayBuffer());
+      const bytes = new Uint8Array(await new Response(await mounted.doFs.readFile(path)).arrayBuffer());
       if (!Buffer.from(bytes).equals(readFileSync(path))) mismatches.push(`${path}: bytes differ`);
     } else if (!pulled.isDirectory) mismatches.push(`${path}: not a directory in the store`);
   }
@@ -139,13 +125,13 @@ describe("real tools on the mount", () => {
     `);
     expect(out).toBe(
       "hello\nhello\n751 6 " +
-        String((statSync(join(daemon.mountPoint, "deep/er/b.txt")).mtimeMs / 1000) | 0) +
+        String((statSync(join(mounted.daemon.mountPoint, "deep/er/b.txt")).mtimeMs / 1000) | 0) +
         "\n644 6 1000000000\n",
     );
-    expect(readFileSync(join(daemon.mountPoint, "t.txt"))).toEqual(Buffer.from("abc\0\0\0"));
-    expect(readlinkSync(join(daemon.mountPoint, "link"))).toBe("deep/er/b.txt");
+    expect(readFileSync(join(mounted.daemon.mountPoint, "t.txt"))).toEqual(Buffer.from("abc\0\0\0"));
+    expect(readlinkSync(join(mounted.daemon.mountPoint, "link"))).toBe("deep/er/b.txt");
     await expectPulledMatchesMount();
-    expect((await doFs.stat(join(daemon.mountPoint, "t.txt"))).mtime).toBe(1_000_000_000_000);
+    expect((await mounted.doFs.stat(join(mounted.daemon.mountPoint, "t.txt"))).mtime).toBe(1_000_000_000_000);
   });
 
   test("git init/add/commit/gc and a local clone (hardlinks, stable inodes)", async () => {
@@ -168,14 +154,14 @@ describe("real tools on the mount", () => {
 
   test("npm init -y and a tar round trip", async () => {
     sh("mkdir pkg && cd pkg && npm init -y > /dev/null");
-    expect(JSON.parse(readFileSync(join(daemon.mountPoint, "pkg/package.json"), "utf8")).name).toBe("pkg");
-    const tarball = join(daemon.mountPoint, "..", "repo.tar");
+    expect(JSON.parse(readFileSync(join(mounted.daemon.mountPoint, "pkg/package.json"), "utf8")).name).toBe("pkg");
+    const tarball = join(mounted.daemon.mountPoint, "..", "repo.tar");
     sh(`tar -cf ${tarball} repo && mkdir untar && tar -xf ${tarball} -C untar && diff -r repo untar/repo`);
     await expectPulledMatchesMount();
   });
 
   test("writes at offsets, sparse growth, overwrite and truncate across chunk boundaries", async () => {
-    const path = join(daemon.mountPoint, "big.bin");
+    const path = join(mounted.daemon.mountPoint, "big.bin");
     const expected = Buffer.alloc(3 * 524_288 + 1000);
     const fd = openSync(path, "w+");
     const pattern = Buffer.alloc(700_000);
@@ -197,42 +183,42 @@ describe("real tools on the mount", () => {
   });
 
   test("utimens keeps the mtime that was asked for, not the atime", async () => {
-    const path = join(daemon.mountPoint, "times.txt");
+    const path = join(mounted.daemon.mountPoint, "times.txt");
     sh("echo t > times.txt");
     utimesSync(path, new Date(1_500_000_000_000), new Date(1_200_000_000_000));
     expect(statSync(path).mtimeMs).toBe(1_200_000_000_000);
-    await pullOnce({ db: store }, client.sync);
-    expect((await doFs.stat(path)).mtime).toBe(1_200_000_000_000);
+    await pullOnce({ db: mounted.store }, mounted.client.sync);
+    expect((await mounted.doFs.stat(path)).mtime).toBe(1_200_000_000_000);
   });
 
   test("touch -m sets the mtime alone (libfuse 3 passes UTIME_OMIT through), and the pull carries it", async () => {
     sh("echo m > mtime-only.txt && touch -m -d @1100000000 mtime-only.txt && touch -a -d @1300000000 mtime-only.txt");
-    const path = join(daemon.mountPoint, "mtime-only.txt");
+    const path = join(mounted.daemon.mountPoint, "mtime-only.txt");
     expect(statSync(path).mtimeMs).toBe(1_100_000_000_000);
-    await pullOnce({ db: store }, client.sync);
-    expect((await doFs.stat(path)).mtime).toBe(1_100_000_000_000);
+    await pullOnce({ db: mounted.store }, mounted.client.sync);
+    expect((await mounted.doFs.stat(path)).mtime).toBe(1_100_000_000_000);
   });
 
   test("cp and fs.copyFile (copy_file_range) of a fresh and of a pulled file, then writes to the copies", async () => {
     const big = Buffer.alloc(3 * 524_288 + 4321);
     for (let i = 0; i < big.length; i++) big[i] = (i * 13) % 251;
-    const path = join(daemon.mountPoint, "cp-src.bin");
+    const path = join(mounted.daemon.mountPoint, "cp-src.bin");
     writeFileSync(path, big);
     sh("cp cp-src.bin cp-fresh.bin");
-    await pullOnce({ db: store }, client.sync);
-    copyFileSync(path, join(daemon.mountPoint, "cp-pulled.bin"));
+    await pullOnce({ db: mounted.store }, mounted.client.sync);
+    copyFileSync(path, join(mounted.daemon.mountPoint, "cp-pulled.bin"));
     sh("printf XY | dd of=cp-fresh.bin bs=1 seek=5 conv=notrunc status=none");
     expect(readFileSync(path).equals(big)).toBe(true);
-    expect(readFileSync(join(daemon.mountPoint, "cp-pulled.bin")).equals(big)).toBe(true);
+    expect(readFileSync(join(mounted.daemon.mountPoint, "cp-pulled.bin")).equals(big)).toBe(true);
     const changed = Buffer.from(big);
     changed.write("XY", 5);
-    expect(readFileSync(join(daemon.mountPoint, "cp-fresh.bin")).equals(changed)).toBe(true);
+    expect(readFileSync(join(mounted.daemon.mountPoint, "cp-fresh.bin")).equals(changed)).toBe(true);
     await expectPulledMatchesMount();
   });
 
   test("a listing carries each entry's attributes (readdirplus): open and parked sizes, links, inode numbers", async () => {
     sh("mkdir -p plus && cd plus && printf 12345 > parked && ln parked linked && ln -s parked sym && mkdir sub");
-    const fd = openSync(join(daemon.mountPoint, "plus/open"), "w");
+    const fd = openSync(join(mounted.daemon.mountPoint, "plus/open"), "w");
     writeSync(fd, "1234567");
     const listing = sh("ls -lin --time-style=+%s plus | tail -n +2")
       .trim()
@@ -247,25 +233,25 @@ describe("real tools on the mount", () => {
     expect(byName.sub?.[1]?.startsWith("d")).toBe(true);
     expect(byName.sym?.[1]?.startsWith("l")).toBe(true);
     expect(byName.sym?.[5]).toBe("6");
-    expect(String(statSync(join(daemon.mountPoint, "plus/sub")).ino)).toBe(byName.sub?.[0]);
+    expect(String(statSync(join(mounted.daemon.mountPoint, "plus/sub")).ino)).toBe(byName.sub?.[0]);
     closeSync(fd);
     await expectPulledMatchesMount();
   });
 
   test("names a push adds or removes are seen at once, though the kernel cached them (epoch)", async () => {
-    expect(daemon.output()).toContain(
+    expect(mounted.daemon.output()).toContain(
       KERNEL ? "(kernel," : "loop=main, writeback_cache=off, epoch=on, entry_timeout=30, negative_timeout=30",
     );
-    const added = join(daemon.mountPoint, "added-by-push.txt");
-    const removed = join(daemon.mountPoint, "removed-by-push.txt");
+    const added = join(mounted.daemon.mountPoint, "added-by-push.txt");
+    const removed = join(mounted.daemon.mountPoint, "removed-by-push.txt");
     expect(existsSync(added)).toBe(false);
     writeFileSync(removed, "before\n");
     expect(readFileSync(removed, "utf8")).toBe("before\n");
-    await pullOnce({ db: store }, client.sync);
+    await pullOnce({ db: mounted.store }, mounted.client.sync);
     const { pushOnce } = await import("@cloudflare/computer-rpc/driver");
-    await doFs.writeFile(added, "added\n");
-    await doFs.rm(removed);
-    await pushOnce({ db: store }, client.sync);
+    await mounted.doFs.writeFile(added, "added\n");
+    await mounted.doFs.rm(removed);
+    await pushOnce({ db: mounted.store }, mounted.client.sync);
     expect(readFileSync(added, "utf8")).toBe("added\n");
     expect(existsSync(removed)).toBe(false);
     writeFileSync(removed, "again\n");
@@ -273,21 +259,21 @@ describe("real tools on the mount", () => {
   });
 
   test("a file a push changes is read anew, though the kernel cached its pages and attributes", async () => {
-    const path = join(daemon.mountPoint, "pushed-over.txt");
+    const path = join(mounted.daemon.mountPoint, "pushed-over.txt");
     writeFileSync(path, "short\n");
     expect(readFileSync(path, "utf8")).toBe("short\n");
     statSync(path);
-    await pullOnce({ db: store }, client.sync);
+    await pullOnce({ db: mounted.store }, mounted.client.sync);
     const { pushOnce } = await import("@cloudflare/computer-rpc/driver");
-    await doFs.writeFile(path, "a longer line from the Durable Object\n");
-    await pushOnce({ db: store }, client.sync);
+    await mounted.doFs.writeFile(path, "a longer line from the Durable Object\n");
+    await pushOnce({ db: mounted.store }, mounted.client.sync);
     expect(readFileSync(path, "utf8")).toBe("a longer line from the Durable Object\n");
-    const result = await drain((await client.shell.exec({ source: "cat pushed-over.txt" })).events);
+    const result = await drain((await mounted.client.shell.exec({ source: "cat pushed-over.txt" })).events);
     expect(result.stdout).toBe("a longer line from the Durable Object\n");
   });
 
   test("a file unlinked while open stays readable and writable, and never reaches the store", async () => {
-    const path = join(daemon.mountPoint, "open-unlinked.txt");
+    const path = join(mounted.daemon.mountPoint, "open-unlinked.txt");
     const fd = openSync(path, "w+");
     writeSync(fd, "before unlink");
     unlinkSync(path);
@@ -296,25 +282,25 @@ describe("real tools on the mount", () => {
     const back = Buffer.alloc(64);
     const read = readSync(fd, back, 0, 64, 0);
     expect(back.subarray(0, read).toString()).toBe("before unlink and after");
-    expect(readdirSync(daemon.mountPoint).filter((name) => name.startsWith(".fuse_hidden"))).toEqual([]);
-    await pullOnce({ db: store }, client.sync);
-    expect(await doFs.find("/", ".fuse_hidden*")).toEqual([]);
+    expect(readdirSync(mounted.daemon.mountPoint).filter((name) => name.startsWith(".fuse_hidden"))).toEqual([]);
+    await pullOnce({ db: mounted.store }, mounted.client.sync);
+    expect(await mounted.doFs.find("/", ".fuse_hidden*")).toEqual([]);
     closeSync(fd);
-    expect(await doFs.stat(path).catch((error) => error.code)).toBe("ENOENT");
+    expect(await mounted.doFs.stat(path).catch((error) => error.code)).toBe("ENOENT");
   });
 
   test("hardlinks share an inode; rename over an existing file; inode numbers are stable", async () => {
     sh("echo one > h1 && ln h1 h2 && echo two > r1 && echo three > r2 && mv r1 r2");
-    const h1 = statSync(join(daemon.mountPoint, "h1"));
-    expect(statSync(join(daemon.mountPoint, "h2")).ino).toBe(h1.ino);
-    expect(statSync(join(daemon.mountPoint, "h1")).ino).toBe(h1.ino);
-    expect(readFileSync(join(daemon.mountPoint, "r2"), "utf8")).toBe("two\n");
-    expect(existsSync(join(daemon.mountPoint, "r1"))).toBe(false);
+    const h1 = statSync(join(mounted.daemon.mountPoint, "h1"));
+    expect(statSync(join(mounted.daemon.mountPoint, "h2")).ino).toBe(h1.ino);
+    expect(statSync(join(mounted.daemon.mountPoint, "h1")).ino).toBe(h1.ino);
+    expect(readFileSync(join(mounted.daemon.mountPoint, "r2"), "utf8")).toBe("two\n");
+    expect(existsSync(join(mounted.daemon.mountPoint, "r1"))).toBe(false);
     expect(sh("df -P . | tail -1 | wc -l")).toBe("1\n");
     // A FIFO is local to the container: made on the mount, never pulled (expectPulledMatchesMount skips it).
     expect(sh("mkfifo fifo && stat -c %F fifo")).toBe("fifo\n");
     await expectPulledMatchesMount();
-    await expect(doFs.lstat(join(daemon.mountPoint, "fifo"))).rejects.toThrow(/ENOENT/);
+    await expect(mounted.doFs.lstat(join(mounted.daemon.mountPoint, "fifo"))).rejects.toThrow(/ENOENT/);
     sh("rm fifo");
   });
 
@@ -337,21 +323,21 @@ describe("real tools on the mount", () => {
 describe("exec on the mount", () => {
   test("a command's writes are in the next pull; cwd inside works, outside the mount is spawn failed", async () => {
     sh("mkdir -p 'work dir'");
-    const cwd = join(daemon.mountPoint, "work dir");
-    const result = await drain((await client.shell.exec({ source: "echo made > out.txt && pwd", cwd })).events);
+    const cwd = join(mounted.daemon.mountPoint, "work dir");
+    const result = await drain((await mounted.client.shell.exec({ source: "echo made > out.txt && pwd", cwd })).events);
     expect(result).toEqual({ stdout: `${cwd}\n`, stderr: "", code: 0 });
-    await pullOnce({ db: store }, client.sync);
-    expect(await doFs.readFile(join(cwd, "out.txt"), "utf8")).toBe("made\n");
-    const outside = await drain((await client.shell.exec({ source: "touch /tmp/nope", cwd: "/etc" })).events);
+    await pullOnce({ db: mounted.store }, mounted.client.sync);
+    expect(await mounted.doFs.readFile(join(cwd, "out.txt"), "utf8")).toBe("made\n");
+    const outside = await drain((await mounted.client.shell.exec({ source: "touch /tmp/nope", cwd: "/etc" })).events);
     expect(outside.stderr).toMatch(/^spawn failed: ENOENT/);
     expect(outside.code).toBe(-1);
   });
 
   test("a file pushed from the store is visible to the next exec", async () => {
     const { pushOnce } = await import("@cloudflare/computer-rpc/driver");
-    await doFs.writeFile(join(daemon.mountPoint, "from-do.txt"), "pushed\n");
-    await pushOnce({ db: store }, client.sync);
-    const result = await drain((await client.shell.exec({ source: "cat from-do.txt" })).events);
+    await mounted.doFs.writeFile(join(mounted.daemon.mountPoint, "from-do.txt"), "pushed\n");
+    await pushOnce({ db: mounted.store }, mounted.client.sync);
+    const result = await drain((await mounted.client.shell.exec({ source: "cat from-do.txt" })).events);
     expect(result.stdout).toBe("pushed\n");
   });
 });

@@ -7,54 +7,29 @@
  * and bytes at once, though the kernel never takes a size from us for a
  * node it caches that way (the inode gets a fresh node id).
  */
-import { execFileSync, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { createWorkspaceClient, type WorkspaceClient } from "@cloudflare/computer-rpc/client";
 import { pullOnce, pushOnce } from "@cloudflare/computer-rpc/driver";
-import { type Database, WorkspaceFilesystem } from "@cloudflare/dofs";
-import { openNodeDatabase } from "@cloudflare/dofs/node";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { startDaemon, stopAll, type TestDaemon } from "../../test/daemon.js";
+import { describe, expect, test } from "vitest";
+import { useMountedDaemon } from "../../test/mounted.js";
 import { waitFor } from "../../test/wait.js";
 
-let daemon: TestDaemon;
-let client: WorkspaceClient;
-let store: Database;
-let doFs: WorkspaceFilesystem;
-
-beforeAll(async () => {
-  daemon = await startDaemon({
-    FUSE_MOUNT: "fuse",
-    COMPUTERD_FUSE_DRIVER: "kernel",
-    COMPUTERD_FUSE_WRITEBACK_CACHE: "1",
-  });
-  client = await createWorkspaceClient({ url: `${daemon.url}/api` });
-  store = openNodeDatabase();
-  doFs = new WorkspaceFilesystem(store);
+const mounted = useMountedDaemon({
+  FUSE_MOUNT: "fuse",
+  COMPUTERD_FUSE_DRIVER: "kernel",
+  COMPUTERD_FUSE_WRITEBACK_CACHE: "1",
 });
-
-afterAll(async () => {
-  await client?.close();
-  await stopAll();
-});
-
-function sh(script: string): string {
-  return execFileSync("bash", ["-euo", "pipefail", "-c", script], {
-    cwd: daemon.mountPoint,
-    encoding: "utf8",
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-}
+const { sh } = mounted;
 
 async function requests(): Promise<number> {
-  const response = await fetch(`${daemon.url}/__computerd/stats`);
+  const response = await fetch(`${mounted.daemon.url}/__computerd/stats`);
   return ((await response.json()) as { kernel_requests: number }).kernel_requests;
 }
 
 describe("the kernel driver with the writeback cache", () => {
   test("says so when it mounts", () => {
-    expect(daemon.output()).toMatch(/\(kernel, .*writeback cache on/);
+    expect(mounted.daemon.output()).toMatch(/\(kernel, .*writeback cache on/);
   });
 
   test("files just written read back from the kernel's pages, not the daemon", async () => {
@@ -63,22 +38,22 @@ describe("the kernel driver with the writeback cache", () => {
     expect(sh("cat fresh/f*  | wc -l")).toBe("40\n");
     // Without the cache each file's tail page would be a READ (write-through leaves it not up to date).
     expect((await requests()) - before).toBeLessThan(10);
-    await pullOnce({ db: store }, client.sync);
-    expect(await doFs.readFile(join(daemon.mountPoint, "fresh/f40"), "utf8")).toBe("line 40\n");
+    await pullOnce({ db: mounted.store }, mounted.client.sync);
+    expect(await mounted.doFs.readFile(join(mounted.daemon.mountPoint, "fresh/f40"), "utf8")).toBe("line 40\n");
   });
 
   test("bytes a process still holds in the kernel's pages reach the store before a pull", async () => {
     const holder = spawn("bash", ["-c", "exec 3> held.txt; printf 'not flushed yet' >&3; sleep 60"], {
-      cwd: daemon.mountPoint,
+      cwd: mounted.daemon.mountPoint,
       stdio: "ignore",
     });
     try {
       await waitFor(
-        () => statSync(join(daemon.mountPoint, "held.txt"), { throwIfNoEntry: false })?.size === 15,
+        () => statSync(join(mounted.daemon.mountPoint, "held.txt"), { throwIfNoEntry: false })?.size === 15,
         "the holder's write",
       );
-      await pullOnce({ db: store }, client.sync);
-      expect(await doFs.readFile(join(daemon.mountPoint, "held.txt"), "utf8")).toBe("not flushed yet");
+      await pullOnce({ db: mounted.store }, mounted.client.sync);
+      expect(await mounted.doFs.readFile(join(mounted.daemon.mountPoint, "held.txt"), "utf8")).toBe("not flushed yet");
     } finally {
       holder.kill("SIGKILL");
     }
@@ -86,21 +61,21 @@ describe("the kernel driver with the writeback cache", () => {
 
   test("a push that grows, then shrinks, a file the kernel holds shows its size and bytes at once", async () => {
     sh("printf 'short' > pushed.txt && cat pushed.txt > /dev/null && stat -c %s pushed.txt > /dev/null");
-    await pullOnce({ db: store }, client.sync);
-    const path = join(daemon.mountPoint, "pushed.txt");
+    await pullOnce({ db: mounted.store }, mounted.client.sync);
+    const path = join(mounted.daemon.mountPoint, "pushed.txt");
     const longer = "a much longer body than before\n".repeat(300);
-    await doFs.writeFile(path, longer);
-    await pushOnce({ db: store }, client.sync);
+    await mounted.doFs.writeFile(path, longer);
+    await pushOnce({ db: mounted.store }, mounted.client.sync);
     expect(statSync(path).size).toBe(longer.length);
     expect(readFileSync(path, "utf8")).toBe(longer);
     expect(sh("wc -c < pushed.txt")).toBe(`${longer.length}\n`);
-    await doFs.writeFile(path, "tiny");
-    await pushOnce({ db: store }, client.sync);
+    await mounted.doFs.writeFile(path, "tiny");
+    await pushOnce({ db: mounted.store }, mounted.client.sync);
     expect(sh("stat -c %s pushed.txt && cat pushed.txt")).toBe("4\ntiny");
     // Written here again afterwards: the write and a pull carry it back.
     sh("printf ' and more' >> pushed.txt");
-    await pullOnce({ db: store }, client.sync);
-    expect(await doFs.readFile(path, "utf8")).toBe("tiny and more");
+    await pullOnce({ db: mounted.store }, mounted.client.sync);
+    expect(await mounted.doFs.readFile(path, "utf8")).toBe("tiny and more");
   });
 
   test("tar -x then tar -c of a tree round-trips; a pull has every file", async () => {
@@ -110,10 +85,10 @@ describe("the kernel driver with the writeback cache", () => {
     expect(sh("cd src && find . -type f -exec sha256sum {} + | sort")).toBe(
       sh("cd out && find . -type f -exec sha256sum {} + | sort"),
     );
-    await pullOnce({ db: store }, client.sync);
+    await pullOnce({ db: mounted.store }, mounted.client.sync);
     const stored = Buffer.from(
-      await new Response(await doFs.readFile(join(daemon.mountPoint, "out/a/b/r30"))).arrayBuffer(),
+      await new Response(await mounted.doFs.readFile(join(mounted.daemon.mountPoint, "out/a/b/r30"))).arrayBuffer(),
     );
-    expect(stored.equals(readFileSync(join(daemon.mountPoint, "src/a/b/r30")))).toBe(true);
+    expect(stored.equals(readFileSync(join(mounted.daemon.mountPoint, "src/a/b/r30")))).toBe(true);
   });
 });
