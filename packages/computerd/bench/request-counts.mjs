@@ -21,6 +21,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startComputerd } from "./daemon.mjs";
 import { sh } from "./shell.mjs";
+import { treeWorkloads } from "./tree-workloads.mjs";
 
 const repository = fileURLToPath(new URL("../../../", import.meta.url));
 const tarball = join(repository, ".cache", "bench-workloads", "node_modules.tar");
@@ -28,20 +29,7 @@ if (!existsSync(tarball)) throw new Error(`${tarball} is missing: run bench/work
 const showOps = process.argv.includes("--ops");
 const floorAt = process.argv.indexOf("--floor-us");
 const floorMicros = floorAt === -1 ? undefined : Number(process.argv[floorAt + 1]);
-const untar = (d) => sh(d, `tar -xf ${tarball}`);
-const clone = (d) => sh(d, `git clone -q ${repository} clone`);
-const workloads = [
-  ["tar -x", null, untar],
-  ["tar -c", untar, (d) => sh(d, "tar -cf - node_modules | cat > /dev/null")],
-  [
-    "find | xargs cat",
-    untar,
-    (d) => sh(d, "find node_modules -type f -name '*.js' -print0 | xargs -0 cat > /dev/null"),
-  ],
-  ["rm -rf", untar, (d) => sh(d, "rm -rf node_modules")],
-  ["git clone", null, clone],
-  ["git status", clone, (d) => sh(`${d}/clone`, "git status --porcelain > /dev/null")],
-];
+const workloads = treeWorkloads({ tarball, repository }).map(({ short, setup, body }) => [short, setup, body]);
 
 const work = mkdtempSync("/var/tmp/computerd-requests-");
 const mountPoint = join(work, "mnt");

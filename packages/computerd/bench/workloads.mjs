@@ -23,6 +23,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startComputerd } from "./daemon.mjs";
 import { sh } from "./shell.mjs";
+import { treeWorkloads } from "./tree-workloads.mjs";
 
 const repsAt = process.argv.indexOf("--reps");
 const reps = repsAt === -1 ? 3 : Number(process.argv[repsAt + 1]);
@@ -64,23 +65,8 @@ const files = Number(
 );
 const bytes = Number(execFileSync("du", ["-sb", join(cache, "node_modules")], { encoding: "utf8" }).split("\t")[0]);
 
-const untar = (d) => sh(d, `tar -xf ${tarball}`);
 const workloads = [
-  ["tar -x of node_modules", null, untar],
-  ["rm -rf of it", untar, (d) => sh(d, "rm -rf node_modules")],
-  [
-    "find -name '*.js' | xargs cat",
-    untar,
-    (d) => sh(d, "find node_modules -type f -name '*.js' -print0 | xargs -0 cat > /dev/null"),
-  ],
-  // Through a pipe: GNU tar skips reading the files when the archive is /dev/null.
-  ["tar -c of it (reads everything)", untar, (d) => sh(d, "tar -cf - node_modules | cat > /dev/null")],
-  ["git clone of this repository (local)", null, (d) => sh(d, `git clone -q ${repository} clone`)],
-  [
-    "git status in that clone",
-    (d) => sh(d, `git clone -q ${repository} clone`),
-    (d) => sh(`${d}/clone`, "git status --porcelain > /dev/null"),
-  ],
+  ...treeWorkloads({ tarball, repository }).map(({ name, setup, body }) => [name, setup, body]),
   [
     "npm ci from a warm cache",
     (d) => {

@@ -344,9 +344,8 @@ export class KernelDriver extends MountFsDriver implements MountDriver {
           } else {
             // With the writeback cache the kernel keeps its own size and times of a file it holds: the
             // next lookup of the name gets a fresh node id, so a fresh kernel inode with the pushed ones.
-            if (context.writeback && !taught.has(fusePath) && this.#isRegularFile(child)) {
-              nodes.rekey(nodes.inodeOf(child));
-            }
+            const file = nodes.inodeOf(child);
+            if (context.writeback && !taught.has(fusePath) && this.#isRegularFile(file)) nodes.rekey(file);
             send(Notify.INVAL_ENTRY, entry, entry.length);
           }
           listed?.add(node);
@@ -378,8 +377,8 @@ export class KernelDriver extends MountFsDriver implements MountDriver {
     });
   }
 
-  #isRegularFile(nodeid: number): boolean {
-    const stat = this.fs.inodeStat(this.#nodes?.inodeOf(nodeid) ?? nodeid);
+  #isRegularFile(inode: number): boolean {
+    const stat = this.fs.inodeStat(inode);
     return stat !== undefined && (stat.mode & constants.S_IFMT) === constants.S_IFREG;
   }
 
