@@ -6,8 +6,11 @@
  *   mount(source, target, type, flags, data) -> undefined, throws with errno
  *   read(fd, buffer)                -> bytes of one request, or -errno (EAGAIN when none is queued)
  *   write(fd, buffer, length)       -> bytes written, or -errno (one reply or notification)
- *   writeAsync(fd, buffer, length, cb(result)) -> the same from a libuv worker thread:
- *                                      notifications that take a kernel lock a pending request may hold
+ *   writeAsync(fd, buffer, length, cb(result)) -> the same from a libuv worker thread, for
+ *                                      notifications that take a kernel lock a pending request may
+ *                                      hold; `length` may span several whole messages (each begins
+ *                                      with its own length), each its own write(), all of them
+ *                                      even when one fails: the bytes of all, or the first -errno
  *   poll(fd, onReadable)            -> a handle; onReadable() runs on the loop when a request is queued
  *   pollStop(handle)
  *   unmount(target, flags, cb(result)) -> umount2 from a worker thread (0 or -errno)
@@ -26,6 +29,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <node_api.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
@@ -153,10 +157,22 @@ typedef struct {
 static void run_write(napi_env env, void *arg) {
   (void)env;
   blocking_call *call = arg;
-  ssize_t n;
-  do n = write(call->fd, call->data, call->length);
-  while (n < 0 && errno == EINTR);
-  call->result = n < 0 ? -errno : (int)n;
+  const char *data = call->data;
+  size_t at = 0;
+  call->result = 0;
+  // Message by message: the kernel takes one reply or notification per write().
+  while (at + 4 <= call->length) {
+    uint32_t size;
+    memcpy(&size, data + at, 4);
+    if (size < 4 || size > call->length - at) size = (uint32_t)(call->length - at);
+    ssize_t n;
+    do n = write(call->fd, data + at, size);
+    while (n < 0 && errno == EINTR);
+    // One refused (ENOENT: the kernel holds nothing there) does not stop the rest.
+    if (n < 0 && call->result == 0) call->result = -errno;
+    at += size;
+  }
+  if (call->result == 0) call->result = (int)at;
 }
 
 static void run_unmount(napi_env env, void *arg) {

@@ -15,7 +15,10 @@ export interface FuseDev {
   read(fd: number, buffer: Buffer): number;
   /** One whole reply or notification: the bytes written, or a negative errno. */
   write(fd: number, buffer: Buffer, length: number): number;
-  /** write() on a worker thread: for notifications that take a lock a pending request may hold. */
+  /**
+   * write() on a worker thread: for notifications that take a lock a pending request may hold.
+   * `length` may span several whole messages (each begins with its length), written one by one.
+   */
   writeAsync(fd: number, buffer: Buffer, length: number, done: (result: number) => void): void;
   /** Calls `onReadable` on the loop whenever the fd has a request queued. */
   poll(fd: number, onReadable: (status: number) => void): PollHandle;

@@ -89,6 +89,13 @@ export const RENAME_EXCHANGE = 2;
 /** DELETE: an INVAL_ENTRY that also drops the node's link count to 0 (the kernel then FORGETs it at its last close). */
 export const Notify = { INVAL_INODE: 2, INVAL_ENTRY: 3, DELETE: 6 } as const;
 
+/** A notification's header at `at` in `out`: its whole length, its code where a reply has the error, unique 0. */
+export function writeNotifyHeader(out: Buffer, at: number, code: number, bodyLength: number): void {
+  out.writeUInt32LE(OUT_HEADER + bodyLength, at);
+  out.writeInt32LE(code, at + 4);
+  out.fill(0, at + 8, at + OUT_HEADER);
+}
+
 export const FUSE_ATTR_SIZE = 88;
 export const ENTRY_OUT_SIZE = 128;
 export const ATTR_OUT_SIZE = 104;

@@ -15,7 +15,7 @@ import { errnoOf } from "../errno.js";
 import type { FuseTrace } from "../trace.js";
 import type { BusyPoll } from "./busy-poll.js";
 import type { FuseDev, PollHandle } from "./fuse-dev.js";
-import { IN_HEADER, OUT_HEADER, readU64 } from "./protocol.js";
+import { IN_HEADER, OUT_HEADER, readU64, writeNotifyHeader } from "./protocol.js";
 
 const EAGAIN = -constants.errno.EAGAIN;
 const ENODEV = -constants.errno.ENODEV;
@@ -84,6 +84,9 @@ export class Session {
     this.#names[opcode] = name;
   }
 
+  /** Runs after every reply is written (what may only follow it: kernel/relatime.ts). */
+  onReplied: (() => void) | undefined;
+
   start(): void {
     this.#poll = this.#dev.poll(this.fd, this.#drain);
   }
@@ -91,12 +94,19 @@ export class Session {
   /** Writes a notification (code, payload of `length` bytes in `body`) from a worker thread: 0 or -errno. */
   notify(code: number, body: Buffer, length: number): Promise<number> {
     const message = Buffer.allocUnsafe(OUT_HEADER + length);
-    message.writeUInt32LE(OUT_HEADER + length, 0);
-    message.writeInt32LE(code, 4);
-    message.fill(0, 8, 16);
+    writeNotifyHeader(message, 0, code, length);
     body.copy(message, OUT_HEADER, 0, length);
+    return this.notifyAll(message, message.length);
+  }
+
+  /**
+   * Writes the whole notifications in the first `length` bytes of `messages`
+   * (each framed by writeNotifyHeader) in one job of a worker thread, one
+   * write() each: 0, or the first -errno (the others are still written).
+   */
+  notifyAll(messages: Buffer, length: number): Promise<number> {
     return new Promise((resolve) =>
-      this.#dev.writeAsync(this.fd, message, message.length, (result) => resolve(Math.min(result, 0))),
+      this.#dev.writeAsync(this.fd, messages, length, (result) => resolve(Math.min(result, 0))),
     );
   }
 
@@ -215,6 +225,7 @@ export class Session {
     if (this.#trace) this.#trace.record(this.#names[request.opcode] ?? "?", performance.now() - started, errno);
     if (errno !== 0) this.#replyError(request, errno);
     else this.#reply(request, bodyLength);
+    this.onReplied?.();
   }
 
   #replyError(request: Request, errno: number): void {
