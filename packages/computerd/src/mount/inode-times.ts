@@ -53,6 +53,12 @@ export class InodeTimes {
    * requests) are stale once it moved.
    */
   version = 0;
+  /**
+   * Called with an inode whenever a change (not a read) moves one of its
+   * times; `contents` when it was `modified` (the mtime moved with its
+   * contents or entries).
+   */
+  onChange: ((inode: number, contents: boolean) => void) | undefined;
 
   /** Past `limit` inodes the least recently changed ones fall back to their stored mtime (memory stays bounded). */
   constructor(limit = 50_000) {
@@ -96,6 +102,7 @@ export class InodeTimes {
     entry.mtime = at;
     entry.ctime = at;
     this.#set(inode, entry);
+    this.onChange?.(inode, true);
   }
 
   /** The inode itself changed (mode, link count, its name): only ctime moves. */
@@ -103,6 +110,7 @@ export class InodeTimes {
     const entry = this.#take(inode);
     entry.ctime = at;
     this.#set(inode, entry);
+    this.onChange?.(inode, false);
   }
 
   /** utimensat: the times asked for (undefined leaves one alone), ctime now; `storedMs` is the stored mtime after it. */
@@ -114,6 +122,7 @@ export class InodeTimes {
     entry.mtime = times.mtime ?? current.mtime;
     entry.ctime = at;
     this.#set(inode, entry);
+    this.onChange?.(inode, false);
   }
 
   /**

@@ -20,6 +20,10 @@
  * by inode"), kept past their last name until the kernel forgets the node,
  * and listings page by name hash (kernel/listing.ts).
  *
+ * relatime (kernel/relatime.ts): FUSE inodes are S_NOATIME, so after a
+ * change that makes a file's or listing's atime due, what the kernel keeps
+ * of it is dropped and the next read reaches MountFs, which moves the atime.
+ *
  * The writeback cache (COMPUTERD_FUSE_WRITEBACK_CACHE): the kernel keeps
  * written pages and sends them later, so pages a write filled stay cached
  * for the reads after it. A pull, a push and the unmount first syncfs the
@@ -50,6 +54,7 @@ import { mountWithFusermount, userAllowOther } from "./kernel/fusermount.js";
 import { initHandler, type Negotiated } from "./kernel/init.js";
 import { NodeTable } from "./kernel/nodes.js";
 import { Init, Notify, Op, ROOT_ID, timeout, writeU64 } from "./kernel/protocol.js";
+import { RelatimePages } from "./kernel/relatime.js";
 import { Session } from "./kernel/session.js";
 import { MountFsDriver } from "./mount-fs-driver.js";
 import { clearStaleMount, lazyUnmount } from "./mount-point.js";
@@ -114,8 +119,16 @@ export class KernelDriver extends MountFsDriver implements MountDriver {
     const busyPoll = new BusyPoll(this.#options.busyPoll, this.#log);
     this.#busyPoll = busyPoll;
     const session = new Session(dev, fd, maxWrite, this.#log, this.#trace, busyPoll);
-    // A node the kernel forgot: a file kept for it past its last name goes (no-open).
-    const nodes = new NodeTable(root.inode, (inode) => this.fs.forgetInode(inode));
+    // A node the kernel forgot: a file kept for it past its last name goes (no-open), and the kernel keeps no page of it.
+    let relatime: RelatimePages | undefined;
+    const nodes = new NodeTable(root.inode, (inode) => {
+      this.fs.forgetInode(inode);
+      relatime?.forgotten(inode);
+    });
+    relatime = new RelatimePages(session, nodes);
+    const pages = relatime;
+    this.fs.watchTimes((inode, contents) => pages.changed(inode, contents));
+    session.onReplied = pages.flush;
     const context: KernelContext = {
       fs: this.fs,
       mountPoint: this.#mountPoint,
@@ -129,6 +142,7 @@ export class KernelDriver extends MountFsDriver implements MountDriver {
       noOpendir: false,
       writeback: false,
       settling: new Map(),
+      relatime,
     };
     let negotiated: (value: Negotiated) => void = () => {};
     const initialized = new Promise<Negotiated>((resolve) => (negotiated = resolve));
@@ -140,6 +154,7 @@ export class KernelDriver extends MountFsDriver implements MountDriver {
         context.noOpen = value.noOpen;
         context.noOpendir = value.noOpendir;
         context.writeback = (value.flags & Init.WRITEBACK_CACHE) !== 0;
+        pages.enabled = !context.writeback;
         if (value.noOpen) {
           this.fs.serveByInode({
             pathOf: (inode) => nodes.path(nodes.nodeOf(inode)),

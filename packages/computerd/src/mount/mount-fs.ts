@@ -176,6 +176,15 @@ export class MountFs {
     this.#pool = new BufferPool(CHUNK_SIZE, options.poolKeep ?? 160);
   }
 
+  /**
+   * Calls `listener` with each inode whose mtime, ctime or atime a request
+   * moves (reads do not): the kernel driver drops what the kernel keeps of
+   * such a file, so that relatime's next read reaches us (kernel/relatime.ts).
+   */
+  watchTimes(listener: (inode: number, contents: boolean) => void): void {
+    this.#times.onChange = listener;
+  }
+
   /** The dofs path of a FUSE path. */
   vfsPath(path: string): string {
     return path === "/" ? this.#root || "/" : this.#root + path;
@@ -404,6 +413,7 @@ export class MountFs {
   async readdir(path: string): Promise<string[]> {
     const attr = this.#attr(path);
     if (attr.type !== "dir") throw new ErrnoError(ENOTDIR, path);
+    this.#times.accessed(attr.inode, attr.mtime, this.#clock());
     const entries = await this.#fs.readdir(this.vfsPath(path));
     const specials = this.#specials.list(attr.inode).map(([name]) => name);
     return [".", "..", ...entries.map((entry) => entry.name).filter(fitsDirent), ...specials];
@@ -418,6 +428,8 @@ export class MountFs {
   readdirPlus(path: string): { names: string[]; stats: FuseStat[] } {
     const attr = this.#attr(path);
     if (attr.type !== "dir") throw new ErrnoError(ENOTDIR, path);
+    // A listing is a read of the directory (relatime); before the attributes below, which it may move.
+    this.#times.accessed(attr.inode, attr.mtime, this.#clock());
     // `.` and `..` carry a number and a type only (no driver hands the kernel their attributes): no queries.
     const self = dotStat(attr.inode);
     const parentDir = path === "/" ? undefined : this.#parentDir(path);

@@ -5,6 +5,7 @@ import type { Caller } from "../inode-owners.js";
 import { type FuseStat, MountFs } from "../mount-fs.js";
 import type { NodeTable } from "./nodes.js";
 import { ENTRY_OUT_SIZE, Notify, type Timeout, writeEntry, writeU64 } from "./protocol.js";
+import type { RelatimePages } from "./relatime.js";
 import type { Request, Session } from "./session.js";
 
 export const ESTALE = -constants.errno.ESTALE;
@@ -39,6 +40,8 @@ export interface KernelContext {
    * change nothing, since the store has them already.
    */
   readonly settling: Map<string, { size: number; mtime: number }>;
+  /** What the kernel keeps of files and listings, dropped when relatime's next read must reach us. */
+  readonly relatime: RelatimePages;
 }
 
 /**

@@ -75,6 +75,8 @@ export function registerDirOps(session: Session, context: KernelContext): void {
       fh === 0
         ? listings.page(nodes.inodeOf(request.nodeid), pathOf(context, request.nodeid), offset)
         : snapshotPage(request.nodeid, fh, offset);
+    // Without a handle the kernel may keep the listing (CACHE_DIR); relatime's next listing must still reach us.
+    if (fh === 0 && offset === 0) context.relatime.listed(request.nodeid);
     const { names, offsets } = page.listing;
     const out = session.out;
     const head = plus ? DIRENTPLUS_SIZE : DIRENT_SIZE;

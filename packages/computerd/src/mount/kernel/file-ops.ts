@@ -3,7 +3,9 @@
  * into the reply buffer), WRITE (straight from the request buffer; MountFs
  * copies into its chunk buffers), FLUSH, RELEASE, FSYNC, COPY_FILE_RANGE.
  * Pages are kept across opens (KEEP_CACHE): a node is an inode, so every
- * name shares them, and a push drops them with INVAL_INODE.
+ * name shares them, and a push drops them with INVAL_INODE, as does a
+ * change that makes an atime due (relatime.ts: READ and WRITE tell it what
+ * the kernel may keep).
  *
  * With no-open (context.noOpen) the first OPEN answers ENOSYS and the
  * kernel opens files by name without asking from then on: no OPEN, no
@@ -158,7 +160,9 @@ export function registerFileOps(session: Session, context: KernelContext): void 
     const fh = fileRef(context, request.nodeid, readU64(input, 40));
     const offset = readU64(input, 48);
     const size = input.readUInt32LE(56);
-    return fs.read(fh, readTarget, size, offset);
+    const read = fs.read(fh, readTarget, size, offset);
+    context.relatime.read(request.nodeid);
+    return read;
   });
 
   session.on(Op.WRITE, "write", (request, input) => {
@@ -166,6 +170,7 @@ export function registerFileOps(session: Session, context: KernelContext): void 
     const offset = readU64(input, 48);
     const size = input.readUInt32LE(56);
     const written = fs.write(fh, writeSource, size, offset);
+    context.relatime.wrote(request.nodeid, offset, written);
     // A write by a caller without CAP_FSETID (HANDLE_KILLPRIV_V2): one query, and a chmod when a bit is set.
     if ((input.readUInt32LE(60) & WRITE_KILL_SUIDGID) !== 0) {
       const stat = fs.fgetattr(fh);
