@@ -54,9 +54,10 @@ export class InodeTimes {
    */
   version = 0;
   /**
-   * Called with an inode whenever a change (not a read) moves one of its
-   * times; `contents` when it was `modified` (the mtime moved with its
-   * contents or entries).
+   * Called with an inode whenever a change moves one of its times, so that
+   * relatime's next read moves the atime (and after a read that leaves it
+   * so: an mtime in the future); `contents` when it was `modified` (the
+   * mtime moved with its contents or entries).
    */
   onChange: ((inode: number, contents: boolean) => void) | undefined;
 
@@ -136,6 +137,8 @@ export class InodeTimes {
     entry.base ??= storedMs;
     entry.atime = at;
     this.#set(inode, entry);
+    // An mtime in the future keeps the next read due too: as a change would.
+    if (at <= times.mtime) this.onChange?.(inode, false);
     return true;
   }
 

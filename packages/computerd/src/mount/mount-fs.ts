@@ -575,6 +575,8 @@ export class MountFs {
     const special = this.#specialAt(existing);
     if (special !== undefined) return this.#linkSpecial(special, path);
     this.#refuseSpecial(path);
+    const source = this.#lookup(existing);
+    if (source?.type === "symlink") return this.#copySymlink(source, path);
     await this.#fs.link(this.vfsPath(existing), this.vfsPath(path));
     const attr = this.#lookup(existing);
     const open = attr === undefined ? undefined : this.#files.get(attr.inode);
@@ -583,6 +585,23 @@ export class MountFs {
     const at = this.#clock();
     if (attr !== undefined) this.#times.changed(attr.inode, at);
     this.#entriesChanged(this.#parentInode(path), at);
+  }
+
+  /**
+   * A hard link of a symlink (`cp -al`, `ln` of a link: link(2) does not
+   * follow it): dofs links only files, as the workspace API does, so the new
+   * name is a copy, a symlink of its own with the same target and owner.
+   * Its link count stays 1 and it has an inode of its own.
+   */
+  async #copySymlink(source: InodeAttr, path: string): Promise<void> {
+    const parent = this.#parentDir(path);
+    await this.#fs.symlink(source.linkTarget ?? "", this.vfsPath(path));
+    const owner = this.#owners.get(source.inode);
+    const copy = this.#lookup(path)?.inode;
+    if (copy !== undefined && (owner.uid !== this.#owners.default.uid || owner.gid !== this.#owners.default.gid)) {
+      this.#owners.set(copy, owner.uid, owner.gid);
+    }
+    this.#entriesChanged(parent?.inode);
   }
 
   async symlink(target: string, path: string, caller?: Caller): Promise<void> {
@@ -628,7 +647,10 @@ export class MountFs {
     return this.#specialStat(node);
   }
 
+  /** Following a symlink reads it (relatime moves its atime, as on tmpfs). */
   async readlink(path: string): Promise<string> {
+    const attr = this.#lookup(path);
+    if (attr !== undefined) this.#times.accessed(attr.inode, attr.mtime, this.#clock());
     return this.#fs.readlink(this.vfsPath(path));
   }
 
@@ -734,9 +756,11 @@ export class MountFs {
     file.refs++;
     const fd = this.#nextHandle++;
     this.#handles.set(fd, { file });
-    if ((flags & O_TRUNC) !== 0 && (flags & O_ACCMODE) !== 0 && file.size !== 0) {
-      if (file.shared) this.sharedChanges++;
-      this.#modify(file, (now) => file.truncate(0, now));
+    if ((flags & O_TRUNC) !== 0 && (flags & O_ACCMODE) !== 0) {
+      if (file.shared && file.size !== 0) this.sharedChanges++;
+      // Linux moves the mtime and ctime of an empty file opened with O_TRUNC too.
+      if (file.size !== 0) this.#modify(file, (now) => file.truncate(0, now));
+      else this.#utimensFile(file, { mtime: "now" });
     }
     return fd;
   }
@@ -815,8 +839,10 @@ export class MountFs {
     if (attr.type === "dir") throw new ErrnoError(EISDIR, path);
     const file = this.#openFile(attr, this.vfsPath(path));
     if (file.shared && size !== file.size) this.sharedChanges++;
-    // A truncate to the size it has changes nothing, its times included (open-file.ts; the driver's no-op after a push).
     if (size !== file.size) this.#modify(file, (now) => file.truncate(size, now));
+    // The kernel sends an O_TRUNC open of an empty file as this truncate to 0 (no time with it), and Linux moves the
+    // mtime and ctime there; any other truncate(2) to the size a file has changes nothing (POSIX's rule, ext4's).
+    else if (size === 0) this.#utimensFile(file, { mtime: "now" });
     if (file.refs === 0) this.#park(file);
   }
 
@@ -824,8 +850,9 @@ export class MountFs {
     const file = this.#fileOf(fd);
     if (fd < 0) this.#writingByInode(file);
     if (file.shared && size !== file.size) this.sharedChanges++;
-    // A truncate to the size it has changes nothing, its times included (open-file.ts; the driver's no-op after a push).
     if (size !== file.size) this.#modify(file, (now) => file.truncate(size, now));
+    // Linux's ftruncate moves the mtime and ctime even to the size a file has; FUSE sends no time with it.
+    else this.#utimensFile(file, { mtime: "now" });
     if (fd < 0) this.#parkWritten(file);
   }
 

@@ -196,7 +196,7 @@ export class OpenFile {
     return this.#shared.get(idx) ?? this.#storedRef(idx);
   }
 
-  /** A truncate to the current size changes nothing, the time included (POSIX). */
+  /** A truncate to the current size changes no byte (its times are MountFs's: Linux moves them for some). */
   truncate(size: number, now: number): void {
     if (size === this.size) return;
     if (size < this.size) {

@@ -200,6 +200,13 @@ rmdir d/a && stat -c '%n %h' d && mv d/b . && stat -c '%n %h' d . && mv b d/c/ &
   },
   {
     group: "links",
+    // A hard link of a symlink is a copy on the mount (docs/computerd.md): its target and type, not its link count.
+    name: "cp -al copies a tree with a symlink in it as hard links",
+    script: `mkdir -p s/bin && echo x > s/f && ln -s ../f s/bin/l && cp -al s t && stat -c '%n %h %F' t/f
+stat -c '%n %F' t/bin/l && readlink t/bin/l && cat t/bin/l && ln s/bin/l m && readlink m`,
+  },
+  {
+    group: "links",
     rootOnly: true,
     otherNames: true,
     name: "a hard link's count is right at once, on both names, and after one goes",

@@ -116,6 +116,15 @@ const CASES: readonly {
   { name: "chmod +x of a directory", setup: "mkdir d", step: "chmod 700 d", watched: ["d"], expected: { d: "--c" } },
   { name: "write", setup: "echo x > f", step: "echo y >> f", watched: ["f"], expected: { f: "-mc" } },
   { name: "truncate", setup: "echo x > f", step: "truncate -s 100 f", watched: ["f"], expected: { f: "-mc" } },
+  // coreutils' truncate is ftruncate, which moves both even to the size a file has (FUSE sends no time with it).
+  {
+    name: "truncate -s to the size a file has",
+    setup: "echo x > f",
+    step: "truncate -s 2 f",
+    watched: ["f"],
+    expected: { f: "-mc" },
+  },
+  { name: "O_TRUNC of an empty file", setup: ": > f", step: ": > f", watched: ["f"], expected: { f: "-mc" } },
   { name: "touch -a", setup: "echo x > f", step: "touch -a f", watched: ["f"], expected: { f: "a-c" } },
   { name: "touch -m", setup: "echo x > f", step: "touch -m f", watched: ["f"], expected: { f: "-mc" } },
   { name: "touch", setup: "echo x > f", step: "touch f", watched: ["f"], expected: { f: "amc" } },

@@ -71,12 +71,13 @@ export function registerDirOps(session: Session, context: KernelContext): void {
     const fh = readU64(input, 40);
     const offset = readU64(input, 48);
     const size = input.readUInt32LE(56);
+    // Without a handle the kernel may keep the listing (CACHE_DIR); relatime's next listing must still reach us.
+    // Before the listing, which may find the atime still due (an mtime in the future) and drop it again.
+    if (fh === 0 && offset === 0) context.relatime.listed(request.nodeid);
     const page =
       fh === 0
         ? listings.page(nodes.inodeOf(request.nodeid), pathOf(context, request.nodeid), offset)
         : snapshotPage(request.nodeid, fh, offset);
-    // Without a handle the kernel may keep the listing (CACHE_DIR); relatime's next listing must still reach us.
-    if (fh === 0 && offset === 0) context.relatime.listed(request.nodeid);
     const { names, offsets } = page.listing;
     const out = session.out;
     const head = plus ? DIRENTPLUS_SIZE : DIRENT_SIZE;

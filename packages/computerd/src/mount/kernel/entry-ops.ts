@@ -147,7 +147,12 @@ export function registerEntryOps(session: Session, context: KernelContext): void
     rename(request.nodeid, readU64(input, 40), input.readUInt32LE(48), input, 56, request.length),
   );
 
-  session.on(Op.READLINK, "readlink", (request) =>
-    fs.readlink(pathOf(context, request.nodeid)).then((target) => (out: Buffer) => out.write(target, OUT_HEADER)),
-  );
+  // The kernel keeps the target (CACHE_SYMLINKS) and follows it without asking; relatime.ts drops it when the
+  // link's atime falls due, so the next follow reaches us.
+  session.on(Op.READLINK, "readlink", (request) => {
+    context.relatime.read(request.nodeid);
+    return fs
+      .readlink(pathOf(context, request.nodeid))
+      .then((target) => (out: Buffer) => out.write(target, OUT_HEADER));
+  });
 }
