@@ -35,8 +35,10 @@ def snapshot(root):
     for name in NAMES:
         try:
             s = os.lstat(os.path.join(root, name))
-            size = -1 if os.path.isdir(os.path.join(root, name)) and not os.path.islink(os.path.join(root, name)) else s.st_size
-            out[name] = (oct(s.st_mode), s.st_nlink, size, s.st_uid, s.st_gid, s.st_atime_ns, s.st_mtime_ns, s.st_ctime_ns)
+            # A directory's size is the filesystem's own business.
+            size = -1 if stat.S_ISDIR(s.st_mode) else s.st_size
+            out[name] = (oct(s.st_mode), s.st_nlink, size, s.st_uid, s.st_gid,
+                         s.st_atime_ns, s.st_mtime_ns, s.st_ctime_ns)
         except OSError as e:
             out[name] = errno.errorcode[e.errno]
     return out
