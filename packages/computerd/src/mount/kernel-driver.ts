@@ -120,15 +120,13 @@ export class KernelDriver extends MountFsDriver implements MountDriver {
     this.#busyPoll = busyPoll;
     const session = new Session(dev, fd, maxWrite, this.#log, this.#trace, busyPoll);
     // A node the kernel forgot: a file kept for it past its last name goes (no-open), and the kernel keeps no page of it.
-    let relatime: RelatimePages | undefined;
     const nodes = new NodeTable(root.inode, (inode) => {
       this.fs.forgetInode(inode);
-      relatime?.forgotten(inode);
+      relatime.forgotten(inode);
     });
-    relatime = new RelatimePages(session, nodes);
-    const pages = relatime;
-    this.fs.watchTimes((inode, contents) => pages.changed(inode, contents));
-    session.onReplied = pages.flush;
+    const relatime = new RelatimePages(session, nodes);
+    this.fs.watchTimes((inode, contents) => relatime.changed(inode, contents));
+    session.onReplied = relatime.flush;
     const context: KernelContext = {
       fs: this.fs,
       mountPoint: this.#mountPoint,
@@ -154,7 +152,7 @@ export class KernelDriver extends MountFsDriver implements MountDriver {
         context.noOpen = value.noOpen;
         context.noOpendir = value.noOpendir;
         context.writeback = (value.flags & Init.WRITEBACK_CACHE) !== 0;
-        pages.enabled = !context.writeback;
+        relatime.enabled = !context.writeback;
         if (value.noOpen) {
           this.fs.serveByInode({
             pathOf: (inode) => nodes.path(nodes.nodeOf(inode)),

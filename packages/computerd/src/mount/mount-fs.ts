@@ -578,12 +578,11 @@ export class MountFs {
     const source = this.#lookup(existing);
     if (source?.type === "symlink") return this.#copySymlink(source, path);
     await this.#fs.link(this.vfsPath(existing), this.vfsPath(path));
-    const attr = this.#lookup(existing);
-    const open = attr === undefined ? undefined : this.#files.get(attr.inode);
+    const open = source === undefined ? undefined : this.#files.get(source.inode);
     if (open !== undefined) open.shared = true;
     this.sharedChanges++;
     const at = this.#clock();
-    if (attr !== undefined) this.#times.changed(attr.inode, at);
+    if (source !== undefined) this.#times.changed(source.inode, at);
     this.#entriesChanged(this.#parentInode(path), at);
   }
 
@@ -596,11 +595,8 @@ export class MountFs {
   async #copySymlink(source: InodeAttr, path: string): Promise<void> {
     const parent = this.#parentDir(path);
     await this.#fs.symlink(source.linkTarget ?? "", this.vfsPath(path));
-    const owner = this.#owners.get(source.inode);
-    const copy = this.#lookup(path)?.inode;
-    if (copy !== undefined && (owner.uid !== this.#owners.default.uid || owner.gid !== this.#owners.default.gid)) {
-      this.#owners.set(copy, owner.uid, owner.gid);
-    }
+    // The source's owner as it is: no setgid directory's group (a link is the same inode, not a new one).
+    this.#own(() => this.#lookup(path)?.inode, undefined, this.#owners.get(source.inode));
     this.#entriesChanged(parent?.inode);
   }
 
@@ -1245,7 +1241,7 @@ export class MountFs {
    * a setgid directory the directory's group. Nothing is held for the
    * default owner, so root's tree costs no lookup here.
    */
-  #own(inode: number | (() => number | undefined), parent: DirRef | undefined, caller: Caller | undefined): void {
+  #own(inode: number | (() => number | undefined), parent: DirRef | undefined, caller: Owner | undefined): void {
     const owner: Owner = caller ?? this.#owners.default;
     const gid = parent !== undefined && (parent.mode & S_ISGID) !== 0 ? this.#owners.get(parent.inode).gid : owner.gid;
     if (owner.uid === this.#owners.default.uid && gid === this.#owners.default.gid) return;

@@ -4,9 +4,8 @@
  * answers. After a push changed such a file, the new ones go in through
  * the mount itself: a truncate from libuv's threads (when the kernel's size
  * differs) and a `touch` in a child process, so the daemon's loop serves
- * both meanwhile. The daemon
- * answers them as no-ops, since its store has them already (the drivers
- * say how). Both writeback drivers use it (fuse-napi.ts, kernel-driver.ts).
+ * both meanwhile. The daemon answers them as no-ops, since its store has
+ * them already (the drivers say how). Both writeback drivers use it (fuse-napi.ts, kernel-driver.ts).
  */
 import { execFile } from "node:child_process";
 import { stat, truncate } from "node:fs/promises";

@@ -44,8 +44,6 @@ export class RelatimePages {
   readonly #due = new Set<number>();
   /** False with the writeback cache (set at INIT). */
   enabled = true;
-  /** Notifications written; the tests read it. */
-  sent = 0;
 
   constructor(session: Session, nodes: NodeTable) {
     this.#session = session;
@@ -68,7 +66,7 @@ export class RelatimePages {
    * that matters (a page it read is `kept` already).
    */
   wrote(nodeid: number, offset: number, size: number): void {
-    if (this.enabled && offset === 0 && size >= PAGE) this.#drop(nodeid);
+    if (this.enabled && offset === 0 && size >= PAGE) this.#due.add(nodeid);
   }
 
   /**
@@ -81,17 +79,13 @@ export class RelatimePages {
     if (kept === undefined) return;
     this.#kept.delete(inode);
     this.#listed.delete(inode);
-    this.#drop(kept);
+    this.#due.add(kept);
   }
 
   /** The kernel forgot the node: it keeps nothing of it. */
   forgotten(inode: number): void {
     this.#kept.delete(inode);
     this.#listed.delete(inode);
-  }
-
-  #drop(nodeid: number): void {
-    this.#due.add(nodeid);
   }
 
   /**
@@ -112,7 +106,6 @@ export class RelatimePages {
       at += MESSAGE;
     }
     this.#due.clear();
-    this.sent += at / MESSAGE;
     // ENOENT: the kernel had forgotten the node; any other failure leaves only an atime behind.
     void this.#session.notifyAll(messages, at);
   };
