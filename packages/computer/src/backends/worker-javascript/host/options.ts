@@ -24,9 +24,14 @@ export interface LoaderWorkerCode {
   globalOutbound?: FetcherLike | null;
 }
 
+/** The per-entrypoint options of a loaded worker: 0.8.0 passes the run's CPU limit here. */
+export interface LoaderEntrypointOptions {
+  limits?: { cpuMs?: number };
+}
+
 /** `env.LOADER` (a `worker_loaders` binding). */
 export interface WorkerLoaderLike {
-  load(code: LoaderWorkerCode): { getEntrypoint(name?: string): unknown };
+  load(code: LoaderWorkerCode): { getEntrypoint(name?: string, options?: LoaderEntrypointOptions): unknown };
 }
 
 /** A service binding or `ctx.exports.SomeEntrypoint()`: something fetch() can be sent to. */
