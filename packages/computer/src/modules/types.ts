@@ -7,9 +7,8 @@
  */
 import type { ArtifactClient } from "../artifacts/artifact.js";
 import type { GitClient } from "../git/client.js";
-import type { WorkspaceRuntime } from "../runtime/runtime.js";
 import type { WorkspaceRuntimeAccess, WorkspaceRuntimeValue } from "../runtime/types.js";
-import type { WorkspaceAssetsClient } from "../workspace/capabilities.js";
+import type { AssetsShareClient } from "../workspace/capabilities.js";
 
 /** What every host function gets beside its arguments. */
 export interface WorkspaceModuleCallContext {
@@ -38,22 +37,63 @@ export type WorkspaceModuleFunction = (
 /** A host module's exports by name. */
 export type WorkspaceModuleFunctions = Readonly<Record<string, WorkspaceModuleFunction>>;
 
+/**
+ * The git calls a factory can count on: those whose shapes ours and the original's client share
+ * (ours returns more from some others, e.g. `commit`), so a factory typed against either fits both.
+ */
+type HostGitMethods = "clone" | "init" | "status" | "add" | "rm" | "diff" | "log" | "cli";
+
+/**
+ * The runtime as a factory sees it: running a command to its end on another backend. Written
+ * structurally, as the part our runtime and the original's share, so a factory typed against
+ * either package fits both (the full runtimes differ: template calls, `backends`).
+ */
+export interface WorkspaceModuleRuntime {
+  exec(
+    source: string,
+    options: {
+      backend?: string;
+      encoding: "utf8";
+      cwd?: string;
+      env?: Record<string, string>;
+      stdin?: string;
+      timeoutMs?: number;
+    },
+  ): Promise<{
+    result(): Promise<{
+      exitCode: number;
+      stdout: string;
+      stderr: string;
+      sync: { status: "complete" | "pending"; skipped: readonly { path: string }[]; error?: string };
+    }>;
+    kill(): Promise<void>;
+  }>;
+}
+
 /** The Workspace's services a factory builds its functions over. */
 export interface WorkspaceModuleHost {
   /** Throws on use when the Workspace has no git. */
-  readonly git: GitClient;
-  /** Throws on use when the Workspace has no Artifacts binding. */
-  readonly artifacts: ArtifactClient;
+  readonly git: Pick<GitClient, HostGitMethods>;
+  /** Throws on use when the Workspace has no Artifacts binding. (Its session id is 0.8's optional one: not promised.) */
+  readonly artifacts: Omit<ArtifactClient, "sessionId">;
   /** The Workspace's runtime: a host function may run commands on other backends. */
-  readonly runtime: WorkspaceRuntime;
-  readonly assets?: WorkspaceAssetsClient;
+  readonly runtime: WorkspaceModuleRuntime;
+  /** Upload and share a workspace file (`share`, as the original's AssetsClient has it). */
+  readonly assets?: AssetsShareClient;
 }
 
+/**
+ * The call of a factory, declared as a method so its `host` parameter is compared both ways: a
+ * factory typed against the original's (richer) host still fits here, as at run time it does.
+ */
+type BuildHostModule = {
+  build(host: WorkspaceModuleHost): WorkspaceModuleFunctions;
+}["build"];
+
 /** Builds a host module when the backend connects; `description` tells a model what it offers. */
-export interface WorkspaceModuleFactory {
-  (host: WorkspaceModuleHost): WorkspaceModuleFunctions;
+export type WorkspaceModuleFactory = BuildHostModule & {
   readonly description?: string;
-}
+};
 
 /** A value of the `modules` option. */
 export type WorkspaceModule = string | WorkspaceModuleFunctions | WorkspaceModuleFactory;

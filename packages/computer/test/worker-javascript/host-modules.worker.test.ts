@@ -124,19 +124,19 @@ describe("host modules: factories", () => {
       (given: WorkspaceModuleHost) => {
         built += 1;
         host = given;
-        return { backends: () => given.runtime.backends.length };
+        return { exec: () => typeof given.runtime.exec };
       },
-      { description: "counts the Workspace's backends." },
+      { description: "looks at the Workspace's runtime." },
     );
     await inJsWorkspace(
       async ({ workspace, backend }) => {
-        const source = 'import { backends } from "ws:count"; export default () => backends();';
-        expect((await run(workspace, source)).value).toBe(1);
-        expect((await run(workspace, source)).value).toBe(1);
+        const source = 'import { exec } from "ws:count"; export default () => exec();';
+        expect((await run(workspace, source)).value).toBe("function");
+        expect((await run(workspace, source)).value).toBe("function");
         expect(built).toBe(1);
         expect(host?.runtime).toBe(workspace.runtime);
         expect(() => host?.git).toThrow(/git is not configured/);
-        expect(backend.description).toContain("- `ws:count`: counts the Workspace's backends.");
+        expect(backend.description).toContain("- `ws:count`: looks at the Workspace's runtime.");
         expect(backend.description).toContain("- `lib`: a bundled library.");
         expect(backend.description).toContain("- `ws:plain`: exports `a`, `b`.");
         expect(backend.description).toContain("`node:path`");
