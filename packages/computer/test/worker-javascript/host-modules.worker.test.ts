@@ -35,7 +35,7 @@ describe("host modules: an object of functions", () => {
     await inJsWorkspace(
       async ({ workspace }) => {
         const source = `import { add, nothing } from "ws:math";
-          import math from "ws:math";
+          import * as math from "ws:math";
           export default async () => [await add(2, 3), await math.add(1, 1), await nothing()];`;
         const result = await run(workspace, source, { id: "run-1" });
         expect(result).toMatchObject({ status: "completed", value: [5, 2, null] });
@@ -285,7 +285,7 @@ describe("prebuilt modules", () => {
       async ({ workspace, backend }) => {
         const result = await run(workspace, source);
         expect(result.value).toEqual([
-          ["default", "list_files", "write"],
+          ["list_files", "write"],
           { text: "listed {}", isError: false },
           { text: "wrote", isError: false, details: { bytes: 3 } },
           "write(arguments) takes one object of the tool's arguments.",

@@ -251,7 +251,7 @@ export class GraphBuilder {
       for (const method of exports) {
         lines.push(`export const ${method} = (...args) => call(${target}, ${JSON.stringify(method)}, args);`);
       }
-      lines.push(`export default { ${exports.join(", ")} };`);
+      // Named exports only, as 0.8.0 has them: `import * as m` lists exactly the functions.
       this.#modules[moduleName] = lines.join("\n");
     }
     return `/${moduleName}`;
