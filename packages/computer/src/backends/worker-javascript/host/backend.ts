@@ -127,7 +127,7 @@ export class WorkerJavaScriptBackend<Names extends string = string> implements D
     const options = this.#options;
     return [
       "The command is ECMAScript module source, run in an isolated JavaScript runtime; relative imports resolve from cwd in the workspace.",
-      'Put the work in `export default async function (input) { ... }` (the top level cannot do I/O); to run a file already written, re-export its default export (e.g. of ./main.js) from the module.',
+      "Put the work in `export default async function (input) { ... }` (the top level cannot do I/O); to run a file already written, re-export its default export (e.g. of ./main.js) from the module.",
       ...(options.egress.mode === "none" ? ["Code has no direct network access."] : []),
       ...(options.access === "read" ? ["The workspace is read-only here."] : []),
       "",
