@@ -24,7 +24,7 @@ type Side = "reference" | "ours";
 type Modules = Record<string, unknown>;
 
 /** What a run came to: its value and status, or the message exec rejected with. */
-type Outcome = { status: string; value: unknown } | { rejected: string };
+type Outcome = { status: string; value: unknown; stderr: string } | { rejected: string };
 
 // biome-ignore lint/suspicious/noExplicitAny: each side's options are its own package's; the scenario is written once.
 type AnyOptions = any;
@@ -50,7 +50,7 @@ async function runOn(
       await setup(workspace.fs as Workspace["fs"]);
       const handle = await workspace.runtime.exec(source, { backend: "worker-javascript", encoding: "utf8" });
       const result = (await handle.result()) as { status: string; value?: unknown; stderr: string };
-      return { status: result.status, value: result.value ?? null };
+      return { status: result.status, value: result.value ?? null, stderr: result.stderr };
     } catch (error) {
       return { rejected: error instanceof Error ? error.message : String(error) };
     } finally {
@@ -145,6 +145,13 @@ describe("differential 0.8.0: host modules", () => {
           await message(cli({ argv: ["--git-dir=/etc", "status"] })), await message(cli({ argv: ["fetch"] })),
           await message(cli({ argv: ["-C"] }))];`,
     );
+  });
+});
+
+describe("differential 0.8.0: a module that throws", () => {
+  it("prints the error's message, not its stack", async () => {
+    const outcome = await same(() => ({}), 'export default () => { throw new TypeError("boom"); }');
+    expect(outcome).toMatchObject({ status: "failed" });
   });
 });
 
