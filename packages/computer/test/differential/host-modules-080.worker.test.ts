@@ -185,6 +185,59 @@ describe("differential 0.8.0: what the backend's constructor refuses", () => {
   }
 });
 
+/** A module backend that runs every execution under an id of its own, whatever it was asked for. */
+class OwnIdBackend {
+  readonly protocol = "module";
+  readonly id = "own-id";
+  readonly type = "own-id";
+  readonly callable = false;
+
+  async connect() {
+    const events = (id: string) =>
+      new ReadableStream({
+        start(controller) {
+          controller.enqueue({ id, seq: 1, name: "exit", code: 0 });
+          controller.close();
+        },
+      });
+    return {
+      exec: async () => ({ id: "backend-chose-this", events: events("backend-chose-this") }),
+      getExec: async ({ id }: { id: string }) => ({ id, events: events(id) }),
+      killExec: async () => {},
+      disposeExec: async () => {},
+    };
+  }
+}
+
+describe("differential 0.8.0: an execution's id", () => {
+  it("is the backend's own when the caller asked for none (and, deliberately, refused when it differs from one asked for)", async () => {
+    const outcome = async (side: Side, id: string | undefined) => {
+      const stub = env.COMPAT_SCRATCH.get(env.COMPAT_SCRATCH.newUniqueId());
+      return runInDurableObject(stub, async (_instance, state) => {
+        const options: AnyOptions = { storage: state.storage, backends: [new OwnIdBackend()] };
+        const workspace = side === "reference" ? new ReferenceWorkspace(options) : new Workspace(options);
+        try {
+          const handle = await workspace.runtime.exec("x", { backend: "own-id", ...(id === undefined ? {} : { id }) });
+          return { id: handle.id, exitCode: (await handle.result()).exitCode };
+        } catch {
+          // The messages differ (each package's own words); that the call is refused is what must match.
+          return "refused";
+        } finally {
+          await workspace.close();
+        }
+      });
+    };
+    // No id asked for: both take the backend's.
+    expect(await outcome("ours", undefined)).toEqual({ id: "backend-chose-this", exitCode: 0 });
+    expect(await outcome("reference", undefined)).toEqual(await outcome("ours", undefined));
+    // An id asked for: 0.8.0's Workspace runtime takes a module backend's other id too; ours refuses it
+    // (EEXEC_ID), deliberately: getExec/killExec by the id the caller chose would find nothing
+    // (docs/migration.md). The test records that the two still differ.
+    expect(await outcome("reference", "mine")).toEqual({ id: "backend-chose-this", exitCode: 0 });
+    expect(await outcome("ours", "mine")).toBe("refused");
+  });
+});
+
 describe("differential 0.8.0: shellQuote", () => {
   it("leaves the same strings bare and quotes the rest alike", () => {
     const values = [
