@@ -152,6 +152,18 @@ const listed: TestProjectConfiguration[] = [
     },
   },
   {
+    // The same container-shell suite against the workspace image: containers/rootfs.sh builds its root
+    // filesystem from the Dockerfile's inputs, and the local container host boots computerd inside it.
+    plugins: [cloudflareTest({ wrangler: { configPath: here("./packages/computer/test/container/wrangler.jsonc") } })],
+    test: {
+      name: "computer-container-image:workerd",
+      include: ["packages/computer/test/container/container.worker.test.ts"],
+      exclude: ["**/node_modules/**", "**/dist/**"],
+      globalSetup: [here("./packages/computer/test/container/image-setup.node.ts")],
+      testTimeout: 60_000,
+    },
+  },
+  {
     // The worker-shell backend: just-bash in a real Dynamic Worker over a Workspace in a Durable Object.
     // The global setup bundles the sandboxes into dist/sandbox/, serves a local HTTP endpoint for
     // the egress tests and runs the GNU side of the pipeline comparison.
