@@ -127,6 +127,21 @@ const listed: TestProjectConfiguration[] = [
     },
   },
   {
+    // fsx on the FUSE mount of computerd as the workspace image ships it (containers/rootfs.sh):
+    // the image's Node, bundle and native modules, chrooted into its root filesystem.
+    test: {
+      name: "computerd-image:node",
+      environment: "node",
+      include: ["packages/computerd/src/mount/fsx.fuse.test.ts"],
+      globalSetup: [here("./packages/computerd/test/image-setup.node.ts")],
+      // Fewer ops than computerd:node's run of the same file (20 000): the code is the same, the image's part
+      // (its Node, natives and libfuse against the kernel) shows in the first thousands. FSX_OPS still wins.
+      env: { FSX_OPS: process.env.FSX_OPS ?? "4000" },
+      testTimeout: 120_000,
+      hookTimeout: 30_000,
+    },
+  },
+  {
     // The worker-javascript backend against a real Durable Object and the real Worker Loader.
     plugins: [
       cloudflareTest({ wrangler: { configPath: here("./packages/computer/test/worker-javascript/wrangler.jsonc") } }),
