@@ -13,7 +13,7 @@
  * On success it writes <dist>/image.json: the Node, its ABI and each addon.
  */
 import { execFileSync } from "node:child_process";
-import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 
 const dist = process.argv[2];
@@ -31,6 +31,7 @@ const [nodeVersion, nodeAbi] = execFileSync(node, ["-p", "process.versions.node 
 /** Every `*.node` file under `dir`, except the Node directory's own (npm ships none we load). */
 function addons(dir) {
   const found = [];
+  if (!existsSync(dir)) return found;
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) found.push(...addons(path));

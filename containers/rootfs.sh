@@ -23,9 +23,10 @@ command -v mmdebstrap >/dev/null || { echo "rootfs: mmdebstrap is needed (apt-ge
 
 mapfile -t packages < <(sed -e 's/#.*//' -e 's/[[:space:]]//g' containers/packages.txt | grep -v '^$')
 base_key="$(cat containers/packages.txt containers/rootfs.sh | sha256sum | cut -c1-16)"
+config_key="$(cat containers/Dockerfile containers/image-config.mjs | sha256sum | cut -c1-8)"
 dist_key="$(cd containers/dist && find . -type f -o -type l | LC_ALL=C sort | xargs -d '\n' sha256sum 2>/dev/null | sha256sum | cut -c1-16)"
 base=$cache/base-$base_key
-image=$cache/rootfs-$base_key-$dist_key
+image=$cache/rootfs-$base_key-$dist_key-$config_key
 
 if [[ ! -f $base.done ]]; then
   log "mmdebstrap bookworm minbase + ${#packages[@]} packages into $base"
@@ -51,13 +52,8 @@ if [[ ! -f $image.done ]]; then
   cp -a "$base/." "$image/"
   mkdir -p "$image/opt/computerd" "$image/workspace"
   cp -a containers/dist/. "$image/opt/computerd/"
-  # The Dockerfile's ENV and ENTRYPOINT, for whoever boots this directory (the local host reads it).
-  cat >"$image/opt/computerd/image.env" <<'ENV'
-PATH=/opt/computerd/node/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
-PORT=8080
-MOUNT_POINT=/workspace
-FUSE_MOUNT=auto
-ENV
+  # The Dockerfile's ENV and ENTRYPOINT, for whoever boots this directory (the local container host).
+  node containers/image-config.mjs containers/Dockerfile >"$image/opt/computerd/image-config.json"
   touch "$image.done"
 fi
 log "$(du -sh "$image" | cut -f1) in $image"

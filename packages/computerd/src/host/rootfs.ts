@@ -13,23 +13,20 @@
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 
-/** The image's entrypoint (containers/Dockerfile's ENTRYPOINT). */
-export const IMAGE_ENTRYPOINT = ["/opt/computerd/node/bin/node", "/opt/computerd/computerd.mjs"] as const;
+/** Written into the image by containers/rootfs.sh: the Dockerfile's ENV and ENTRYPOINT. */
+const IMAGE_CONFIG = "opt/computerd/image-config.json";
 
-/** Files of the image a host reads; their absence means the directory is no image. */
-const IMAGE_ENV = "opt/computerd/image.env";
+export interface ImageConfig {
+  env: Record<string, string>;
+  entrypoint: string[];
+}
 
-/** The image's ENV (the Dockerfile's, written by rootfs.sh as `KEY=value` lines). */
-export function imageEnv(rootfs: string): Record<string, string> {
-  const path = join(rootfs, IMAGE_ENV);
+/** The image's configuration; its absence means the directory is no workspace image. */
+export function imageConfig(rootfs: string): ImageConfig {
+  const path = join(rootfs, IMAGE_CONFIG);
   if (!existsSync(path))
-    throw new Error(`${rootfs} is not a workspace image (no ${IMAGE_ENV}): build it with containers/rootfs.sh`);
-  const env: Record<string, string> = {};
-  for (const line of readFileSync(path, "utf8").split("\n")) {
-    const at = line.indexOf("=");
-    if (at > 0) env[line.slice(0, at)] = line.slice(at + 1);
-  }
-  return env;
+    throw new Error(`${rootfs} is not a workspace image (no ${IMAGE_CONFIG}): build it with containers/rootfs.sh`);
+  return JSON.parse(readFileSync(path, "utf8")) as ImageConfig;
 }
 
 /**
@@ -66,14 +63,14 @@ export function rootfsLaunch(
   rootfs: string,
   env: Record<string, string>,
 ): { argv: string[]; env: Record<string, string> } {
-  const image = imageEnv(rootfs);
-  const merged: Record<string, string> = { ...env, ...image, HOME: "/root" };
+  const image = imageConfig(rootfs);
+  const merged: Record<string, string> = { ...env, ...image.env, HOME: "/root" };
   // The launch's own settings win over the image's defaults, as `docker run -e` over ENV.
   for (const key of ["PORT", "HOST", "MOUNT_POINT", "FUSE_MOUNT"]) if (env[key] !== undefined) merged[key] = env[key];
   delete merged.TMPDIR;
   const binds = [...new Set(HOST_FILES.map((key) => env[key]).filter((path): path is string => !!path))].map(dirname);
   return {
-    argv: ["/bin/sh", "-c", ENTER, "computerd-enter", rootfs, ...new Set(binds), "--", ...IMAGE_ENTRYPOINT],
+    argv: ["/bin/sh", "-c", ENTER, "computerd-enter", rootfs, ...new Set(binds), "--", ...image.entrypoint],
     env: merged,
   };
 }
