@@ -18,7 +18,12 @@ source containers/node-version.sh
 require_project_node containers/build.sh
 pkg=packages/computerd
 out=containers/dist
-npx -y pnpm@12.4.2 --filter @cloudflare/dofs --filter @cloudflare/computer-rpc --filter @cloudflare/computerd run build
+# The packages' dist/ first, unless SKIP_PACKAGE_BUILD=1: the tests set it, since they run beside
+# others that load those dist/ folders (scripts/setup built them), which a rebuild empties for a while.
+if [[ ${SKIP_PACKAGE_BUILD:-0} != 1 ]]; then
+  npx -y pnpm@12.4.2 --filter @cloudflare/dofs --filter @cloudflare/computer-rpc --filter @cloudflare/computerd run build
+fi
+[[ -f $pkg/dist/cli/main.js ]] || { echo "build.sh: $pkg is not built (npm run build)" >&2 && exit 1; }
 rm -rf "$out" && mkdir -p "$out/node_modules"
 "$pkg/node_modules/.bin/esbuild" "$pkg/dist/cli/main.js" --bundle --platform=node \
   --target="node${IMAGE_NODE_VERSION%%.*}" --format=esm \

@@ -16,6 +16,8 @@ export default function setup(project: TestProject): void {
     cwd: ROOT,
     encoding: "utf8",
     stdio: ["ignore", "pipe", "inherit"],
+    // scripts/setup built the packages; other projects load their dist/ meanwhile, so no rebuild here.
+    env: { ...process.env, SKIP_PACKAGE_BUILD: "1" },
   });
   project.provide("computerdImageRootfs", output.trim().split("\n").at(-1) as string);
 }

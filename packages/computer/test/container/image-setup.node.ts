@@ -24,6 +24,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
     cwd: ROOT,
     encoding: "utf8",
     stdio: ["ignore", "pipe", "inherit"],
+    // scripts/setup built the packages; other projects load their dist/ meanwhile, so no rebuild here.
+    env: { ...process.env, SKIP_PACKAGE_BUILD: "1" },
   });
   const rootfs = output.trim().split("\n").at(-1) as string;
   const { startHost } = requireInNode("@cloudflare/computerd/host") as HostModule;
