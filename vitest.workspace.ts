@@ -127,12 +127,12 @@ const listed: TestProjectConfiguration[] = [
     },
   },
   {
-    // fsx on the FUSE mount of computerd as the workspace image ships it (containers/rootfs.sh):
-    // the image's Node, bundle and native modules, chrooted into its root filesystem.
+    // Booting the workspace image (containers/rootfs.sh), and fsx on the FUSE mount of computerd as the
+    // image ships it: the image's Node, bundle and native modules, chrooted into its root filesystem.
     test: {
       name: "computerd-image:node",
       environment: "node",
-      include: ["packages/computerd/src/mount/fsx.fuse.test.ts"],
+      include: ["packages/computerd/src/mount/fsx.fuse.test.ts", "packages/computerd/test/rootfs.image.test.ts"],
       globalSetup: [here("./packages/computerd/test/image-setup.node.ts")],
       // Fewer ops than computerd:node's run of the same file (20 000): the code is the same, the image's part
       // (its Node, natives and libfuse against the kernel) shows in the first thousands. FSX_OPS still wins.
