@@ -20,6 +20,7 @@ import {
 } from "./errors.js";
 import type { RuntimeFence } from "./fence.js";
 import { ExecHandle } from "./handle.js";
+import type { OutputBound } from "./output/bound.js";
 import { refusedOf } from "./refused.js";
 import {
   type RetryPendingSyncResult,
@@ -49,6 +50,8 @@ export interface CommandExecRequest {
   timeoutMs?: number;
   encoding?: ExecEncoding;
   sync?: "wait" | "defer";
+  /** Bounded output for the handle (set by the router unless output is off). */
+  output?: () => OutputBound;
 }
 
 export interface SyncPullResult {
@@ -127,6 +130,7 @@ export class CommandRuntime {
       id: request.id,
       backend: this.id,
       ...(request.encoding === undefined ? {} : { encoding: request.encoding }),
+      ...(request.output === undefined ? {} : { output: request.output }),
       kill: (signal) => this.killExec(request.id, signal),
       finish: async () => {
         if (!bracket) return noSync();
@@ -142,7 +146,7 @@ export class CommandRuntime {
 
   async getExec(
     id: string,
-    options: { encoding?: ExecEncoding; resume?: "tail" | "full" | number },
+    options: { encoding?: ExecEncoding; resume?: "tail" | "full" | number; output?: () => OutputBound },
   ): Promise<ExecHandle> {
     const after = options.resume === undefined || options.resume === "full" ? 0 : options.resume;
     const attach = (from: number | "tail") =>
@@ -155,6 +159,7 @@ export class CommandRuntime {
       id,
       backend: this.id,
       ...(options.encoding === undefined ? {} : { encoding: options.encoding }),
+      ...(options.output === undefined ? {} : { output: options.output }),
       kill: (signal) => this.killExec(id, signal),
       // A reattach pushes nothing, but what the command wrote still comes back.
       finish: async () => (handle.sync === "remote" ? this.#postPull(handle.runtimeId, 0) : noSync()),

@@ -6,6 +6,7 @@
 import type { DirectBackend, DirectExec, DirectExecRequest } from "./backend.js";
 import { ignoredExecIdError } from "./errors.js";
 import { ExecHandle, type ExecHandleOptions } from "./handle.js";
+import type { OutputBound } from "./output/bound.js";
 import { refusedOf } from "./refused.js";
 import { safeErrorMessage } from "./transport.js";
 import type { ExecEncoding, ExecSyncSummary, KillSignal } from "./types.js";
@@ -52,8 +53,11 @@ export class DirectRuntime {
     return this.#backend.callable;
   }
 
-  async exec(source: string, request: DirectExecRequest & { encoding?: ExecEncoding }): Promise<ExecHandle> {
-    const { encoding, ...rest } = request;
+  async exec(
+    source: string,
+    request: DirectExecRequest & { encoding?: ExecEncoding; output?: () => OutputBound },
+  ): Promise<ExecHandle> {
+    const { encoding, output, ...rest } = request;
     const exec = await this.#backend.exec(source, rest);
     if (exec.id !== request.id) {
       await exec.events.cancel().catch(() => {});
@@ -63,6 +67,7 @@ export class DirectRuntime {
       id: exec.id,
       backend: this.id,
       ...(encoding === undefined ? {} : { encoding }),
+      ...(output === undefined ? {} : { output }),
       kill: (signal) => this.killExec(exec.id, signal),
       ...finishWith(exec.sync),
     });
@@ -70,7 +75,7 @@ export class DirectRuntime {
 
   async getExec(
     id: string,
-    options: { encoding?: ExecEncoding; resume?: "tail" | "full" | number },
+    options: { encoding?: ExecEncoding; resume?: "tail" | "full" | number; output?: () => OutputBound },
   ): Promise<ExecHandle> {
     const after = options.resume === undefined || options.resume === "full" ? 0 : options.resume;
     const exec = await this.#backend.getExec(id, { after });
@@ -78,6 +83,7 @@ export class DirectRuntime {
       id,
       backend: this.id,
       ...(options.encoding === undefined ? {} : { encoding: options.encoding }),
+      ...(options.output === undefined ? {} : { output: options.output }),
       kill: (signal) => this.killExec(id, signal),
       ...finishWith(exec.sync),
       ...(after === 0 ? {} : { replay: async () => (await this.#backend.getExec(id, { after: 0 })).events }),
