@@ -9,10 +9,11 @@
  * `streamMaxBytes` of each are held while the command runs, the rest is only
  * counted. Every output, errors included, names the command, cwd and backend.
  */
-import { type Tool, tool } from "ai";
+import type { Tool } from "ai";
 import { z } from "zod";
 import { utf8Length, utf8Prefix } from "../backends/worker-javascript/protocol/stdio.js";
 import type { WorkspaceRuntimeValue } from "../runtime/types.js";
+import { tool } from "./define.js";
 import { truncateUtf8 } from "./truncate.js";
 import type { ExecWorkspaceLike, ToolExecEvent, ToolExecHandle, ToolExecOptions } from "./types.js";
 
