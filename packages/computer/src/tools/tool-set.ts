@@ -80,7 +80,11 @@ function execBackends(runtime: ToolRuntime, chosen: ExecBackends | undefined): R
 function execTool(options: CreateToolsOptions): Tool | undefined {
   const runtime = options.workspace.runtime;
   if (runtime === undefined) return undefined;
-  const limits = options.execOutput?.maxBytes === undefined ? {} : { maxBytes: options.execOutput.maxBytes };
+  const given = options.execOutput;
+  const limits = {
+    ...(given?.maxBytes === undefined ? {} : { maxBytes: given.maxBytes }),
+    ...(given?.maxLines === undefined ? {} : { maxLines: given.maxLines }),
+  };
   if (options.exec === undefined && options.shell !== undefined) {
     // Deprecated form: its backends become `exec`; its limits are still forwarded.
     const { defaultBackend: _ignored, ...shell } = options.shell === true ? {} : options.shell;
