@@ -104,6 +104,12 @@ export type {
   WorkspaceModuleBackendHandle,
   WorkspaceModuleBackendHost,
 } from "./runtime/module-backend.js";
+export type {
+  TruncatedOutput,
+  WorkspaceOutputOptions,
+  WorkspaceRuntimeOutputOptions,
+  WorkspaceRuntimeTruncation,
+} from "./runtime/output/options.js";
 export {
   DEFAULT_SYNC_RETRY,
   type RetryPendingSyncResult,

@@ -20,6 +20,7 @@ import {
 } from "./errors.js";
 import type { RuntimeFence } from "./fence.js";
 import { ExecHandle } from "./handle.js";
+import type { OutputBound } from "./output/bound.js";
 import { refusedOf } from "./refused.js";
 import {
   type RetryPendingSyncResult,
@@ -54,6 +55,8 @@ export interface CommandExecRequest {
   timeoutMs?: number;
   encoding?: ExecEncoding;
   sync?: "wait" | "defer";
+  /** Bounded output for the handle (set by the router unless output is off). */
+  output?: () => OutputBound;
 }
 
 export interface SyncPullResult {
@@ -133,6 +136,7 @@ export class CommandRuntime {
       id,
       backend: this.id,
       ...(request.encoding === undefined ? {} : { encoding: request.encoding }),
+      ...(request.output === undefined ? {} : { output: request.output }),
       kill: (signal) => this.killExec(id, signal),
       finish: async () => {
         if (!bracket) return noSync();
@@ -148,7 +152,7 @@ export class CommandRuntime {
 
   async getExec(
     id: string,
-    options: { encoding?: ExecEncoding; resume?: "tail" | "full" | number },
+    options: { encoding?: ExecEncoding; resume?: "tail" | "full" | number; output?: () => OutputBound },
   ): Promise<ExecHandle> {
     const after = options.resume === undefined || options.resume === "full" ? 0 : options.resume;
     const attach = (from: number | "tail") =>
@@ -161,6 +165,7 @@ export class CommandRuntime {
       id,
       backend: this.id,
       ...(options.encoding === undefined ? {} : { encoding: options.encoding }),
+      ...(options.output === undefined ? {} : { output: options.output }),
       kill: (signal) => this.killExec(id, signal),
       // A reattach pushes nothing, but what the command wrote still comes back.
       finish: async () => (handle.sync === "remote" ? this.#postPull(handle.runtimeId, 0) : noSync()),

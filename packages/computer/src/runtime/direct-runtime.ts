@@ -6,6 +6,7 @@
 import type { DirectBackend, DirectExec, DirectExecRequest } from "./backend.js";
 import { ignoredExecIdError } from "./errors.js";
 import { ExecHandle, type ExecHandleOptions } from "./handle.js";
+import type { OutputBound } from "./output/bound.js";
 import { refusedOf } from "./refused.js";
 import { safeErrorMessage } from "./transport.js";
 import type { ExecEncoding, ExecSyncSummary, KillSignal } from "./types.js";
@@ -55,9 +56,9 @@ export class DirectRuntime {
   /** `idGiven: false`: the runtime minted the id, so the backend's own id is accepted (see CommandExecRequest). */
   async exec(
     source: string,
-    request: DirectExecRequest & { encoding?: ExecEncoding; idGiven?: boolean },
+    request: DirectExecRequest & { encoding?: ExecEncoding; idGiven?: boolean; output?: () => OutputBound },
   ): Promise<ExecHandle> {
-    const { encoding, idGiven, ...rest } = request;
+    const { encoding, idGiven, output, ...rest } = request;
     const exec = await this.#backend.exec(source, rest);
     if (exec.id !== request.id && (idGiven !== false || typeof exec.id !== "string" || exec.id === "")) {
       await exec.events.cancel().catch(() => {});
@@ -67,6 +68,7 @@ export class DirectRuntime {
       id: exec.id,
       backend: this.id,
       ...(encoding === undefined ? {} : { encoding }),
+      ...(output === undefined ? {} : { output }),
       kill: (signal) => this.killExec(exec.id, signal),
       ...finishWith(exec.sync),
     });
@@ -74,7 +76,7 @@ export class DirectRuntime {
 
   async getExec(
     id: string,
-    options: { encoding?: ExecEncoding; resume?: "tail" | "full" | number },
+    options: { encoding?: ExecEncoding; resume?: "tail" | "full" | number; output?: () => OutputBound },
   ): Promise<ExecHandle> {
     const after = options.resume === undefined || options.resume === "full" ? 0 : options.resume;
     const exec = await this.#backend.getExec(id, { after });
@@ -82,6 +84,7 @@ export class DirectRuntime {
       id,
       backend: this.id,
       ...(options.encoding === undefined ? {} : { encoding: options.encoding }),
+      ...(options.output === undefined ? {} : { output: options.output }),
       kill: (signal) => this.killExec(id, signal),
       ...finishWith(exec.sync),
       ...(after === 0 ? {} : { replay: async () => (await this.#backend.getExec(id, { after: 0 })).events }),

@@ -10,6 +10,7 @@
 import { concatBytes } from "@cloudflare/dofs";
 import { type ConsumerMode, claimResult, claimStream } from "./consumer.js";
 import { decodeUtf8Events } from "./decode.js";
+import type { OutputBound } from "./output/bound.js";
 import { refusedOf } from "./refused.js";
 import { MISSING_EXIT_CODE, statusForExitCode } from "./status.js";
 import type {
@@ -48,6 +49,12 @@ export interface ExecHandleOptions {
    * made of a suffix would be wrong.
    */
   replay?(): Promise<ReadableStream<ExecEvent>>;
+  /**
+   * Bounded output (output/bound.ts): called once per pass over the events
+   * (again for a replay). `result()` then keeps each stream's tail instead
+   * of everything, and the exit event carries `truncated`.
+   */
+  output?(): OutputBound;
 }
 
 /** The summary reported when no sync bracket is plugged in. */
@@ -155,10 +162,15 @@ export class ExecHandle<E extends ExecEncoding = ExecEncoding>
   readonly #source: HandleSource;
   readonly #encoding: ExecEncoding | undefined;
   readonly #options: ExecHandleOptions;
+  readonly #bound: OutputBound | undefined;
   #result: Promise<ExecResult<E>> | undefined;
 
   constructor(source: ReadableStream<ExecEvent>, options: ExecHandleOptions) {
-    const events = options.encoding === "utf8" ? decodeUtf8Events(source) : source;
+    // Bounding sees the raw bytes (the saved file is byte for byte); decoding comes after.
+    // A resumed stream is a suffix: only the full replay `result()` collects is bounded (and saved).
+    const bound = options.replay ? undefined : options.output?.();
+    const bounded = bound ? bound.wrap(source) : source;
+    const events = options.encoding === "utf8" ? decodeUtf8Events(bounded) : bounded;
     const state = new HandleSource(options.id, events, options);
     // The decoder above makes the events match `E`; the source types cannot say so.
     super(
@@ -173,6 +185,7 @@ export class ExecHandle<E extends ExecEncoding = ExecEncoding>
     this.#source = state;
     this.#encoding = options.encoding;
     this.#options = options;
+    this.#bound = bound;
   }
 
   /**
@@ -219,9 +232,12 @@ export class ExecHandle<E extends ExecEncoding = ExecEncoding>
 
   async #collect(): Promise<ExecResult<E>> {
     let source = this.#source;
+    let bound = this.#bound;
     if (this.#options.replay) {
       await source.reader.cancel().catch(() => {});
-      const full = await this.#options.replay();
+      bound = this.#options.output?.();
+      const replayed = await this.#options.replay();
+      const full = bound ? bound.wrap(replayed) : replayed;
       source = new HandleSource(this.id, this.#encoding === "utf8" ? decodeUtf8Events(full) : full, this.#options);
     }
     const stdout: Array<string | Uint8Array> = [];
@@ -230,7 +246,8 @@ export class ExecHandle<E extends ExecEncoding = ExecEncoding>
       const next = await source.next();
       if (next.done) break;
       const event = next.value;
-      if (event.name !== "exit") (event.name === "stdout" ? stdout : stderr).push(event.value);
+      // With bounded output the tails are kept by the bound; holding every chunk here is what it prevents.
+      if (event.name !== "exit" && !bound) (event.name === "stdout" ? stdout : stderr).push(event.value);
     }
     const exit = source.exit;
     const exitCode = exit?.code ?? MISSING_EXIT_CODE;
@@ -238,11 +255,13 @@ export class ExecHandle<E extends ExecEncoding = ExecEncoding>
     const result: ExecResult<E> = {
       status: statusForExitCode(exitCode),
       exitCode,
-      stdout: this.#join(stdout) as ExecChunk<E>,
-      stderr: this.#join(stderr) as ExecChunk<E>,
+      stdout: (bound ? bound.kept("stdout", this.#encoding) : this.#join(stdout)) as ExecChunk<E>,
+      stderr: (bound ? bound.kept("stderr", this.#encoding) : this.#join(stderr)) as ExecChunk<E>,
       ...summary,
     };
     if (exit?.result !== undefined) result.value = exit.result;
+    const truncated = bound?.truncation;
+    if (truncated) result.truncated = truncated;
     return result;
   }
 

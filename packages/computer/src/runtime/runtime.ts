@@ -9,6 +9,8 @@ import type { CommandRuntime } from "./command-runtime.js";
 import type { DirectRuntime } from "./direct-runtime.js";
 import { closedError, noBackendsError, unknownBackendError, WorkspaceError } from "./errors.js";
 import type { ExecHandle } from "./handle.js";
+import { OutputBound, type OutputSaving } from "./output/bound.js";
+import { type ResolvedWorkspaceOutput, runOutputLimits, validateRunOutput } from "./output/options.js";
 import type { RetryPendingSyncResult } from "./retry.js";
 import type { DisposeExecOptions, ExecOptions, GetExecOptions, KillExecOptions } from "./types.js";
 import {
@@ -29,17 +31,20 @@ export class WorkspaceRuntime {
   readonly #backends: ReadonlyMap<string, BackendRuntime>;
   readonly #deferReady: () => boolean;
   readonly #beforeExec: () => Promise<void>;
+  readonly #output: { limits: ResolvedWorkspaceOutput; saving: OutputSaving } | undefined;
   #closed = false;
 
   /**
    * `deferReady` says whether `sync: "defer"` can be honored (a retry
    * scheduler is configured); `beforeExec` runs before an execution is
-   * dispatched (the Workspace indexes its mounts there).
+   * dispatched (the Workspace indexes its mounts there); `output` bounds
+   * what results keep (none: results keep everything, as in 0.2.1).
    */
   constructor(
     backends: readonly BackendRuntime[],
     deferReady: () => boolean,
     beforeExec: () => Promise<void> = async () => {},
+    output?: { limits: ResolvedWorkspaceOutput; saving: OutputSaving },
   ) {
     const byId = new Map<string, BackendRuntime>();
     for (const backend of backends) {
@@ -50,6 +55,7 @@ export class WorkspaceRuntime {
     this.#backends = byId;
     this.#deferReady = deferReady;
     this.#beforeExec = beforeExec;
+    this.#output = output;
   }
 
   /** Configured backend ids, the default first. */
@@ -78,6 +84,7 @@ export class WorkspaceRuntime {
     validateInput(backend, options.input);
     validateCwd(options.cwd);
     validateExecOptions(options);
+    validateRunOutput(options.output);
     if (options.sync === "defer" && !this.#deferReady()) {
       throw new WorkspaceError(
         "ENOTCONFIGURED",
@@ -86,7 +93,8 @@ export class WorkspaceRuntime {
       );
     }
     await this.#beforeExec();
-    const { backend: _backend, id: _id, sync, input, ...common } = options;
+    const { backend: _backend, id: _id, sync, input, output: _output, ...given } = options;
+    const common = { ...given, ...this.#bound(backend.id, id, options.output) };
     const idGiven = options.id !== undefined;
     if (backend.kind === "command") {
       return backend.exec(source, { ...common, id, idGiven, ...(sync === undefined ? {} : { sync }) });
@@ -104,8 +112,9 @@ export class WorkspaceRuntime {
     validateExecId(id);
     validateResume(options.resume);
     validateExecOptions({ encoding: options.encoding });
-    const { backend: _backend, ...rest } = options;
-    return backend.getExec(id, rest);
+    validateRunOutput(options.output);
+    const { backend: _backend, output, ...rest } = options;
+    return backend.getExec(id, { ...rest, ...this.#bound(backend.id, id, output) });
   }
 
   async killExec(id: string, options: KillExecOptions = {}): Promise<void> {
@@ -148,6 +157,19 @@ export class WorkspaceRuntime {
   async close(): Promise<void> {
     this.#closed = true;
     await Promise.allSettled([...this.#backends.values()].map((backend) => backend.close()));
+  }
+
+  /** The handle option that bounds a run's output, or nothing when output is kept whole. */
+  #bound(
+    backend: string,
+    id: string,
+    run: ExecOptions["output"],
+  ): { output: () => OutputBound } | Record<string, never> {
+    if (!this.#output) return {};
+    const limits = runOutputLimits(this.#output.limits, run);
+    if (!limits) return {};
+    const saving = this.#output.saving;
+    return { output: () => new OutputBound(limits, saving, { backend, id }) };
   }
 
   #route(id: string | undefined, syscall: string): BackendRuntime {

@@ -3,6 +3,7 @@
  * the options `exec` / `getExec` take, and the settled result.
  */
 import type { Cursor, RefusedEntry, SkippedEntry } from "@cloudflare/dofs/sync";
+import type { WorkspaceRuntimeOutputOptions, WorkspaceRuntimeTruncation } from "./output/options.js";
 
 /** `"utf8"` decodes output to strings; unset keeps raw bytes. */
 export type ExecEncoding = "utf8" | undefined;
@@ -34,6 +35,8 @@ export interface ExecExitEvent {
   name: "exit";
   code: number;
   result?: WorkspaceRuntimeValue;
+  /** Output that passed the limits, and where it was saved in full. */
+  truncated?: WorkspaceRuntimeTruncation;
 }
 
 export type ExecEvent<E extends ExecEncoding = ExecEncoding> = ExecOutputEvent<E> | ExecExitEvent;
@@ -90,6 +93,8 @@ export interface ExecResult<E extends ExecEncoding = ExecEncoding> extends ExecS
   stderr: ExecChunk<E>;
   /** The exit event's `result`; only callable backends set it. */
   value?: WorkspaceRuntimeValue;
+  /** Present when output passed the limits: stdout/stderr then hold only its end; the full output is in the named files. */
+  truncated?: WorkspaceRuntimeTruncation;
 }
 
 export type KillSignal = "SIGTERM" | "SIGKILL" | "SIGINT" | "SIGHUP";
@@ -109,6 +114,8 @@ export interface ExecOptions<E extends ExecEncoding = ExecEncoding> {
   timeoutMs?: number;
   /** `"wait"` pulls before the stream closes; `"defer"` records a retry intent instead. */
   sync?: "wait" | "defer";
+  /** How much output `result()` keeps per stream; the rest is saved to a file. `false` keeps all, saves nothing. */
+  output?: WorkspaceRuntimeOutputOptions | false;
 }
 
 export interface GetExecOptions<E extends ExecEncoding = ExecEncoding> {
@@ -116,6 +123,8 @@ export interface GetExecOptions<E extends ExecEncoding = ExecEncoding> {
   encoding?: E;
   /** `"full"` replays from the start; `"tail"` or a seq resumes from there. */
   resume?: "tail" | "full" | number;
+  /** Output limits for this replay, as for `exec`. */
+  output?: WorkspaceRuntimeOutputOptions | false;
 }
 
 export interface KillExecOptions {

@@ -15,14 +15,15 @@
  * TypeError naming the line and what is wrong, not a bare JSON.parse error.
  * Runtime-neutral: TextEncoder/TextDecoder, btoa/atob and web streams only.
  */
-import type { ExecEncoding, ExecEvent, WorkspaceRuntimeEvent, WorkspaceRuntimeValue } from "./types.js";
+import type { WorkspaceRuntimeTruncation } from "./output/options.js";
+import type { ExecEncoding, ExecEvent, ExecExitEvent, WorkspaceRuntimeEvent, WorkspaceRuntimeValue } from "./types.js";
 
 export type WireEncoding = "utf8" | "b64";
 
 /** One line as it is written; `enc`/`value` on output, `code`/`result` on exit. */
 export type RuntimeEventFrame =
   | { id: string; seq: number; name: "stdout" | "stderr"; enc: WireEncoding; value: string }
-  | { id: string; seq: number; name: "exit"; code: number; result?: unknown };
+  | { id: string; seq: number; name: "exit"; code: number; result?: unknown; truncated?: unknown };
 
 /** btoa takes a "binary string"; building it in slices keeps `fromCharCode`'s argument count bounded. */
 const BASE64_SLICE = 0x8000;
@@ -50,6 +51,7 @@ export function encodeRuntimeEventLine(event: ExecEvent): string {
   if (event.name === "exit") {
     frame = { id: event.id, seq: event.seq, name: "exit", code: event.code };
     if (event.result !== undefined) frame.result = event.result;
+    if (event.truncated !== undefined) frame.truncated = event.truncated;
   } else {
     frame = outputFrame(event.id, event.seq, event.name, event.value);
   }
@@ -83,9 +85,14 @@ export function decodeRuntimeEventLine(text: string, lineNumber = 1): ExecEvent 
     if (typeof line.code !== "number" || !Number.isInteger(line.code)) {
       throw malformed(lineNumber, "exit code must be an integer", text);
     }
-    return "result" in line
-      ? { id, seq, name, code: line.code, result: line.result as WorkspaceRuntimeValue }
-      : { id, seq, name, code: line.code };
+    const exit: ExecExitEvent = { id, seq, name, code: line.code };
+    if ("result" in line) exit.result = line.result as WorkspaceRuntimeValue;
+    // Written by our own encoder from a bound's report; passed on as it came.
+    const truncated = line.truncated;
+    if (typeof truncated === "object" && truncated !== null && !Array.isArray(truncated)) {
+      exit.truncated = truncated as WorkspaceRuntimeTruncation;
+    }
+    return exit;
   }
   return outputEvent(line, lineNumber, text);
 }

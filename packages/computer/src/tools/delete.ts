@@ -1,6 +1,7 @@
 /** `delete`: removes a file, or a directory tree with `recursive`; a missing path is not an error. */
-import { type Tool, tool } from "ai";
+import type { Tool } from "ai";
 import { z } from "zod";
+import { tool } from "./define.js";
 import { guarded } from "./errors.js";
 import { type FileToolTarget, type MutableFileStore, resolveToolPath, toolStore } from "./file-store.js";
 import { withPathLock } from "./locks.js";

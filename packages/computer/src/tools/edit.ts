@@ -5,8 +5,9 @@
  * line endings (matched as LF, written back as they were), the file mode,
  * the lock, and the diff.
  */
-import { type Tool, tool } from "ai";
+import type { Tool } from "ai";
 import { z } from "zod";
+import { tool } from "./define.js";
 import { editDiff } from "./diff.js";
 import { applyEdits, type Edit, EditError, locateEdits } from "./edit-match.js";
 import { guarded } from "./errors.js";

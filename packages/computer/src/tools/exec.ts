@@ -9,16 +9,21 @@
  * `streamMaxBytes` of each are held while the command runs, the rest is only
  * counted. Every output, errors included, names the command, cwd and backend.
  */
-import { type Tool, tool } from "ai";
+import type { Tool } from "ai";
 import { z } from "zod";
 import { utf8Length, utf8Prefix } from "../backends/worker-javascript/protocol/stdio.js";
+import type { WorkspaceRuntimeTruncation } from "../runtime/output/options.js";
+import { OutputTail, type TailLimits } from "../runtime/output/tail.js";
 import type { WorkspaceRuntimeValue } from "../runtime/types.js";
+import { tool } from "./define.js";
+import { type TruncatedOutput, truncationOf, withSpillNote } from "./exec-spill.js";
 import { truncateUtf8 } from "./truncate.js";
 import type { ExecWorkspaceLike, ToolExecEvent, ToolExecHandle, ToolExecOptions } from "./types.js";
 
 export const EXEC_MAX_BYTES = 64 * 1024;
 export const EXEC_STREAM_MAX_BYTES = 512 * 1024;
 export const EXEC_SNAPSHOT_INTERVAL_MS = 100;
+export const EXEC_MAX_LINES = 2000;
 
 export interface ExecBackendInfo {
   /** What the backend is good for; shown to the model. */
@@ -38,6 +43,13 @@ export interface ExecToolOptions {
   maxBytes?: number;
   /** Bytes of stdout and of stderr held while the command runs. Default 512 KiB. */
   streamMaxBytes?: number;
+  /**
+   * Lines of stdout and of stderr kept (0.8.0; default 2000). When set, the
+   * runtime is asked for the same limits (`output: { maxBytes, maxLines }`):
+   * a stream past them is saved to a file and shown as its tail plus a note
+   * naming the file.
+   */
+  maxLines?: number;
   /** Clock for the snapshot rate limit. Default `Date.now`. */
   now?: () => number;
 }
@@ -69,6 +81,8 @@ export interface ExecSnapshot extends ExecOrigin {
   stderr: string;
   /** The return value of a callable backend, on the final snapshot. */
   result?: unknown;
+  /** On the final snapshot: the streams the runtime cut, and where each was saved in full. */
+  truncated?: WorkspaceRuntimeTruncation;
 }
 
 export interface ExecFailure extends ExecOrigin {
@@ -77,19 +91,31 @@ export interface ExecFailure extends ExecOrigin {
 
 export type ExecOutput = ExecSnapshot | ExecFailure;
 
-/** Output of one stream: a bounded prefix plus the count of everything seen. */
+/**
+ * Output of one stream: a bounded prefix plus the count of everything seen,
+ * and its tail (`maxBytes`, `maxLines`), which is what is shown once the
+ * runtime reports the stream cut and saved.
+ */
 class Collected {
   #text = "";
   #kept = 0;
   #total = 0;
   readonly #cap: number;
   readonly #decoder = new TextDecoder();
+  readonly #tail: OutputTail;
 
-  constructor(cap: number) {
+  constructor(cap: number, tail: TailLimits) {
     this.#cap = cap;
+    this.#tail = new OutputTail(tail);
+  }
+
+  /** The tail, with the runtime's note on where the whole stream went. */
+  tailView(cut: TruncatedOutput): string {
+    return withSpillNote(this.#tail.text(), cut);
   }
 
   add(value: string | Uint8Array): void {
+    this.#tail.push(typeof value === "string" ? new TextEncoder().encode(value) : value);
     const chunk = typeof value === "string" ? value : this.#decoder.decode(value, { stream: true });
     const size = utf8Length(chunk);
     this.#total += size;
@@ -136,6 +162,9 @@ export function createExecTool(options: ExecToolOptions): Tool<ExecInput, ExecOu
   const maxBytes = options.maxBytes ?? EXEC_MAX_BYTES;
   const streamMaxBytes = options.streamMaxBytes ?? EXEC_STREAM_MAX_BYTES;
   const now = options.now ?? Date.now;
+  const maxLines = options.maxLines ?? EXEC_MAX_LINES;
+  const tailLimits = { maxBytes, maxLines };
+  const runtimeOutput = options.maxLines === undefined ? {} : { output: tailLimits };
   const lines = ids.map((id) => {
     const tags = [id === defaultBackend ? "default" : "", callable.has(id) ? "callable: takes input" : ""]
       .filter(Boolean)
@@ -187,6 +216,7 @@ export function createExecTool(options: ExecToolOptions): Tool<ExecInput, ExecOu
         ...(input.cwd === undefined ? {} : { cwd: input.cwd }),
         ...(input.env === undefined ? {} : { env: input.env }),
         ...(input.input === undefined ? {} : { input: input.input }),
+        ...runtimeOutput,
       };
       let handle: ToolExecHandle;
       try {
@@ -203,24 +233,26 @@ export function createExecTool(options: ExecToolOptions): Tool<ExecInput, ExecOu
         if (typeof events !== "function") {
           try {
             const result = await handle.result();
-            const stdout = new Collected(streamMaxBytes);
-            const stderr = new Collected(streamMaxBytes);
+            const stdout = new Collected(streamMaxBytes, tailLimits);
+            const stderr = new Collected(streamMaxBytes, tailLimits);
             stdout.add(result.stdout);
             stderr.add(result.stderr);
+            const cut = truncationOf(result.truncated);
             yield {
               ...origin,
               exitCode: result.exitCode,
-              stdout: stdout.view(maxBytes),
-              stderr: stderr.view(maxBytes),
+              stdout: cut?.stdout ? stdout.tailView(cut.stdout) : stdout.view(maxBytes),
+              stderr: cut?.stderr ? stderr.tailView(cut.stderr) : stderr.view(maxBytes),
               ...(result.value === undefined ? {} : { result: result.value }),
+              ...(cut ? { truncated: cut } : {}),
             };
           } catch (error) {
             yield { ...origin, error: message(error) };
           }
           return;
         }
-        const stdout = new Collected(streamMaxBytes);
-        const stderr = new Collected(streamMaxBytes);
+        const stdout = new Collected(streamMaxBytes, tailLimits);
+        const stderr = new Collected(streamMaxBytes, tailLimits);
         let exit: Extract<ToolExecEvent, { name: "exit" }> | undefined;
         let lastSnapshot = 0;
         try {
@@ -239,12 +271,14 @@ export function createExecTool(options: ExecToolOptions): Tool<ExecInput, ExecOu
           yield { ...origin, error: message(error) };
           return;
         }
+        const cut = truncationOf(exit?.truncated);
         yield {
           ...origin,
           exitCode: exit?.code ?? null,
-          stdout: stdout.view(maxBytes),
-          stderr: stderr.view(maxBytes),
+          stdout: cut?.stdout ? stdout.tailView(cut.stdout) : stdout.view(maxBytes),
+          stderr: cut?.stderr ? stderr.tailView(cut.stderr) : stderr.view(maxBytes),
           ...(exit !== undefined && "result" in exit ? { result: exit.result } : {}),
+          ...(cut ? { truncated: cut } : {}),
         };
       } finally {
         abortSignal?.removeEventListener("abort", kill);

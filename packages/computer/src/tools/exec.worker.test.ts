@@ -72,20 +72,24 @@ describe("exec", () => {
   });
 
   it("(29) 100 KiB of output comes back as 64 KiB cut on a UTF-8 boundary plus [truncated, N more bytes]", async () => {
-    await inToolsWorkspace(async ({ workspace }) => {
-      await workspace.fs.mkdir("/workspace", { recursive: true });
-      // "a" then 2-byte characters: byte 65 536 falls inside one.
-      await workspace.fs.writeFile("/workspace/big.txt", `a${"é".repeat(51_200)}`);
-      const { output } = await callTool(createAITools({ workspace, shell: { backends } }), "exec", {
-        command: "cat big.txt",
-      });
-      const { stdout } = output as ExecSnapshot;
-      const [kept, blank, marker] = stdout.split("\n");
-      expect(blank).toBe("");
-      expect(new TextEncoder().encode(kept).byteLength).toBe(65_535);
-      expect(kept).toBe(`a${"é".repeat(32_767)}`);
-      expect(marker).toBe(`[truncated, ${102_401 - 65_535} more bytes]`);
-    });
+    await inToolsWorkspace(
+      async ({ workspace }) => {
+        await workspace.fs.mkdir("/workspace", { recursive: true });
+        // "a" then 2-byte characters: byte 65 536 falls inside one.
+        await workspace.fs.writeFile("/workspace/big.txt", `a${"é".repeat(51_200)}`);
+        const { output } = await callTool(createAITools({ workspace, shell: { backends } }), "exec", {
+          command: "cat big.txt",
+        });
+        const { stdout } = output as ExecSnapshot;
+        const [kept, blank, marker] = stdout.split("\n");
+        expect(blank).toBe("");
+        expect(new TextEncoder().encode(kept).byteLength).toBe(65_535);
+        expect(kept).toBe(`a${"é".repeat(32_767)}`);
+        expect(marker).toBe(`[truncated, ${102_401 - 65_535} more bytes]`);
+        // 0.2.1's cut: with 0.8.0's bounded output the runtime saves the stream and exec shows its tail and the file.
+      },
+      { output: false },
+    );
   });
 
   it("streams running snapshots at most once per 100 ms of the injected clock, then the final one", async () => {

@@ -1,6 +1,7 @@
 /** `find`: paths under a directory matching a glob (`*` one segment, `**` any depth, `?` one character). */
-import { type Tool, tool } from "ai";
+import type { Tool } from "ai";
 import { z } from "zod";
+import { tool } from "./define.js";
 import { guarded } from "./errors.js";
 import { resolveToolPath, TOOL_CWD } from "./file-store.js";
 import { page, pageFields } from "./page.js";

@@ -1,6 +1,7 @@
 /** `ls`: one directory's entries in name order, a page at a time. */
-import { type Tool, tool } from "ai";
+import type { Tool } from "ai";
 import { z } from "zod";
+import { tool } from "./define.js";
 import { guarded } from "./errors.js";
 import { resolveToolPath } from "./file-store.js";
 import { page, pageFields } from "./page.js";

@@ -4,8 +4,9 @@
  * `agent-<sessionId>` when the workspace has a session id, so a bucket
  * shared by many agents can be listed or expired per session.
  */
-import { type Tool, tool } from "ai";
+import type { Tool } from "ai";
 import { z } from "zod";
+import { tool } from "./define.js";
 import { resolveToolPath } from "./file-store.js";
 import type { PublishWorkspaceLike, ToolAssets, ToolShareOptions } from "./types.js";
 

@@ -6,9 +6,10 @@
  * `maxBytes + 1` bytes of any one line are held, so a huge single-line file
  * costs a page, not the file.
  */
-import { type Tool, tool } from "ai";
+import type { Tool } from "ai";
 import { z } from "zod";
 import { utf8Length } from "../backends/worker-javascript/protocol/stdio.js";
+import { tool } from "./define.js";
 import { guarded, isToolError } from "./errors.js";
 import {
   capOption,

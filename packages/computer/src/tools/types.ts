@@ -6,6 +6,7 @@
  * Each tool asks only for the calls it makes: `exec` a runtime, `ls` a
  * `readdir`, and so on.
  */
+import type { WorkspaceRuntimeTruncation } from "../runtime/output/options.js";
 import type { WorkspaceRuntimeValue } from "../runtime/types.js";
 
 /** What `fs.stat` answers; the tools read these fields only. */
@@ -70,14 +71,20 @@ export interface WorkspaceLike {
 export type ExecStreamEvent =
   | { name: "stdout"; value: string }
   | { name: "stderr"; value: string }
-  | { name: "exit"; code: number; result?: unknown };
+  | { name: "exit"; code: number; result?: unknown; truncated?: WorkspaceRuntimeTruncation };
 
 /**
  * An execution as `exec` sees it: the events when it is async-iterable
  * (a Workspace's handle is), else `result()`; `kill` on abort.
  */
 export interface ExecRuntimeHandle extends Partial<AsyncIterable<ExecStreamEvent>> {
-  result(): Promise<{ exitCode: number; stdout: string; stderr: string; value?: unknown }>;
+  result(): Promise<{
+    exitCode: number;
+    stdout: string;
+    stderr: string;
+    value?: unknown;
+    truncated?: WorkspaceRuntimeTruncation;
+  }>;
   kill?(): Promise<void>;
 }
 
@@ -88,13 +95,19 @@ export interface ExecRuntimeHandle extends Partial<AsyncIterable<ExecStreamEvent
  * they come anyway).
  */
 export interface ToolExecHandle extends Partial<AsyncIterable<ToolExecEvent>> {
-  result(): Promise<{ exitCode: number; stdout: string | Uint8Array; stderr: string | Uint8Array; value?: unknown }>;
+  result(): Promise<{
+    exitCode: number;
+    stdout: string | Uint8Array;
+    stderr: string | Uint8Array;
+    value?: unknown;
+    truncated?: WorkspaceRuntimeTruncation;
+  }>;
   kill?(): Promise<void>;
 }
 
 export type ToolExecEvent =
   | { name: "stdout" | "stderr"; value: string | Uint8Array }
-  | { name: "exit"; code: number; result?: unknown };
+  | { name: "exit"; code: number; result?: unknown; truncated?: WorkspaceRuntimeTruncation };
 
 /** The options `exec` passes to `runtime.exec`: always utf8, the rest only when the model gave them. */
 export interface ToolExecOptions {
@@ -103,6 +116,8 @@ export interface ToolExecOptions {
   backend?: string;
   env?: Record<string, string>;
   input?: WorkspaceRuntimeValue;
+  /** Output limits, passed when the tool has `maxLines` (0.8.0's exec passes its own limits). */
+  output?: { maxBytes: number; maxLines: number };
 }
 
 /** The runtime surface `exec` uses. */

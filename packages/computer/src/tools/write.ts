@@ -1,6 +1,7 @@
 /** `write`: replaces (or creates) a text file, keeping the mode of the file it replaces. */
-import { type Tool, tool } from "ai";
+import type { Tool } from "ai";
 import { z } from "zod";
+import { tool } from "./define.js";
 import { guarded } from "./errors.js";
 import { capOption, type FileStore, type FileToolTarget, resolveToolPath, toolStore } from "./file-store.js";
 import { withPathLock } from "./locks.js";

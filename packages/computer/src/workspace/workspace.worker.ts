@@ -4,6 +4,7 @@
  * per-backend sync, and the optional capabilities; it is a thin assembly of
  * those parts, each of which lives in its own module.
  */
+
 import {
   type Database,
   ensureSchema,
@@ -27,6 +28,8 @@ import { DirectRuntime } from "../runtime/direct-runtime.js";
 import { closedError, WorkspaceError } from "../runtime/errors.js";
 import { RuntimeFence } from "../runtime/fence.js";
 import { adoptBackend, type WorkspaceRegisteredBackend } from "../runtime/hosted-backend.js";
+import { resolveWorkspaceOutput, type WorkspaceOutputOptions } from "../runtime/output/options.js";
+import { providerOutputStore } from "../runtime/output/provider-store.js";
 import {
   type RetryPendingSyncResult,
   resolveSyncRetryOptions,
@@ -92,6 +95,12 @@ export interface WorkspaceOptions {
    * `@cloudflare/computer/observe/cloudflare`, or your own); default `noopObserver`.
    */
   observer?: WorkspaceObserver;
+  /**
+   * How much output a run's `result()` keeps per stream (the tail; 2000 lines, 64 KiB) and where the
+   * full output is saved beyond that (`/.computer/output`, newest 50 files kept). `false` keeps all
+   * output and saves nothing, as 0.2.1 did.
+   */
+  output?: WorkspaceOutputOptions | false;
 }
 
 export interface PushOptions {
@@ -159,6 +168,7 @@ export class Workspace {
     const given = options.backends ?? [];
     if (!Array.isArray(given)) throw new TypeError("backends must be an array");
     const backends: WorkspaceBackend[] = given.map((backend) => adoptBackend(backend));
+    const output = resolveWorkspaceOutput(options.output);
     // The router rejects duplicate ids before any backend is attached to this storage.
     this.runtime = new WorkspaceRuntime(
       backends.map((backend): BackendRuntime => {
@@ -167,6 +177,7 @@ export class Workspace {
       () => this.#scheduler !== undefined,
       // Mounts are indexed before the first execution, so a command sees them without an explicit ready().
       () => this.ensureMountsIndexed(),
+      { limits: output, saving: { store: providerOutputStore(() => this.provider()), active: new Set() } },
     );
     const context = {
       db: this.#db,
