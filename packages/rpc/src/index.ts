@@ -14,6 +14,18 @@ export {
   type WireErrorCode,
   WorkspaceRpcError,
 } from "./errors.js";
+export {
+  checkExecRequest,
+  type ExecRequestField,
+  type ExecRequestProblem,
+  execCwdProblem,
+  execEnvProblem,
+  execIdProblem,
+  execOptionsProblem,
+  execRequestError,
+  execRequestProblem,
+  MAX_EXEC_ID_BYTES,
+} from "./exec-request.js";
 export { withTimeout } from "./timeout.js";
 export type {
   DisposeExecRequest,
