@@ -9,6 +9,7 @@ export {
   encodeWireError,
   isRpcError,
   isWireErrorCode,
+  rebuildWorkspaceRpcError,
   rpcError,
   WIRE_ERROR_CODES,
   type WireErrorCode,
