@@ -88,7 +88,7 @@ export const FACE_CASES: readonly FaceCase[] = [
     expected: fails("ENOENT"),
   },
   {
-    // The original's answer (spec 01: "ENOENT also when a parent is a file"); Linux says ENOTDIR.
+    // The original's answer (docs/dofs.md: a path under a regular file is ENOENT); Linux says ENOTDIR.
     name: "stat through a file",
     needs: ["writeFile", "stat"],
     run: async (fs) => {
