@@ -36,8 +36,21 @@ export interface ErrorShape {
 export type ErrorRebuilder = (shape: ErrorShape) => Error | undefined;
 
 const STRING_FIELDS = ["code", "syscall", "path", "dest"] as const;
-/** Own properties that are the shape's own fields or never cross (the stack, the cause, a transport's tag). */
-const NOT_DATA = new Set<string>(["name", "message", "stack", "cause", "errno", "errorClass", ...STRING_FIELDS]);
+/**
+ * Own properties that are the shape's own fields or never cross (the stack,
+ * the cause, a transport's tag), and `__proto__`, which a JSON body can carry
+ * as a key but an error must not take as its prototype.
+ */
+const NOT_DATA = new Set<string>([
+  "name",
+  "message",
+  "stack",
+  "cause",
+  "errno",
+  "errorClass",
+  "__proto__",
+  ...STRING_FIELDS,
+]);
 
 type Fields = Partial<Record<(typeof STRING_FIELDS)[number], unknown>> & { errno?: unknown };
 
@@ -68,13 +81,6 @@ export function toShape(error: unknown): ErrorShape {
   }
   if (any) shape.data = data;
   return shape;
-}
-
-/** A plain object that has a shape's two required fields. */
-export function isErrorShape(value: unknown): value is ErrorShape {
-  if (typeof value !== "object" || value === null) return false;
-  const shape = value as Record<string, unknown>;
-  return typeof shape.name === "string" && typeof shape.message === "string";
 }
 
 const STANDARD: Readonly<Record<string, new (message?: string) => Error>> = {

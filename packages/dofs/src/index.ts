@@ -28,7 +28,6 @@ export {
   type ErrorShape,
   type ErrorShapeData,
   fromShape,
-  isErrorShape,
   rebuildWorkspaceFsError,
   toShape,
 } from "./error-shape.js";

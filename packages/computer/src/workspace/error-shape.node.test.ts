@@ -111,3 +111,11 @@ test("a message alone is never read back: an error without fields stays what it 
   expect(fromShape(toShape(bare))).toMatchObject({ name: "Error", message: bare.message });
   expect((fromShape(toShape(bare)) as Error & { code?: string }).code).toBeUndefined();
 });
+
+test("a JSON body cannot hand a rebuilt error a prototype through data's __proto__ key", () => {
+  const body = '{"name":"Error","message":"m","code":"EIO","data":{"__proto__":{"polluted":true},"attempt":2}}';
+  const error = fromShape(JSON.parse(body) as ErrorShape);
+  expect(Object.getPrototypeOf(error)).toBe(Error.prototype);
+  expect((error as Error & { polluted?: unknown }).polluted).toBeUndefined();
+  expect(error).toMatchObject({ code: "EIO", attempt: 2, message: "m" });
+});
