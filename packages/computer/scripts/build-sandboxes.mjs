@@ -32,8 +32,11 @@ const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, "..");
 const backends = join(root, "src", "backends");
 const outRoot = join(root, "dist", "sandbox");
-/** A sandbox's protocol may take pure helpers from dofs (its error factory): bundled from source, never a stale dist/. */
-const alias = { "@cloudflare/dofs": join(root, "..", "dofs", "src", "index.ts") };
+/** A sandbox's protocol may take pure helpers from dofs and rpc (their error factories): bundled from source, never a stale dist/. */
+const alias = {
+  "@cloudflare/dofs": join(root, "..", "dofs", "src", "index.ts"),
+  "@cloudflare/computer-rpc": join(root, "..", "rpc", "src", "index.ts"),
+};
 
 /** `dist/sandbox/<backend>/<name>.js` and its declaration, the type coming from the host's own module. */
 function writeModule(backend, name, js, dts) {

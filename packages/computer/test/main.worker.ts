@@ -9,6 +9,7 @@ import { MemoryArtifactsBinding } from "../src/artifacts/memory-binding.js";
 import type { PublishOptions } from "../src/workspace/capabilities.js";
 import type { WorkspaceStub } from "../src/workspace/stub.worker.js";
 import { withWorkspace } from "../src/workspace/with-workspace.worker.js";
+import { errorCatalogue } from "./errors/catalogue.js";
 import { FakeShellBackend } from "./fake-shell/backend.js";
 import { ScriptedBackend } from "./scripted-backend.js";
 
@@ -21,6 +22,11 @@ export class ScratchObject extends DurableObject<Cloudflare.Env> {
   // Explicit return types: inferred ones through DurableObjectStub trip TS2589.
   getIncarnation(): string {
     return this.incarnation;
+  }
+
+  /** Throws one error of the round-trip catalogue across Workers RPC (src/workspace/error-shape.worker.test.ts). */
+  async throwCatalogued(seed: number, index: number): Promise<void> {
+    throw errorCatalogue(seed)[index]?.error ?? new Error("no such catalogued error");
   }
 }
 

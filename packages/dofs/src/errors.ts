@@ -15,6 +15,8 @@ export const FS_ERROR_CODES = {
   ENAMETOOLONG: "name too long",
   EUNKNOWN_HASH: "unknown object hash",
   EIO: "input/output error",
+  /** A file over a tool's size limit (the AI SDK `write` and `edit` tools). */
+  EFBIG: "file too large",
 } as const;
 
 export type FsErrorCode = keyof typeof FS_ERROR_CODES;

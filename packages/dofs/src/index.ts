@@ -24,6 +24,14 @@ export {
 } from "./database.durable-object.js";
 export { Database, type Row, type SqlValue } from "./database.js";
 export {
+  type ErrorRebuilder,
+  type ErrorShape,
+  type ErrorShapeData,
+  fromShape,
+  rebuildWorkspaceFsError,
+  toShape,
+} from "./error-shape.js";
+export {
   errorMessage,
   FS_ERROR_CODES,
   type FsErrorCode,

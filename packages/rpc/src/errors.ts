@@ -1,13 +1,21 @@
 /**
  * Wire errors. capnweb (0.12) sends an Error as name + message + its own
- * enumerable properties, so `code`, `path` and `syscall` cross by themselves;
- * what it drops is the class (every error arrives as a plain `Error`).
- * `encodeWireError` (the sessions' `onSendError`) adds the class name as
- * `errorClass`, and `decodeWireError` (applied by the clients to every failed
- * call) turns the plain Error back into a `WorkspaceRpcError` or dofs'
- * `WorkspaceFsError`, with the message unchanged.
+ * enumerable properties, and drops the class (every error arrives as a plain
+ * `Error`). Both directions go through dofs' one error shape:
+ * `encodeWireError` (the sessions' `onSendError`) sends an error's shape as
+ * own properties plus `errorClass` (its class name), and `decodeWireError`
+ * (applied by the clients to every failed call) builds the class back from
+ * that shape with `fromShape`: a `WorkspaceRpcError` or dofs'
+ * `WorkspaceFsError`, message unchanged. The message text is never parsed.
  */
-import { errorMessage, FS_ERROR_CODES, type FsErrorCode, WorkspaceFsError } from "@cloudflare/dofs";
+import {
+  type ErrorRebuilder,
+  errorMessage,
+  fromShape,
+  rebuildWorkspaceFsError,
+  toShape,
+  WorkspaceFsError,
+} from "@cloudflare/dofs";
 
 /** Every code a `WorkspaceRpcError` can carry. The last three are reserved for the transport. */
 export const WIRE_ERROR_CODES = {
@@ -55,49 +63,47 @@ export function isRpcError(error: unknown, code?: WireErrorCode): error is Works
   return error instanceof WorkspaceRpcError && (code === undefined || error.code === code);
 }
 
-type WireFields = Error & { code?: unknown; path?: unknown; syscall?: unknown; errorClass?: unknown };
+/** This package's class, for a shape that names it with one of its codes. */
+export const rebuildWorkspaceRpcError: ErrorRebuilder = (shape) =>
+  shape.name === "WorkspaceRpcError" && isWireErrorCode(shape.code)
+    ? new WorkspaceRpcError(shape.code, shape.syscall, shape.path)
+    : undefined;
 
 /**
  * A capnweb `onSendError` hook. An error with a string `code` is sent as a
- * copy carrying its own properties plus `errorClass` (its name), without the
- * stack; any other error gets capnweb's default (name and message).
+ * copy carrying its shape's fields as own properties plus `errorClass` (its
+ * name), without the stack; any other error gets capnweb's default (name and
+ * message).
  */
 export function encodeWireError(error: Error): Error | undefined {
-  const source = error as WireFields;
-  if (typeof source.code !== "string") return undefined;
-  const wire = new Error(error.message) as WireFields & Record<string, unknown>;
-  for (const key of Object.keys(error)) {
-    const value = (error as unknown as Record<string, unknown>)[key];
-    if (key !== "name" && value !== undefined) wire[key] = value;
-  }
+  if (typeof (error as Error & { code?: unknown }).code !== "string") return undefined;
+  const { name, message, data, ...fields } = toShape(error);
+  const wire = Object.assign(new Error(message), data, fields, { errorClass: name });
   if (error.cause !== undefined) wire.cause = error.cause;
-  wire.errorClass = error.name;
   // capnweb sends the stack of a substituted error when it has one; we never do.
   wire.stack = undefined;
   return wire;
 }
 
 /**
- * Rebuilds the class of an error received over capnweb. Codes outside both
- * tables, and errors without a code, come back unchanged (`code` is still set).
+ * Rebuilds the class of an error received over capnweb from its shape, dofs'
+ * class first (the two tables share ENOENT and EUNKNOWN_HASH). An error with
+ * a code outside both tables comes back as an `Error` with its sender's class
+ * name and every field; an error without a code comes back unchanged.
  */
 export function decodeWireError(error: unknown): unknown {
   if (!(error instanceof Error) || error instanceof WorkspaceRpcError || error instanceof WorkspaceFsError) {
     return error;
   }
-  const wire = error as WireFields;
-  const code = wire.code;
-  const syscall = typeof wire.syscall === "string" ? wire.syscall : undefined;
-  const path = typeof wire.path === "string" ? wire.path : undefined;
-  const options = error.cause === undefined ? undefined : { cause: error.cause };
-  let decoded: Error;
-  if (wire.errorClass === "WorkspaceFsError" && typeof code === "string" && Object.hasOwn(FS_ERROR_CODES, code)) {
-    decoded = new WorkspaceFsError(code as FsErrorCode, syscall, path, options);
-  } else if (isWireErrorCode(code)) {
-    decoded = new WorkspaceRpcError(code, syscall, path, options);
-  } else {
-    return error;
+  const errorClass = (error as Error & { errorClass?: unknown }).errorClass;
+  const shape = { ...toShape(error), ...(typeof errorClass === "string" ? { name: errorClass } : {}) };
+  if (shape.code === undefined) return error;
+  // Any other error with a wire code was thrown by a runner as this package's error (the class is what capnweb drops).
+  const rebuilt = rebuildWorkspaceFsError(shape) ?? rebuildWorkspaceRpcError({ ...shape, name: "WorkspaceRpcError" });
+  // Another package's class (WorkspaceError, GitError, …) comes back as an Error with its name and fields.
+  const decoded = fromShape(shape, rebuilt === undefined ? [] : [() => rebuilt]);
+  if (error.cause !== undefined) {
+    Object.defineProperty(decoded, "cause", { value: error.cause, writable: true, configurable: true });
   }
-  decoded.message = error.message;
   return decoded;
 }

@@ -9,11 +9,24 @@ export {
   encodeWireError,
   isRpcError,
   isWireErrorCode,
+  rebuildWorkspaceRpcError,
   rpcError,
   WIRE_ERROR_CODES,
   type WireErrorCode,
   WorkspaceRpcError,
 } from "./errors.js";
+export {
+  checkExecRequest,
+  type ExecRequestField,
+  type ExecRequestProblem,
+  execCwdProblem,
+  execEnvProblem,
+  execIdProblem,
+  execOptionsProblem,
+  execRequestError,
+  execRequestProblem,
+  MAX_EXEC_ID_BYTES,
+} from "./exec-request.js";
 export { withTimeout } from "./timeout.js";
 export type {
   DisposeExecRequest,

@@ -1,20 +1,46 @@
 /**
  * Argument checks of the public runtime layer. They throw TypeError: each is a
- * caller mistake, found before anything reaches a backend.
+ * caller mistake, found before anything reaches a backend. The fields an exec
+ * request carries are checked by the wire package's one check (the same one
+ * the shell server and computerd run); this end only words the problem.
  */
+import {
+  type ExecRequestProblem,
+  execCwdProblem,
+  execIdProblem,
+  execOptionsProblem,
+  MAX_EXEC_ID_BYTES,
+} from "@cloudflare/computer-rpc";
 
-/** Ids key the exec→runtime map and computerd's log; 256 bytes bounds both. */
-export const MAX_EXEC_ID_BYTES = 256;
+export { MAX_EXEC_ID_BYTES };
+
+/** The runtime's wording of a problem the wire check found (kept from before the check was shared). */
+function execTypeError(problem: ExecRequestProblem): TypeError {
+  const value = problem.value;
+  switch (problem.field) {
+    case "id":
+      return new TypeError(
+        problem.reason === "too-long"
+          ? `Execution id must be at most ${MAX_EXEC_ID_BYTES} UTF-8 bytes; got ${problem.bytes}`
+          : "Execution id must be a non-empty string",
+      );
+    case "cwd":
+      return new TypeError(`cwd must be an absolute path; got ${JSON.stringify(value)}`);
+    case "env":
+      if (problem.reason === "value-type")
+        return new TypeError(`env.${problem.key} must be a string; got ${typeof value}`);
+      return new TypeError(problem.detail);
+    case "timeoutMs":
+      return new TypeError(`${problem.detail}; got ${String(value)}`);
+    default:
+      return new TypeError(problem.detail);
+  }
+}
 
 export function validateExecId(id: unknown): string {
-  if (typeof id !== "string" || id === "") {
-    throw new TypeError("Execution id must be a non-empty string");
-  }
-  const bytes = new TextEncoder().encode(id).byteLength;
-  if (bytes > MAX_EXEC_ID_BYTES) {
-    throw new TypeError(`Execution id must be at most ${MAX_EXEC_ID_BYTES} UTF-8 bytes; got ${bytes}`);
-  }
-  return id;
+  const problem = execIdProblem(id);
+  if (problem) throw execTypeError(problem);
+  return id as string;
 }
 
 /** `input` is the argument of a callable backend; a command backend would silently drop it. */
@@ -26,10 +52,8 @@ export function validateInput(backend: { id: string; callable: boolean }, input:
 }
 
 export function validateCwd(cwd: string | undefined): void {
-  if (cwd === undefined) return;
-  if (typeof cwd !== "string" || !cwd.startsWith("/")) {
-    throw new TypeError(`cwd must be an absolute path; got ${JSON.stringify(cwd)}`);
-  }
+  const problem = execCwdProblem(cwd);
+  if (problem) throw execTypeError(problem);
 }
 
 const SYNC_MODES = new Set(["wait", "defer"]);
@@ -45,23 +69,8 @@ export function validateExecOptions(options: {
   if (options.encoding !== undefined && options.encoding !== "utf8") {
     throw new TypeError(`encoding must be "utf8" or omitted; got ${JSON.stringify(options.encoding)}`);
   }
-  if (options.env !== undefined) {
-    if (typeof options.env !== "object" || options.env === null || Array.isArray(options.env)) {
-      throw new TypeError("env must be an object of strings");
-    }
-    for (const [key, value] of Object.entries(options.env)) {
-      if (typeof value !== "string") throw new TypeError(`env.${key} must be a string; got ${typeof value}`);
-    }
-  }
-  if (options.stdin !== undefined && typeof options.stdin !== "string" && !(options.stdin instanceof Uint8Array)) {
-    throw new TypeError("stdin must be a string or a Uint8Array");
-  }
-  if (options.timeoutMs !== undefined) {
-    const ms = options.timeoutMs;
-    if (typeof ms !== "number" || !Number.isSafeInteger(ms) || ms < 0) {
-      throw new TypeError(`timeoutMs must be a non-negative integer (0 disables the timeout); got ${String(ms)}`);
-    }
-  }
+  const problem = execOptionsProblem({ env: options.env, stdin: options.stdin, timeoutMs: options.timeoutMs });
+  if (problem) throw execTypeError(problem);
   if (options.sync !== undefined && !SYNC_MODES.has(options.sync as string)) {
     throw new TypeError(`sync must be "wait" or "defer"; got ${JSON.stringify(options.sync)}`);
   }

@@ -5,6 +5,7 @@
  * line endings (matched as LF, written back as they were), the file mode,
  * the lock, and the diff.
  */
+import { fsError } from "@cloudflare/dofs";
 import type { Tool } from "ai";
 import { z } from "zod";
 import { tool } from "./define.js";
@@ -107,7 +108,8 @@ export function createEditTool(options: FileToolTarget & EditToolOptions): Tool<
           const info = await store.stat(path);
           if (!info) throw noSuchFile(path);
           if (info.size > maxBytes) {
-            throw new Error(`EFBIG: ${path} is ${info.size} bytes; edit works on files of at most ${maxBytes} bytes`);
+            const detail = `file is ${info.size} bytes; edit works on files of at most ${maxBytes} bytes`;
+            throw fsError("EFBIG", "edit", path, detail);
           }
           const bytes = await readAllOrThrow(store, path);
           let raw: string;

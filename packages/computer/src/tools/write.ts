@@ -1,4 +1,5 @@
 /** `write`: replaces (or creates) a text file, keeping the mode of the file it replaces. */
+import { fsError } from "@cloudflare/dofs";
 import type { Tool } from "ai";
 import { z } from "zod";
 import { tool } from "./define.js";
@@ -40,9 +41,8 @@ export function createWriteTool(options: FileToolTarget & WriteToolOptions): Too
         const path = resolveToolPath(input.path);
         const bytes = new TextEncoder().encode(input.content);
         if (bytes.byteLength > maxBytes) {
-          throw new Error(
-            `EFBIG: content is ${bytes.byteLength} bytes; write takes at most ${maxBytes} bytes, nothing was written`,
-          );
+          const detail = `content is ${bytes.byteLength} bytes; write takes at most ${maxBytes} bytes, nothing was written`;
+          throw fsError("EFBIG", "write", path, detail);
         }
         return withPathLock(store.lockIdentity ?? store, path, {}, async () => {
           // Keeps an executable script executable. A directory is not a file to the store: writeFile says EISDIR.

@@ -4,16 +4,19 @@
  * `lstatOrNull`. Those answer an expected miss with false/null instead of throwing,
  * because workerd logs every error thrown across Workers RPC as uncaught.
  *
- * Errors that cross RPC arrive as plain `Error`s with the message only; the
- * remote client rebuilds a `WorkspaceFsError` from the message's `CODE: `
- * prefix so callers can keep branching on `.code`.
+ * Errors that cross Workers RPC arrive as plain `Error`s carrying their own
+ * properties (`code`, `syscall`, `path`, `dest`: workerd's error serialization
+ * since compatibility date 2026-04-21); the remote client builds the
+ * `WorkspaceFsError` back from that shape (dofs' `fromShape`) so callers keep
+ * branching on `.code`. The message text is never parsed.
  */
 import {
   type Database,
   FS_ERROR_CODES,
-  type FsErrorCode,
+  fromShape,
   isFsError,
   type Stat,
+  toShape,
   type WorkspaceFilesystem,
   WorkspaceFsError,
 } from "@cloudflare/dofs";
@@ -138,31 +141,17 @@ export function remoteFilesystem(stub: RemoteFilesystem): WorkspaceClientFilesys
   return client as unknown as WorkspaceClientFilesystem;
 }
 
-const CODE_PREFIX = /^([A-Z][A-Z0-9_]*): /;
-/** `<detail>, <syscall>`, `<detail>, <syscall> '<path>'` or `… '<path>' -> '<dest>'`; syscalls are identifiers. */
-const TAIL = /^(.*), ([A-Za-z_][\w.]*)(?: '(.*?)'(?: -> '(.*)')?)?$/s;
-
 /**
- * Turns an error whose message is in Node's shape (`ENOENT: no such file or
- * directory, open '/a'`) back into a `WorkspaceFsError` with `code`, `syscall`
- * and `path`, keeping the message exactly and the original as `cause`. Any
- * other error is returned as it is.
+ * Builds a `WorkspaceFsError` back from an error that crossed Workers RPC
+ * with its fields as own properties: any error whose `code` is a filesystem
+ * code, whatever class name it kept. The message stays exactly the original's
+ * and the original is the `cause`. Any other error is returned as it is.
  */
 export function rebuildFsError(error: unknown): unknown {
   if (error instanceof WorkspaceFsError || !(error instanceof Error)) return error;
-  const code = CODE_PREFIX.exec(error.message)?.[1];
-  if (code === undefined || !(code in FS_ERROR_CODES)) return error;
-  const rest = error.message.slice(code.length + 2);
-  const tail = TAIL.exec(rest);
-  const detail = tail ? (tail[1] as string) : rest;
-  const rebuilt = new WorkspaceFsError(code as FsErrorCode, tail?.[2], tail?.[3], {
-    cause: error,
-    detail,
-    ...(tail?.[4] === undefined ? {} : { dest: tail[4] }),
-  });
-  // The parse is best-effort (a detail may itself contain ", x: "); the message must still be the original.
-  if (rebuilt.message !== error.message) {
-    Object.defineProperty(rebuilt, "message", { value: error.message, writable: true, configurable: true });
-  }
+  const shape = toShape(error);
+  if (shape.code === undefined || !Object.hasOwn(FS_ERROR_CODES, shape.code)) return error;
+  const rebuilt = fromShape({ ...shape, name: "WorkspaceFsError" });
+  Object.defineProperty(rebuilt, "cause", { value: error, writable: true, configurable: true });
   return rebuilt;
 }

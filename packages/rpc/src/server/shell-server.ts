@@ -1,5 +1,6 @@
 import { RpcTarget } from "capnweb";
 import { rpcError } from "../errors.js";
+import { checkExecRequest } from "../exec-request.js";
 import type {
   DisposeExecRequest,
   ExecEvent,
@@ -34,10 +35,7 @@ class ShellServer extends RpcTarget implements ShellRPC {
   }
 
   async exec(request: ExecRequest): Promise<ExecHandle> {
-    checkObject(request, "exec", "request");
-    checkString(request.source, "exec", "source");
-    if (request.id !== undefined) checkString(request.id, "exec", "id");
-    if (request.cwd !== undefined) checkString(request.cwd, "exec", "cwd");
+    checkExecRequest(request, "exec");
     const { input: _input, ...rest } = request;
     return toWire(await this.#runner.exec(rest), this.#open);
   }

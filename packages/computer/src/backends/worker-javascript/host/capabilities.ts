@@ -6,13 +6,13 @@
  * error, since workerd logs errors thrown across RPC as uncaught.
  */
 import type { WorkspaceFilesystem } from "@cloudflare/dofs";
-import { WorkspaceFsError } from "@cloudflare/dofs";
+import { toShape, WorkspaceFsError } from "@cloudflare/dofs";
 import type { WorkspaceRuntimeValue } from "../../../runtime/types.js";
 import type { GitCliResult, WorkspaceArtifacts, WorkspaceGit } from "../../../workspace/capabilities.js";
 import { type CapabilityReply, HOST_MODULE_PREFIX } from "../protocol/messages.js";
 import { FsCapability } from "./fs-capability.js";
 import type { HostCalls } from "./host-calls.js";
-import { type CallLimits, type CallTicket, errorShape } from "./limits.js";
+import type { CallLimits, CallTicket } from "./limits.js";
 import type { ResolvedOptions } from "./options.js";
 import { isAtOrUnder, outsideRoot, resolvePath } from "./paths.js";
 
@@ -93,7 +93,7 @@ export class ExecutionCapabilities {
       );
       return { ok: true, value };
     } catch (error) {
-      return { ok: false, error: errorShape(error) };
+      return { ok: false, error: toShape(error) };
     }
   }
 

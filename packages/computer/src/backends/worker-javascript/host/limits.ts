@@ -4,7 +4,6 @@
  * Closing it refuses new calls; `settled()` waits for the accepted ones.
  */
 
-import type { CapabilityErrorShape } from "../protocol/messages.js";
 import { utf8Length } from "../protocol/stdio.js";
 import type { ResolvedOptions } from "./options.js";
 
@@ -28,20 +27,6 @@ export function payloadBytes(value: unknown, seen = new Set<object>()): number {
   let total = 2;
   for (const [key, child] of Object.entries(value)) total += utf8Length(key) + payloadBytes(child, seen);
   return total;
-}
-
-export function errorShape(error: unknown): CapabilityErrorShape {
-  if (error instanceof Error) {
-    const fields = error as Error & { code?: unknown; syscall?: unknown; path?: unknown };
-    return {
-      name: error.name,
-      message: error.message,
-      ...(typeof fields.code === "string" ? { code: fields.code } : {}),
-      ...(typeof fields.syscall === "string" ? { syscall: fields.syscall } : {}),
-      ...(typeof fields.path === "string" ? { path: fields.path } : {}),
-    };
-  }
-  return { name: "Error", message: String(error) };
 }
 
 export interface CallTicket {

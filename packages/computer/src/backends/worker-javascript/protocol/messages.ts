@@ -9,6 +9,7 @@
  * `ws:git`, …). The runner is untrusted in the sense that the user's module
  * shares its isolate, so every check that matters is made by the host.
  */
+import type { ErrorShape } from "@cloudflare/dofs";
 
 /** Module names inside the Dynamic Worker. Internal ones live under `__computer/`. */
 export const INTERNAL_PREFIX = "__computer";
@@ -40,13 +41,8 @@ export interface RunRequest {
 /** How the module ended, as the runner saw it. */
 export type RunOutcome = { ok: true; json: string } | { ok: false; error: string };
 
-export interface CapabilityErrorShape {
-  name: string;
-  message: string;
-  code?: string;
-  syscall?: string;
-  path?: string;
-}
+/** A failed capability call's error, as data: dofs' one error shape (Workers RPC would keep only the message). */
+export type CapabilityErrorShape = ErrorShape;
 
 export type CapabilityReply = { ok: true; value: unknown } | { ok: false; error: CapabilityErrorShape };
 

@@ -2,9 +2,10 @@
  * Runs inside the Dynamic Worker (bundled to `__computer/bridge.js`). The one
  * place the trusted modules (`node:fs/promises`, `ws:git`, …) reach the host
  * through: the runner stores the host function here, and every call goes out
- * as `{ op: "call", module, method, args }`. Errors come back as data and are
- * rebuilt with their `code`, because Workers RPC keeps only an error's message.
+ * as `{ op: "call", module, method, args }`. Errors come back as data (dofs'
+ * one error shape) and are built back with `fromShape`, fields and all.
  */
+import { fromShape } from "../protocol/errors.js";
 import type { CapabilityErrorShape, CapabilityReply, HostFunction } from "../protocol/messages.js";
 
 let host: HostFunction | undefined;
@@ -13,13 +14,13 @@ export function setHost(fn: HostFunction): void {
   host = fn;
 }
 
+/**
+ * The error a capability call failed with, as the module sees it. A
+ * filesystem error is a plain `Error` with Node's fields, as `node:fs`
+ * throws; a `TypeError` stays one.
+ */
 export function rebuildError(shape: CapabilityErrorShape): Error {
-  const error = new Error(shape.message) as Error & { code?: string; syscall?: string; path?: string };
-  error.name = shape.name === "WorkspaceFsError" ? "Error" : shape.name;
-  if (shape.code !== undefined) error.code = shape.code;
-  if (shape.syscall !== undefined) error.syscall = shape.syscall;
-  if (shape.path !== undefined) error.path = shape.path;
-  return error;
+  return fromShape(shape.name === "WorkspaceFsError" ? { ...shape, name: "Error" } : shape);
 }
 
 export async function call(module: string, method: string, args: unknown[]): Promise<unknown> {

@@ -12,6 +12,7 @@
  * date 2026-08-15, a namespace never; the entrypoint stub works on any date).
  */
 import { rpcError } from "@cloudflare/computer-rpc";
+import { toShape } from "@cloudflare/dofs";
 import type { SyncRPC } from "@cloudflare/dofs/sync";
 import core from "#sandbox/worker-shell/core";
 import type { BackendHandle, CommandBackend, ShellRPCLike } from "../../../runtime/backend.js";
@@ -130,11 +131,14 @@ export interface WorkerShellHandle extends BackendHandle {
   close(): Promise<void>;
 }
 
-/** Wire errors cross Workers RPC as name + message only; the code is the message's first word. */
+/**
+ * The sandbox's errors cross Workers RPC with their fields as own properties
+ * (dofs' error shape); the two an exec id can meet become this end's
+ * `WorkspaceRpcError` with the syscall of the call that met them.
+ */
 function rewire(error: unknown, syscall: string, id: string | undefined): unknown {
-  const message = error instanceof Error ? error.message : "";
-  if (message.startsWith("EEXEC_BUSY")) return rpcError("EEXEC_BUSY", syscall, id);
-  if (message.startsWith("ENOENT")) return rpcError("ENOENT", syscall, id);
+  const { code } = toShape(error);
+  if (code === "EEXEC_BUSY" || code === "ENOENT") return rpcError(code, syscall, id);
   return error;
 }
 

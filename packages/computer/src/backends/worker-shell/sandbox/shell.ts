@@ -19,7 +19,7 @@
  */
 import { WorkerEntrypoint } from "cloudflare:workers";
 import { Bash, type CommandName, type CustomCommand, getCommandNames, type SecureFetch } from "just-bash";
-import { fsError } from "../protocol/errors.js";
+import { fsError, rpcError } from "../protocol/errors.js";
 import {
   encodeFrame,
   KILLED_EXIT_CODE,
@@ -124,10 +124,6 @@ const KILL_POLL_MS = 20;
 /** Every optional group's commands: what a ShellWorker outside a loaded Dynamic Worker has. */
 const ALL_GROUP_COMMANDS: readonly string[] = Object.values(SHELL_GROUP_COMMANDS).flat();
 
-function busy(id: string): Error {
-  return Object.assign(new Error(`EEXEC_BUSY: exec is busy, exec '${id}'`), { code: "EEXEC_BUSY", path: id });
-}
-
 function latin1(bytes: Uint8Array): string {
   let text = "";
   for (let i = 0; i < bytes.length; i += 0x8000) text += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
@@ -169,7 +165,7 @@ export class ShellWorker<Env = ShellWorkerEnv> extends WorkerEntrypoint<Env> {
   async exec(args: ShellExecArgs): Promise<ShellExecReply> {
     const id = args.id ?? crypto.randomUUID();
     const key = this.#key(id);
-    if (running.has(key)) throw busy(id);
+    if (running.has(key)) throw rpcError("EEXEC_BUSY", "exec", id);
     running.add(key);
     killed.delete(key);
     const frames = this.#run(id, args).finally(() => {
