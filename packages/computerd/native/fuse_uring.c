@@ -24,6 +24,8 @@
  *       Sends the reply in out[0, length) (out-header, then body) for the
  *       entry's request and asks for its next one. Submitted at once, or
  *       with the others at the end of an onRequests call.
+ *   uringReady(handle) -> completions waiting (a read of the ring's memory, no syscall: busy polling)
+ *   uringDrain(handle)  -> runs onRequests now for what is waiting, as the loop would
  *   uringClose(handle)
  */
 #define _GNU_SOURCE
@@ -422,6 +424,29 @@ static napi_value js_uring_commit(napi_env env, napi_callback_info info) {
   return number(env, 0);
 }
 
+static uring *ring_arg(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1];
+  uring *ring;
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok ||
+      napi_get_value_external(env, argv[0], (void **)&ring) != napi_ok)
+    return NULL;
+  return ring;
+}
+
+static napi_value js_uring_ready(napi_env env, napi_callback_info info) {
+  uring *ring = ring_arg(env, info);
+  if (ring == NULL || ring->closed) return number(env, 0);
+  unsigned tail = __atomic_load_n(ring->cq_tail, __ATOMIC_ACQUIRE);
+  return number(env, (double)(tail - *ring->cq_head));
+}
+
+static napi_value js_uring_drain(napi_env env, napi_callback_info info) {
+  uring *ring = ring_arg(env, info);
+  if (ring != NULL && !ring->closed && !ring->draining) drain(ring);
+  return NULL;
+}
+
 static napi_value js_uring_close(napi_env env, napi_callback_info info) {
   size_t argc = 1;
   napi_value argv[1];
@@ -436,6 +461,8 @@ void fuse_uring_define(napi_env env, napi_value exports) {
   napi_property_descriptor properties[] = {
       {"uringOpen", NULL, js_uring_open, NULL, NULL, NULL, napi_enumerable, NULL},
       {"uringCommit", NULL, js_uring_commit, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"uringReady", NULL, js_uring_ready, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"uringDrain", NULL, js_uring_drain, NULL, NULL, NULL, napi_enumerable, NULL},
       {"uringClose", NULL, js_uring_close, NULL, NULL, NULL, napi_enumerable, NULL},
   };
   napi_define_properties(env, exports, sizeof properties / sizeof properties[0], properties);

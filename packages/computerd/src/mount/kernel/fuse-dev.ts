@@ -45,6 +45,10 @@ export interface FuseDev {
   ): UringHandle | number;
   /** The reply in out[0, length) for the entry's request, and a fetch of its next: 0 or a negative errno. */
   uringCommit(handle: UringHandle, entry: number, out: Buffer, length: number): number;
+  /** Completions waiting on the ring (a read of its memory, no syscall): what busy polling watches. */
+  uringReady(handle: UringHandle): number;
+  /** Hands what is waiting to `onRequests` now, as the loop would on its next turn. */
+  uringDrain(handle: UringHandle): void;
   uringClose(handle: UringHandle): void;
   /** A Unix stream socket pair, both ends close-on-exec. */
   socketPair(): [number, number];

@@ -44,8 +44,15 @@ export interface Request {
   readonly entry: number;
 }
 
-/** Sends a reply (`length` bytes of `out`) through io_uring entry `entry`: 0 or a negative errno. */
-export type UringCommit = (entry: number, out: Buffer, length: number) => number;
+/** The io_uring transport as the session uses it (uring.ts). */
+export interface Ring {
+  /** Sends a reply (`length` bytes of `out`) through entry `entry`: 0 or a negative errno. */
+  commit(entry: number, out: Buffer, length: number): number;
+  /** Whether requests wait on the ring (no syscall). */
+  ready(): boolean;
+  /** Serves what waits on the ring now. */
+  drain(): void;
+}
 
 /** A reply body's length in `out` (written already), or an encoder that writes it when the reply goes out. */
 export type Answer = number | ((out: Buffer) => number);
@@ -67,7 +74,7 @@ export class Session {
   readonly #names: string[] = [];
   #poll: PollHandle | undefined;
   #ended: (() => void) | undefined;
-  #commit: UringCommit | undefined;
+  #ring: Ring | undefined;
   readonly ended: Promise<void>;
   requests = 0;
   /** Of `requests`, those an io_uring entry brought. */
@@ -104,9 +111,9 @@ export class Session {
     this.#poll = this.#dev.poll(this.fd, this.#drain);
   }
 
-  /** From now on requests may also come through `serve`, answered with `commit`. */
-  useUring(commit: UringCommit): void {
-    this.#commit = commit;
+  /** From now on requests also come through `serve`, answered through `ring`. */
+  useUring(ring: Ring): void {
+    this.#ring = ring;
   }
 
   /** Answers a request an io_uring entry brought: `length` bytes of `input`, laid out as /dev/fuse's. */
@@ -114,6 +121,11 @@ export class Session {
     this.#busyPoll?.busy();
     this.uringRequests++;
     this.#dispatch(input, length, entry);
+  }
+
+  /** After the ring's requests of one wake-up: spin for the next ones, as after a /dev/fuse drain. */
+  served(): void {
+    this.#queueSpin();
   }
 
   /** Writes a notification (code, payload of `length` bytes in `body`) from a worker thread: 0 or -errno. */
@@ -177,7 +189,14 @@ export class Session {
     if (this.#poll === undefined) return;
     const busyPoll = this.#busyPoll as BusyPoll;
     let deadline = performance.now() + busyPoll.spinBudget();
+    const ring = this.#ring;
     for (;;) {
+      if (ring?.ready()) {
+        busyPoll.hit();
+        // Their promise answers (and this spin's next round) come after this turn's microtasks.
+        ring.drain();
+        return;
+      }
       const length = this.#dev.read(this.fd, this.input);
       if (length === EAGAIN) {
         const now = performance.now();
@@ -273,9 +292,9 @@ export class Session {
 
   #write(request: Request, length: number): void {
     const result =
-      request.entry < 0 || this.#commit === undefined
+      request.entry < 0 || this.#ring === undefined
         ? this.#dev.write(this.fd, this.out, length)
-        : this.#commit(request.entry, this.out, length);
+        : this.#ring.commit(request.entry, this.out, length);
     // ENOENT: the kernel gave up on the request (interrupted); nothing to do.
     if (result < 0 && result !== ENOENT) {
       this.#log.error(`replying on ${request.entry < 0 ? "/dev/fuse" : "io_uring"} failed: errno ${-result}`);

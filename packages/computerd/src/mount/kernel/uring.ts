@@ -53,7 +53,7 @@ export function enableUring(log: Logger, parameter = ENABLE_URING): string | und
     writeFileSync(parameter, "Y");
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? String(error);
-    return `${parameter} is N and this daemon may not turn it on (${code})`;
+    return `${parameter} is not Y and this daemon may not turn it on (${code})`;
   }
   log.info(`FUSE over io_uring: turned on ${parameter} (new FUSE connections may use it)`);
   return undefined;
@@ -100,7 +100,11 @@ export class UringTransport {
       return `the kernel refused the ring's entries (${name})`;
     }
     transport.#handle = handle;
-    session.useUring(transport.#commit);
+    session.useUring({
+      commit: transport.#commit,
+      ready: () => dev.uringReady(handle) > 0,
+      drain: () => dev.uringDrain(handle),
+    });
     return transport;
   }
 
@@ -135,6 +139,7 @@ export class UringTransport {
       }
       this.#session.serve(input, length, entry);
     }
+    this.#session.served();
   };
 
   readonly #commit = (entry: number, out: Buffer, length: number): number => {
