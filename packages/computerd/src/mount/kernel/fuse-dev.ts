@@ -1,8 +1,9 @@
 /**
  * The native half of computerd's own FUSE layer (`native/fuse_dev.c`, built
  * by `native/build.sh` with the system compiler): opening /dev/fuse,
- * mount(2), one read() or write() per request or FUSE over io_uring, uv_poll on the daemon's loop,
- * and writes or umount2 that may block moved to libuv's worker threads.
+ * mount(2), one read() or write() per request (or FUSE over io_uring's
+ * ring, native/fuse_uring.c), uv_poll on the daemon's loop, and writes or
+ * umount2 that may block moved to libuv's worker threads.
  */
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
