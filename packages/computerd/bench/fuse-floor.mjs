@@ -13,6 +13,9 @@
  * stays free to answer. The `c` column is the floor under all of them:
  * bench/fuse-floor.c, a one-thread C daemon with blocking reads and writes
  * whose handlers only answer (built here with the system `cc`). Our layer
+ * and the C daemon each run twice: on /dev/fuse reads and on FUSE over
+ * io_uring (`uring` columns; the fuse module's enable_uring is turned on).
+ * Our layer
  * busy-polls as the daemon does
  * (`--busy-poll auto`, src/mount/kernel/busy-poll.ts); `--busy-poll off`
  * measures the bare ping-pong, `spin` and `qos` each way alone. A `qos`
@@ -32,6 +35,7 @@ import { loadFuseDev } from "../dist/mount/kernel/fuse-dev.js";
 import { initHandler } from "../dist/mount/kernel/init.js";
 import { ATTR_OUT_SIZE, ENTRY_OUT_SIZE, Op, OUT_HEADER, writeAttr, writeEntry } from "../dist/mount/kernel/protocol.js";
 import { Session } from "../dist/mount/kernel/session.js";
+import { enableUring, UringTransport } from "../dist/mount/kernel/uring.js";
 
 const repsAt = process.argv.indexOf("--reps");
 const reps = repsAt === -1 ? 5 : Number(process.argv[repsAt + 1]);
@@ -80,7 +84,7 @@ const ops = {
 };
 
 /** The same no-op filesystem on our own layer: every stat reaches it (attr_valid 0), names stay cached. */
-async function mountKernel(mnt) {
+async function mountKernel(mnt, uring) {
   const dev = loadFuseDev();
   const fd = dev.open();
   const log = { info: () => {}, error: (message) => console.error(message) };
@@ -93,7 +97,7 @@ async function mountKernel(mnt) {
   session.on(
     Op.INIT,
     "init",
-    initHandler({ maxWrite: MiB, writebackCache: false }, () => ready()),
+    initHandler({ maxWrite: MiB, writebackCache: false, noOpen: false, uring }, (negotiated) => ready(negotiated)),
   );
   session.on(Op.GETATTR, "getattr", (request) => {
     session.out.fill(0, OUT_HEADER, OUT_HEADER + 16);
@@ -136,13 +140,20 @@ async function mountKernel(mnt) {
   session.on(Op.BATCH_FORGET, "batch_forget", () => undefined);
   dev.mount("floor", mnt, "fuse.floor", 6, `fd=${fd},rootmode=40000,user_id=0,group_id=0`);
   session.start();
-  await initialized;
+  const negotiated = await initialized;
+  let transport;
+  if (uring) {
+    if (!negotiated.uring) throw new Error("the kernel did not offer FUSE over io_uring");
+    transport = UringTransport.open(dev, session, MiB, log);
+    if (typeof transport === "string") throw new Error(transport);
+  }
   return {
     mnt,
     fuse: {
       unmount: (done) =>
         dev.unmount(mnt, 2, () => {
           session.stop();
+          transport?.close();
           done();
         }),
     },
@@ -150,10 +161,11 @@ async function mountKernel(mnt) {
 }
 
 /** bench/fuse-floor.c, compiled into the bench's directory and mounted at `mnt`; `cpu()` is its CPU time in µs. */
-async function mountC(mnt) {
+async function mountC(mnt, uring) {
   const binary = join(root, "fuse-floor-c");
   execFileSync("cc", ["-O2", "-o", binary, fileURLToPath(new URL("./fuse-floor.c", import.meta.url))]);
-  const child = spawn(binary, [mnt, ...(busyPoll.mode === "qos" ? ["--qos"] : [])], {
+  const flags = [...(busyPoll.mode === "qos" ? ["--qos"] : []), ...(uring ? ["--uring"] : [])];
+  const child = spawn(binary, [mnt, ...flags], {
     stdio: ["ignore", "pipe", "inherit"],
   });
   const lines = [];
@@ -224,31 +236,38 @@ try {
     await new Promise((resolve, reject) => fuse.mount((error) => (error ? reject(error) : resolve())));
     mounts.push({ mnt, fuse });
   }
-  const kernelMnt = join(root, "kernel");
-  mkdirSync(kernelMnt);
-  mounts.push(await mountKernel(kernelMnt));
-  const cMnt = join(root, "c");
-  mkdirSync(cMnt);
-  mounts.push(await mountC(cMnt));
+  const off = enableUring({ info: (line) => console.log(line), error: (line) => console.error(line) });
+  if (off !== undefined) throw new Error(`FUSE over io_uring is unavailable: ${off}`);
+  for (const [name, mount] of [
+    ["kernel", (mnt) => mountKernel(mnt, false)],
+    ["kernel-uring", (mnt) => mountKernel(mnt, true)],
+    ["c", (mnt) => mountC(mnt, false)],
+    ["c-uring", (mnt) => mountC(mnt, true)],
+  ]) {
+    const mnt = join(root, name);
+    mkdirSync(mnt);
+    mounts.push(await mount(mnt));
+  }
   const targets = [...mounts.map(({ mnt }) => mnt), disk];
   const { stdout } = await promisify(execFile)(process.execPath, ["-e", workload, String(reps), ...targets]);
   const rows = JSON.parse(stdout);
+  const labels = ["fuse-napi main", "fuse-napi threads", "kernel", "kernel uring", "c", "c uring", "disk"];
   console.log(
-    `\nfuse-floor: no-op handlers on fuse-napi (main loop, threads), on our own layer (kernel, busy polling ${busyPoll.mode}) and in C (the floor${busyPoll.mode === "qos" ? ", holding the same latency request" : ""}) vs disk (ext4 at /var/tmp); interleaved, medians of ${reps}\n`,
+    `\nfuse-floor: no-op handlers on fuse-napi (main loop, threads), on our own layer (kernel, busy polling ${busyPoll.mode}) and in C (the floor${busyPoll.mode === "qos" ? ", holding the same latency request" : ""}), each of the last two on /dev/fuse reads and on io_uring, vs disk (ext4 at /var/tmp); interleaved, medians of ${reps}\n`,
   );
   console.log(
-    "| workload | fuse-napi main ms | fuse-napi threads ms | kernel ms | c ms | disk ms | main/disk | kernel/disk | c/disk |",
+    `| workload | ${labels.map((label) => `${label} ms`).join(" | ")} | kernel/c | kernel uring/c uring | c/c uring |`,
   );
-  console.log("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
-  for (const [name, [main, threads, kernel, c, d]] of Object.entries(rows)) {
-    const cells = [main, threads, kernel, c, d].map((ms) => ms.toFixed(1));
+  console.log(`|---|${labels.map(() => "---:").join("|")}|---:|---:|---:|`);
+  for (const [name, times] of Object.entries(rows)) {
+    const [, , kernel, kernelUring, c, cUring] = times;
     console.log(
-      `| ${name} | ${cells.join(" | ")} | ${(main / d).toFixed(2)}x | ${(kernel / d).toFixed(2)}x | ${(c / d).toFixed(2)}x |`,
+      `| ${name} | ${times.map((ms) => ms.toFixed(1)).join(" | ")} | ${(kernel / c).toFixed(2)}x | ${(kernelUring / cUring).toFixed(2)}x | ${(c / cUring).toFixed(2)}x |`,
     );
   }
   const stat = rows["stat 1000 files (each reaches the daemon)"];
   console.log(
-    `\nper stat that reaches the daemon (round trip, caller included): fuse-napi main ${stat[0].toFixed(1)} µs, threads ${stat[1].toFixed(1)} µs, kernel ${stat[2].toFixed(1)} µs, c ${stat[3].toFixed(1)} µs; disk (cached) ${stat[4].toFixed(1)} µs`,
+    `\nper stat that reaches the daemon (round trip, caller included): ${labels.map((label, i) => `${label} ${stat[i].toFixed(1)} µs`).join(", ")}`,
   );
   // The daemon's own CPU per getattr: 20,000 stats against one mount at a time, this process's CPU time over them.
   const stats = 20_000;
@@ -256,7 +275,9 @@ try {
   for (const [label, at] of [
     ["fuse-napi main", 0],
     ["kernel", 2],
-    ["c", 3],
+    ["kernel uring", 3],
+    ["c", 4],
+    ["c uring", 5],
   ]) {
     const usage =
       mounts[at].cpu ??

@@ -3,7 +3,9 @@
  * workloads: what agents really do in /workspace, on computerd's mount
  * (the default driver, and with `--driver NAME` also COMPUTERD_FUSE_DRIVER=NAME;
  * `--kernel` is `--driver kernel`; `--writeback` also the default driver with
- * COMPUTERD_FUSE_WRITEBACK_CACHE=1),
+ * COMPUTERD_FUSE_WRITEBACK_CACHE=1; `--dev-fuse` also the default driver
+ * with COMPUTERD_FUSE_URING=off, on /dev/fuse reads where the default takes
+ * FUSE over io_uring),
  * a tmpfs (the fair baseline: the original keeps its filesystem in memory)
  * and the local disk, interleaved (each repetition runs every target before
  * the next), medians:
@@ -15,7 +17,7 @@
  * Prints the table, the daemons' peak RSS and the command. Needs root and
  * /dev/fuse; builds nothing (run the computerd build first).
  *
- *   node packages/computerd/bench/workloads.mjs [--reps 3] [--driver fuse-napi] [--kernel] [--writeback]
+ *   node packages/computerd/bench/workloads.mjs [--reps 3] [--driver fuse-napi] [--kernel] [--writeback] [--dev-fuse]
  */
 import { execFileSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -32,6 +34,9 @@ const variants = [
   ...process.argv.flatMap((arg, i) => (arg === "--driver" ? [process.argv[i + 1]] : [])),
   ...(process.argv.includes("--kernel") ? ["kernel"] : []),
 ].map((driver) => ({ name: driver, flag: `--driver ${driver}`, env: { COMPUTERD_FUSE_DRIVER: driver } }));
+if (process.argv.includes("--dev-fuse")) {
+  variants.push({ name: "dev-fuse", flag: "--dev-fuse", env: { COMPUTERD_FUSE_URING: "off" } });
+}
 if (process.argv.includes("--writeback")) {
   variants.push({ name: "writeback", flag: "--writeback", env: { COMPUTERD_FUSE_WRITEBACK_CACHE: "1" } });
 }

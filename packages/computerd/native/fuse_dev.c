@@ -19,6 +19,7 @@
  *                                      pages it holds come to the daemon as WRITEs meanwhile
  *   socketPair()                    -> [fd, fd] of a Unix stream socket pair (close-on-exec; a
  *                                      child gets one through spawn's stdio, which clears the flag)
+ *   uringOpen, uringCommit, uringClose: FUSE over io_uring (fuse_uring.c)
  *   receiveFd(socket)               -> the fd one SCM_RIGHTS message carries (made non-blocking
  *                                      and close-on-exec), or -errno (EAGAIN when none was sent):
  *                                      how fusermount3 hands an unprivileged daemon its /dev/fuse
@@ -36,6 +37,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 #include <uv.h>
+
+#include "fuse_uring.h"
 
 #define CHECK(call)                                                                  \
   do {                                                                               \
@@ -398,6 +401,7 @@ static napi_value init(napi_env env, napi_value exports) {
       {"receiveFd", NULL, js_receive_fd, NULL, NULL, NULL, napi_enumerable, NULL},
   };
   napi_define_properties(env, exports, sizeof properties / sizeof properties[0], properties);
+  fuse_uring_define(env, exports);
   return exports;
 }
 

@@ -117,6 +117,8 @@ function testDriverEnv(): Record<string, string> {
     ...(process.env.COMPUTERD_TEST_FUSE_DRIVER
       ? { COMPUTERD_FUSE_DRIVER: process.env.COMPUTERD_TEST_FUSE_DRIVER }
       : {}),
+    // COMPUTERD_TEST_FUSE_URING=off runs them on /dev/fuse reads instead of FUSE over io_uring.
+    ...(process.env.COMPUTERD_TEST_FUSE_URING ? { COMPUTERD_FUSE_URING: process.env.COMPUTERD_TEST_FUSE_URING } : {}),
     // COMPUTERD_TEST_FUSE_WRITEBACK_CACHE=1 runs them with the kernel's writeback cache.
     ...(process.env.COMPUTERD_TEST_FUSE_WRITEBACK_CACHE
       ? { COMPUTERD_FUSE_WRITEBACK_CACHE: process.env.COMPUTERD_TEST_FUSE_WRITEBACK_CACHE }

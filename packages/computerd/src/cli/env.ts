@@ -65,6 +65,13 @@ export interface FuseOptions {
    * round trips; docs/computerd.md, "kernel"). Off keeps handles for every open.
    */
   noOpen: boolean;
+  /**
+   * `COMPUTERD_FUSE_URING` on (default) or off: the kernel driver takes
+   * requests through FUSE over io_uring where the kernel offers it (and
+   * turns the fuse module's enable_uring on when it may), else from
+   * /dev/fuse reads (mount/kernel/uring.ts).
+   */
+  uring: boolean;
 }
 
 export interface Config {
@@ -285,6 +292,7 @@ function fuseOptions(env: Env): FuseOptions {
       spinMicros: parseCount(env.COMPUTERD_FUSE_SPIN_US, "COMPUTERD_FUSE_SPIN_US", DEFAULT_SPIN_MICROS),
     },
     noOpen: parseOnOff(env.COMPUTERD_FUSE_NO_OPEN, "COMPUTERD_FUSE_NO_OPEN", true),
+    uring: parseOnOff(env.COMPUTERD_FUSE_URING, "COMPUTERD_FUSE_URING", true),
   };
 }
 

@@ -56,6 +56,7 @@ import { NodeTable } from "./kernel/nodes.js";
 import { Init, Notify, Op, ROOT_ID, timeout, writeU64 } from "./kernel/protocol.js";
 import { RelatimePages } from "./kernel/relatime.js";
 import { Session } from "./kernel/session.js";
+import { ENTRIES_PER_QUEUE, enableUring, UringTransport } from "./kernel/uring.js";
 import { MountFsDriver } from "./mount-fs-driver.js";
 import { clearStaleMount, lazyUnmount } from "./mount-point.js";
 import { teachKernel } from "./teach-kernel.js";
@@ -87,6 +88,7 @@ export class KernelDriver extends MountFsDriver implements MountDriver {
   #nodes: NodeTable | undefined;
   #context: KernelContext | undefined;
   #busyPoll: BusyPoll | undefined;
+  #uring: UringTransport | undefined;
   #watchdog: ChildProcess | undefined;
   #privileged = true;
 
@@ -111,6 +113,8 @@ export class KernelDriver extends MountFsDriver implements MountDriver {
     // Every uid may use the mount (allow_other: root may always, others where fuse.conf lets them),
     // and the kernel checks permissions from our modes and owners (default_permissions).
     const access = privileged || userAllowOther() ? "allow_other,default_permissions" : "default_permissions";
+    // Before the connection opens: the kernel offers io_uring at INIT only while the module parameter is on.
+    const uringOff = this.#options.uring ? enableUring(this.#log) : "COMPUTERD_FUSE_URING=off";
     // fusermount3 mounts before we answer anything: the kernel's INIT waits in the queue until the session reads.
     const fd = privileged
       ? dev.open()
@@ -142,12 +146,13 @@ export class KernelDriver extends MountFsDriver implements MountDriver {
       settling: new Map(),
       relatime,
     };
+    const initOptions = { maxWrite, writebackCache: this.#options.writebackCache, noOpen: this.#options.noOpen };
     let negotiated: (value: Negotiated) => void = () => {};
     const initialized = new Promise<Negotiated>((resolve) => (negotiated = resolve));
     session.on(
       Op.INIT,
       "init",
-      initHandler({ maxWrite, writebackCache: this.#options.writebackCache, noOpen: this.#options.noOpen }, (value) => {
+      initHandler({ ...initOptions, uring: uringOff === undefined }, (value) => {
         // Before any other request: OPEN and OPENDIR read these.
         context.noOpen = value.noOpen;
         context.noOpendir = value.noOpendir;
@@ -204,9 +209,31 @@ export class KernelDriver extends MountFsDriver implements MountDriver {
       throw error;
     }
     this.#trace?.install();
+    const transport = this.#openUring(result, uringOff);
     this.#log.info(
-      `mounted ${this.#mountPoint} (kernel, protocol 7.${Math.min(result.kernelMinor, 43)} of kernel 7.${result.kernelMinor}, max_write=${result.maxWrite}, flags=0x${result.flags.toString(16)}, cache=${KERNEL_CACHE_SECONDS}s, writeback cache ${context.writeback ? "on" : "off"}, no-open ${result.noOpen ? "on" : "off"}, no-opendir ${result.noOpendir ? "on" : "off"}, busy polling ${busyPoll.mode})`,
+      `mounted ${this.#mountPoint} (kernel, protocol 7.${Math.min(result.kernelMinor, 43)} of kernel 7.${result.kernelMinor}, max_write=${result.maxWrite}, flags=0x${result.flags.toString(16)}, cache=${KERNEL_CACHE_SECONDS}s, writeback cache ${context.writeback ? "on" : "off"}, no-open ${result.noOpen ? "on" : "off"}, no-opendir ${result.noOpendir ? "on" : "off"}, ${transport}, busy polling ${busyPoll.mode})`,
     );
+  }
+
+  /**
+   * Moves the session's requests to FUSE over io_uring when INIT took it
+   * (the kernel accepts entries only after the INIT reply, which is out by
+   * now); otherwise one line says why they stay on /dev/fuse reads. The
+   * transport, for the mount's log line.
+   */
+  #openUring(result: Negotiated, off: string | undefined): string {
+    const session = this.#session as Session;
+    let reason = off ?? "the kernel did not offer it at INIT";
+    if (result.uring) {
+      const opened = UringTransport.open(this.#dev as FuseDev, session, result.maxWrite, this.#log);
+      if (typeof opened !== "string") {
+        this.#uring = opened;
+        return `io_uring ${opened.queues} queues x ${ENTRIES_PER_QUEUE} entries`;
+      }
+      reason = opened;
+    }
+    this.#log.info(`FUSE over io_uring off: ${reason}; requests come from /dev/fuse reads`);
+    return "/dev/fuse reads";
   }
 
   async unmount(): Promise<void> {
@@ -240,6 +267,9 @@ export class KernelDriver extends MountFsDriver implements MountDriver {
     // Closing the last fd ends the connection for any lazy user left.
     session.stop();
     closeSync(session.fd);
+    // After the connection is gone: the kernel ended every entry, none is still in use.
+    this.#uring?.close();
+    this.#uring = undefined;
     this.#busyPoll?.close();
   }
 
@@ -400,6 +430,8 @@ export class KernelDriver extends MountFsDriver implements MountDriver {
       ...this.fs.stats(),
       kernel_nodes: this.#nodes?.size ?? 0,
       kernel_requests: this.#session?.requests ?? 0,
+      kernel_uring_entries: this.#uring?.entries ?? 0,
+      kernel_uring_requests: this.#session?.uringRequests ?? 0,
       ...this.#busyPoll?.stats(),
     };
   }

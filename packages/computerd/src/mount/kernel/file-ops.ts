@@ -169,7 +169,8 @@ export function registerFileOps(session: Session, context: KernelContext): void 
     const fh = fileRef(context, request.nodeid, readU64(input, 40));
     const offset = readU64(input, 48);
     const size = input.readUInt32LE(56);
-    const written = fs.write(fh, writeSource, size, offset);
+    // Data at byte 80 of the request: the session's own buffer, or an io_uring entry's.
+    const written = fs.write(fh, input === session.input ? writeSource : input.subarray(80), size, offset);
     context.relatime.wrote(request.nodeid, offset, written);
     // A write by a caller without CAP_FSETID (HANDLE_KILLPRIV_V2): one query, and a chmod when a bit is set.
     if ((input.readUInt32LE(60) & WRITE_KILL_SUIDGID) !== 0) {

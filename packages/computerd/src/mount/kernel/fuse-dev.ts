@@ -1,8 +1,9 @@
 /**
  * The native half of computerd's own FUSE layer (`native/fuse_dev.c`, built
  * by `native/build.sh` with the system compiler): opening /dev/fuse,
- * mount(2), one read() or write() per request, uv_poll on the daemon's loop,
- * and writes or umount2 that may block moved to libuv's worker threads.
+ * mount(2), one read() or write() per request (or FUSE over io_uring's
+ * ring, native/fuse_uring.c), uv_poll on the daemon's loop, and writes or
+ * umount2 that may block moved to libuv's worker threads.
  */
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -30,6 +31,26 @@ export interface FuseDev {
    * writeback cache the kernel's dirty pages and times come to the daemon as requests meanwhile.
    */
   syncfs(target: string, done: (result: number) => void): void;
+  /**
+   * FUSE over io_uring (native/fuse_uring.c): registers one entry per buffer, spread over `queues`
+   * queue ids, and calls `onRequests(count)` on the loop with `count` triples (entry, start, length)
+   * in `completions`: the request is buffers[entry][start, start + length); a negative length is the
+   * -errno that ended the entry. A handle, or a negative errno when the kernel refused (nothing kept).
+   */
+  uringOpen(
+    fd: number,
+    queues: number,
+    buffers: Buffer[],
+    completions: Int32Array,
+    onRequests: (count: number) => void,
+  ): UringHandle | number;
+  /** The reply in out[0, length) for the entry's request, and a fetch of its next: 0 or a negative errno. */
+  uringCommit(handle: UringHandle, entry: number, out: Buffer, length: number): number;
+  /** Completions waiting on the ring (a read of its memory, no syscall): what busy polling watches. */
+  uringReady(handle: UringHandle): number;
+  /** Hands what is waiting to `onRequests` now, as the loop would on its next turn. */
+  uringDrain(handle: UringHandle): void;
+  uringClose(handle: UringHandle): void;
   /** A Unix stream socket pair, both ends close-on-exec. */
   socketPair(): [number, number];
   /** The fd an SCM_RIGHTS message on `socket` carries (non-blocking), or a negative errno (-EAGAIN: none sent). */
@@ -38,6 +59,8 @@ export interface FuseDev {
 
 declare const pollHandle: unique symbol;
 export type PollHandle = { readonly [pollHandle]: true };
+declare const uringHandle: unique symbol;
+export type UringHandle = { readonly [uringHandle]: true };
 
 /**
  * Where the addon is: native/build.sh's output next to the sources (this

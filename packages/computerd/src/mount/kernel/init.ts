@@ -14,7 +14,10 @@
  *   CAP_FSETID) and we clear them (context.ts, killSuidgid), so a chown
  *   takes no GETATTR first (tar chowns every file it makes);
  * - WRITEBACK_CACHE only when configured (the kernel then keeps its own
- *   sizes; see docs/computerd.md).
+ *   sizes; see docs/computerd.md);
+ * - OVER_IO_URING (flags2, with INIT_EXT) unless COMPUTERD_FUSE_URING is
+ *   off: requests may then come through ring entries (uring.ts) once they
+ *   are registered, which the kernel accepts only after this reply.
  * No-open (`InitOptions.noOpen`, when the kernel offers NO_OPEN_SUPPORT
  * and NO_OPENDIR_SUPPORT): nothing is asked for; the first OPEN and OPENDIR
  * answer ENOSYS (file-ops.ts, dir-ops.ts) and the kernel stops sending them
@@ -25,7 +28,7 @@
  * time_gran is 1 ns: the daemon keeps times in ns (mount/inode-times.ts), so
  * cached and served times agree.
  */
-import { FUSE_KERNEL_MINOR_VERSION, FUSE_KERNEL_VERSION, Init, OUT_HEADER } from "./protocol.js";
+import { FUSE_KERNEL_MINOR_VERSION, FUSE_KERNEL_VERSION, Init, Init2, OUT_HEADER } from "./protocol.js";
 import type { Handler } from "./session.js";
 
 export interface InitOptions {
@@ -33,6 +36,8 @@ export interface InitOptions {
   writebackCache: boolean;
   /** COMPUTERD_FUSE_NO_OPEN: answer OPEN and OPENDIR with ENOSYS where the kernel takes that as no-open. */
   noOpen: boolean;
+  /** Ask for FUSE over io_uring when the kernel offers it. */
+  uring: boolean;
 }
 
 export interface Negotiated {
@@ -43,6 +48,10 @@ export interface Negotiated {
   noOpen: boolean;
   /** Directories open without OPENDIR or RELEASEDIR (listings come with handle 0; the kernel may cache them). */
   noOpendir: boolean;
+  /** FUSE over io_uring was offered and taken: entries may be registered now. */
+  uring: boolean;
+  /** What the kernel offered in flags2 (0 without INIT_EXT). */
+  offered2: number;
 }
 
 const WANTED =
@@ -68,6 +77,9 @@ export function initHandler(options: InitOptions, done: (negotiated: Negotiated)
     const noOpendir = options.noOpen && (offered & Init.NO_OPENDIR_SUPPORT) !== 0;
     let flags = offered & WANTED & (noOpen ? ~Init.ATOMIC_O_TRUNC : ~0);
     if (options.writebackCache) flags |= offered & Init.WRITEBACK_CACHE;
+    const offered2 = (offered & Init.INIT_EXT) !== 0 ? input.readUInt32LE(56) : 0;
+    const flags2 = options.uring ? offered2 & Init2.OVER_IO_URING : 0;
+    if (flags2 !== 0) flags |= Init.INIT_EXT;
     return (body: Buffer) => {
       const at = OUT_HEADER;
       body.fill(0, at, at + 64);
@@ -80,7 +92,9 @@ export function initHandler(options: InitOptions, done: (negotiated: Negotiated)
       body.writeUInt32LE(options.maxWrite, at + 20);
       body.writeUInt32LE(1, at + 24); // time_gran: 1 ns
       body.writeUInt16LE(Math.ceil(options.maxWrite / PAGE), at + 28);
-      done({ kernelMinor: minor, flags, maxWrite: options.maxWrite, noOpen, noOpendir });
+      body.writeUInt32LE(flags2, at + 32);
+      const uring = flags2 !== 0;
+      done({ kernelMinor: minor, flags, maxWrite: options.maxWrite, noOpen, noOpendir, uring, offered2 });
       return 64;
     };
   };

@@ -62,6 +62,13 @@ export const Init = {
   /** Info only: the same for OPENDIR. */
   NO_OPENDIR_SUPPORT: 1 << 24,
   HANDLE_KILLPRIV_V2: 1 << 28,
+  /** flags2 is valid, both ways. */
+  INIT_EXT: 1 << 30,
+} as const;
+
+/** Capability bits 32–63, as `flags2` carries them (shifted down by 32). */
+export const Init2 = {
+  OVER_IO_URING: 1 << 9,
 } as const;
 
 export const Fattr = {

@@ -8,6 +8,11 @@
  * encoder that writes the body when the reply goes out, so no two replies
  * ever share `out`. Inputs are parsed before an op's first await: the
  * buffer is the next request's by then.
+ *
+ * With FUSE over io_uring (uring.ts) most requests come from ring entries
+ * instead (`serve`), and their replies go back through the entry
+ * (`Request.entry`); FORGETs, INTERRUPTs and notifications stay on
+ * /dev/fuse, which is read as before.
  */
 import { constants } from "node:os";
 import type { Logger } from "../../cli/log.js";
@@ -35,6 +40,18 @@ export interface Request {
   readonly pid: number;
   /** Total length, header included. */
   readonly length: number;
+  /** The io_uring entry the request came on, whose commit carries the reply; -1 for /dev/fuse. */
+  readonly entry: number;
+}
+
+/** The io_uring transport as the session uses it (uring.ts). */
+export interface Ring {
+  /** Sends a reply (`length` bytes of `out`) through entry `entry`: 0 or a negative errno. */
+  commit(entry: number, out: Buffer, length: number): number;
+  /** Whether requests wait on the ring (no syscall). */
+  ready(): boolean;
+  /** Serves what waits on the ring now. */
+  drain(): void;
 }
 
 /** A reply body's length in `out` (written already), or an encoder that writes it when the reply goes out. */
@@ -57,8 +74,11 @@ export class Session {
   readonly #names: string[] = [];
   #poll: PollHandle | undefined;
   #ended: (() => void) | undefined;
+  #ring: Ring | undefined;
   readonly ended: Promise<void>;
   requests = 0;
+  /** Of `requests`, those an io_uring entry brought. */
+  uringRequests = 0;
 
   constructor(
     dev: FuseDev,
@@ -89,6 +109,23 @@ export class Session {
 
   start(): void {
     this.#poll = this.#dev.poll(this.fd, this.#drain);
+  }
+
+  /** From now on requests also come through `serve`, answered through `ring`. */
+  useUring(ring: Ring): void {
+    this.#ring = ring;
+  }
+
+  /** Answers a request an io_uring entry brought: `length` bytes of `input`, laid out as /dev/fuse's. */
+  serve(input: Buffer, length: number, entry: number): void {
+    this.#busyPoll?.busy();
+    this.uringRequests++;
+    this.#dispatch(input, length, entry);
+  }
+
+  /** After the ring's requests of one wake-up: spin for the next ones, as after a /dev/fuse drain. */
+  served(): void {
+    this.#queueSpin();
   }
 
   /** Writes a notification (code, payload of `length` bytes in `body`) from a worker thread: 0 or -errno. */
@@ -128,7 +165,7 @@ export class Session {
         this.#failedRead(length);
         return;
       }
-      this.#dispatch(length);
+      this.#dispatch(this.input, length, -1);
     }
   };
 
@@ -152,7 +189,14 @@ export class Session {
     if (this.#poll === undefined) return;
     const busyPoll = this.#busyPoll as BusyPoll;
     let deadline = performance.now() + busyPoll.spinBudget();
+    const ring = this.#ring;
     for (;;) {
+      if (ring?.ready()) {
+        busyPoll.hit();
+        // Their promise answers (and this spin's next round) come after this turn's microtasks.
+        ring.drain();
+        return;
+      }
       const length = this.#dev.read(this.fd, this.input);
       if (length === EAGAIN) {
         const now = performance.now();
@@ -165,7 +209,7 @@ export class Session {
         return;
       }
       busyPoll.hit();
-      if (!this.#dispatch(length)) {
+      if (!this.#dispatch(this.input, length, -1)) {
         // A promise answers it: spin again once it has.
         this.#queueSpin();
         return;
@@ -180,10 +224,10 @@ export class Session {
   }
 
   /** Answers one request; false when its answer is still to come (a promise). */
-  #dispatch(length: number): boolean {
-    const input = this.input;
+  #dispatch(input: Buffer, length: number, entry: number): boolean {
     const request: Request = {
       length,
+      entry,
       opcode: input.readUInt32LE(4),
       uniqueLo: input.readUInt32LE(8),
       uniqueHi: input.readUInt32LE(12),
@@ -234,7 +278,7 @@ export class Session {
     out.writeInt32LE(errno, 4);
     out.writeUInt32LE(request.uniqueLo, 8);
     out.writeUInt32LE(request.uniqueHi, 12);
-    this.#write(OUT_HEADER);
+    this.#write(request, OUT_HEADER);
   }
 
   #reply(request: Request, bodyLength: number): void {
@@ -243,13 +287,18 @@ export class Session {
     out.writeInt32LE(0, 4);
     out.writeUInt32LE(request.uniqueLo, 8);
     out.writeUInt32LE(request.uniqueHi, 12);
-    this.#write(OUT_HEADER + bodyLength);
+    this.#write(request, OUT_HEADER + bodyLength);
   }
 
-  #write(length: number): void {
-    const result = this.#dev.write(this.fd, this.out, length);
+  #write(request: Request, length: number): void {
+    const result =
+      request.entry < 0 || this.#ring === undefined
+        ? this.#dev.write(this.fd, this.out, length)
+        : this.#ring.commit(request.entry, this.out, length);
     // ENOENT: the kernel gave up on the request (interrupted); nothing to do.
-    if (result < 0 && result !== ENOENT) this.#log.error(`replying on /dev/fuse failed: errno ${-result}`);
+    if (result < 0 && result !== ENOENT) {
+      this.#log.error(`replying on ${request.entry < 0 ? "/dev/fuse" : "io_uring"} failed: errno ${-result}`);
+    }
   }
 }
 
