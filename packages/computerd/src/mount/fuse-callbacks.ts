@@ -67,6 +67,9 @@ export function sharedOps(fs: MountFs, op: ReturnType<typeof opAdapter>): Record
     ftruncate: op("ftruncate", (_path: string | null, fd: number, size: number) => fs.ftruncate(fd, size)),
     fsync: op("fsync", (_path: string | null, _datasync: number, fd: number) => fs.fsync(fd)),
     release: op("release", (_path: string | null, fd: number) => fs.release(fd)),
+    fsyncdir: op("fsyncdir", () => fs.fsyncdir()),
+    // RELEASE comes after close(2) returned; FLUSH within it: a store that outlives the daemon takes the close there.
+    ...(fs.persists ? { flush: op("flush", (_path: string | null, fd: number) => fs.closed(fd)) } : {}),
     // read/write answer a byte count; the buffer belongs to the binding and is only copied from or into.
     read: op(
       "read",

@@ -112,7 +112,7 @@ export class FuseNativeDriver extends MountFsDriver implements MountDriver {
         const asked = Math.trunc(atime) === NOW_OR_OMIT_MS ? "now" : nanosOf(atime);
         fs.utimens(path, { atime: asked, mtime: mtime === undefined ? undefined : nanosOf(mtime) });
       }),
-      flush: op("flush", () => undefined),
+      ...(fs.persists ? {} : { flush: op("flush", () => undefined) }),
     };
   }
 }

@@ -120,6 +120,8 @@ export class MountFs {
   readonly #groupsOf: (pid: number) => readonly number[];
   readonly #files = new Map<number, OpenFile>();
   readonly #handles = new Map<number, Handle>();
+  /** Set for a store that outlives the daemon (persistWith). */
+  #persist: (() => void) | undefined;
   /** `.fuse_hidden*` paths (relative to the mount) → the inode they stand for. */
   readonly #hidden = new Map<string, OpenFile>();
   /** FUSE directory path → inode and mode, for #lookup; cleared by anything that moves or removes a name. */
@@ -856,13 +858,53 @@ export class MountFs {
     const file = this.#fileOf(fd);
     this.#commit(file);
     if (fd < 0 && file.refs === 0 && !file.detached) this.#keepByInode(file);
+    this.#persist?.();
+  }
+
+  /**
+   * Makes what was committed outlive the daemon (`persist`, given for a
+   * store that survives the process; store/state.ts): after an fsync, a
+   * close and an fsyncdir, so a crash of computerd loses none of them.
+   */
+  persistWith(persist: () => void): void {
+    this.#persist = persist;
+  }
+
+  get persists(): boolean {
+    return this.#persist !== undefined;
+  }
+
+  /**
+   * close(2) of a file the daemon serves by inode (the kernel driver's
+   * FLUSH with no-open, which sends no RELEASE): with a store that outlives
+   * the daemon, what the file holds commits and reaches the store file.
+   * Only a dirty file is hashed; a clean close costs one empty commit.
+   */
+  closed(fd: number): void {
+    if (this.#persist === undefined) return;
+    const file = fd < 0 ? this.#files.get(-fd) : this.#handles.get(fd)?.file;
+    if (file?.isDirty && !file.detached) {
+      this.#commit(file);
+      if (fd < 0 && file.refs === 0) this.#keepByInode(file);
+    }
+    this.#persist();
+  }
+
+  /** fsync(2) of a directory: its entries are in the store's open batch, which commits. */
+  fsyncdir(): void {
+    this.#persist?.();
   }
 
   release(fd: number): void {
     const handle = this.#handle(fd);
     this.#handles.delete(fd);
     handle.file.refs--;
-    if (handle.file.refs === 0) this.#park(handle.file);
+    if (handle.file.refs === 0) {
+      // A store that outlives the daemon: the last close commits rather than parks (see persistWith).
+      if (this.#persist !== undefined && handle.file.isDirty && !handle.file.detached) this.#commit(handle.file);
+      this.#park(handle.file);
+      this.#persist?.();
+    }
     // The last handle of a file unlinked while open: its inode is gone for good (unless the kernel keeps it, forgetInode).
     if (handle.file.detached && !this.#handlesReach(handle.file.inode) && !this.#orphans.has(handle.file.inode)) {
       this.#times.forget(handle.file.inode);

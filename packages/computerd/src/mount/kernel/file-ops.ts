@@ -184,8 +184,11 @@ export function registerFileOps(session: Session, context: KernelContext): void 
   });
 
   // Nothing to do at close(2): ENOSYS once and the kernel stops sending FLUSH, a round trip per close.
-  session.on(Op.FLUSH, "flush", () => {
-    throw new ErrnoError(ENOSYS, "flush");
+  // Unless the store outlives the daemon: then close(2) commits the file (no-open sends no RELEASE).
+  session.on(Op.FLUSH, "flush", (request, input) => {
+    if (!fs.persists) throw new ErrnoError(ENOSYS, "flush");
+    fs.closed(fileRef(context, request.nodeid, readU64(input, 40)));
+    return 0;
   });
 
   session.on(Op.RELEASE, "release", (request, input) => {

@@ -1,0 +1,106 @@
+/**
+ * A crash of computerd loses nothing it acknowledged: a real daemon with
+ * its store in COMPUTERD_STATE_DIR serves four writers on a real FUSE mount
+ * (test/crash-writer.py: files closed, every third fsynced first), is
+ * SIGKILLed after a seeded number of closes, and is started again on the
+ * same state directory and mount point. The restarted daemon detaches the
+ * dead mount, reopens the store, and the Durable Object side's next pull
+ * (resuming from where its pull before the kill stopped) has every file
+ * whose close(2) returned, with its sha256; so does the mount.
+ * COMPUTERD_CRASH_SEED=n repeats a run; the seed is in the test's name.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { createHash, randomInt } from "node:crypto";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { createWorkspaceClient } from "@cloudflare/computer-rpc/client";
+import { pullOnce } from "@cloudflare/computer-rpc/driver";
+import { WorkspaceFilesystem } from "@cloudflare/dofs";
+import { openNodeDatabase } from "@cloudflare/dofs/node";
+import { afterAll, describe, expect, test } from "vitest";
+import { startDaemon, stopAll, tempDir } from "../../test/daemon.js";
+import { waitFor } from "../../test/wait.js";
+
+const WRITER = fileURLToPath(new URL("../../test/crash-writer.py", import.meta.url));
+const WRITERS = 4;
+const seed = Number(process.env.COMPUTERD_CRASH_SEED ?? randomInt(1_000_000));
+
+afterAll(stopAll);
+
+/** A mulberry32 step: the kill point from the seed. */
+function random(state: number): number {
+  let t = (state + 0x6d2b79f5) >>> 0;
+  t = Math.imul(t ^ (t >>> 15), t | 1);
+  t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+  return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+}
+
+interface Writer {
+  child: ChildProcess;
+  exited: Promise<void>;
+}
+
+function startWriter(directory: string, writerSeed: number, acknowledged: Map<string, string>): Writer {
+  const child = spawn("python3", [WRITER, directory, String(writerSeed)], { stdio: ["ignore", "pipe", "pipe"] });
+  let pending = "";
+  child.stdout?.on("data", (data: Buffer) => {
+    pending += data.toString("utf8");
+    const lines = pending.split("\n");
+    pending = lines.pop() ?? "";
+    for (const line of lines) {
+      const [path, sha] = line.split(" ");
+      if (path && sha) acknowledged.set(path, sha);
+    }
+  });
+  const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
+  return { child, exited };
+}
+
+const sha256 = (bytes: Uint8Array): string => createHash("sha256").update(bytes).digest("hex");
+
+describe("computerd killed with SIGKILL under four writers (store in COMPUTERD_STATE_DIR)", () => {
+  test(`every file closed or fsynced before the kill reaches the Durable Object after a restart (seed ${seed})`, async () => {
+    const stateDir = tempDir("state");
+    const mountPoint = join(tempDir("mnt"), "workspace");
+    const env = { FUSE_MOUNT: "fuse", COMPUTERD_STATE_DIR: stateDir, COMPUTERD_IDLE_RECLAIM_MS: "0" };
+    const first = await startDaemon(env, mountPoint);
+    const store = openNodeDatabase();
+    const doFs = new WorkspaceFilesystem(store);
+    let client = await createWorkspaceClient({ url: `${first.url}/api` });
+
+    const acknowledged = new Map<string, string>();
+    const writers = Array.from({ length: WRITERS }, (_, index) =>
+      startWriter(join(mountPoint, `w${index}`), seed * WRITERS + index, acknowledged),
+    );
+    const killAfter = 24 + Math.floor(random(seed) * 60);
+    // A pull before the kill: the one after the restart must resume from its cursor, not start over.
+    await waitFor(() => acknowledged.size >= killAfter / 2, "half the closes before the kill", { timeoutMs: 60_000 });
+    await pullOnce({ db: store }, client.sync);
+    await waitFor(() => acknowledged.size >= killAfter, `${killAfter} closes`, { timeoutMs: 60_000 });
+    first.child.kill("SIGKILL");
+    await first.exited;
+    await client.close().catch(() => undefined);
+    // Whatever a writer printed, close(2) had returned for: the daemon answered it before it died.
+    await Promise.all(writers.map((writer) => writer.exited));
+    expect(acknowledged.size).toBeGreaterThanOrEqual(killAfter);
+
+    const second = await startDaemon(env, mountPoint);
+    expect(second.output()).toMatch(/reopened after a restart, checked/);
+    client = await createWorkspaceClient({ url: `${second.url}/api` });
+    await pullOnce({ db: store }, client.sync);
+    const lost: string[] = [];
+    for (const [path, sha] of acknowledged) {
+      const pulled = await doFs.readFile(path).catch(() => undefined);
+      const bytes = pulled === undefined ? undefined : new Uint8Array(await new Response(pulled).arrayBuffer());
+      if (bytes === undefined || sha256(bytes) !== sha) lost.push(`${path} (Durable Object)`);
+      else if (sha256(readFileSync(path)) !== sha) lost.push(`${path} (mount)`);
+    }
+    expect(lost, `seed ${seed}`).toEqual([]);
+    // The restarted daemon serves the tree the writers left (acknowledged or not): every name lists.
+    const listed = writers.reduce((count, _, index) => count + readdirSync(join(mountPoint, `w${index}`)).length, 0);
+    expect(listed).toBeGreaterThanOrEqual(acknowledged.size);
+    await client.close();
+    await second.stop();
+  });
+});
