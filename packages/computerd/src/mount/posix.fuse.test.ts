@@ -45,8 +45,10 @@ interface Case {
   name: string;
   group: Group;
   script: string;
-  /** Runs as root only (fuse-native, which serves root only, runs these). */
+  /** Runs as root only (fuse-native, which has no caller context, runs these). */
   rootOnly?: true;
+  /** Only root creates; other users only read and list (fuse-native runs these: it cannot give a new file its caller's owner). */
+  rootCreates?: true;
   /**
    * Reads one file's link count through a second name right after a change:
    * fuse-native (libfuse 2, no epoch) caches each name's attributes apart
@@ -146,7 +148,18 @@ ls t; ${STAT} t`,
   },
   {
     group: "users",
+    name: "root's files: another user reads a 0644 one, gets EACCES on a 0600 one and on writing",
+    rootCreates: true,
+    script: `echo secret > f && chmod 600 f && echo open > g && ls -la . | wc -l
+$O cat g; echo read=$?
+$O cat f; echo read-0600=$?
+$O sh -c 'echo y >> g'; echo write=$?
+$O ls; echo ls=$?`,
+  },
+  {
+    group: "users",
     name: "a directory without search permission for others hides its entries",
+    rootCreates: true,
     script: `mkdir p && chmod 700 p && echo x > p/f
 $U ls p; echo ls=$?
 $U cat p/f; echo cat=$?
@@ -250,9 +263,9 @@ $PY -c "$TMP" r && $U $PY -c "$TMP" u && ${STAT} r u && cat r u`,
   },
 ];
 
-/** What each driver supports (docs/computerd.md, "POSIX"): fuse-native is root's only, and has no caller context. */
+/** What each driver supports (docs/computerd.md, "POSIX"): fuse-native has no caller context. */
 const SUPPORTED: Record<string, readonly Group[]> = {
-  "fuse-native": ["ownership", "special", "links", "unlinked"],
+  "fuse-native": ["ownership", "users", "special", "links", "unlinked"],
   kernel: ["ownership", "users", "special", "links", "unlinked", "tmpfile"],
   // libfuse 3's high-level API gives a node with no name left ESTALE before it reaches us.
   "fuse-napi": ["ownership", "users", "special", "links"],
@@ -288,7 +301,7 @@ describe.each(Object.keys(SUPPORTED))("POSIX on the %s driver", (driver) => {
     (c) =>
       SUPPORTED[driver]?.includes(c.group) &&
       (c.kernelOnly === undefined || driver === "kernel") &&
-      (driver !== "fuse-native" || (c.rootOnly === true && c.otherNames === undefined)),
+      (driver !== "fuse-native" || ((c.rootOnly === true || c.rootCreates === true) && c.otherNames === undefined)),
   );
   test.each(cases)("$group: $name, as on tmpfs", ({ script }) => {
     const { mount, reference } = fresh();
