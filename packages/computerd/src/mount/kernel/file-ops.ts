@@ -26,6 +26,7 @@ import { open } from "node:fs/promises";
 import { constants } from "node:os";
 import { join } from "node:path";
 import { ErrnoError } from "../errno.js";
+import { fallocate } from "../fallocate.js";
 import type { FuseStat } from "../mount-fs.js";
 import {
   callerOf,
@@ -207,6 +208,13 @@ export function registerFileOps(session: Session, context: KernelContext): void 
 
   session.on(Op.FSYNC, "fsync", (request, input) => {
     fs.fsync(fileRef(context, request.nodeid, readU64(input, 40)));
+    return 0;
+  });
+
+  // fuse_fallocate_in: fh 40, offset 48, length 56, mode 64 (fallocate.ts says what each mode does here).
+  session.on(Op.FALLOCATE, "fallocate", (request, input) => {
+    const ref = fileRef(context, request.nodeid, readU64(input, 40));
+    fallocate(fs, ref, input.readUInt32LE(64), readU64(input, 48), readU64(input, 56));
     return 0;
   });
 
