@@ -112,6 +112,8 @@ export class MountFs {
   readonly #db: Database;
   readonly #fs: WorkspaceFilesystem;
   readonly #root: string;
+  /** The store's limit on a path: the mount point's own bytes plus BELOW_MOUNT_MAX_PATH_BYTES. */
+  readonly #maxPathBytes: number;
   readonly #now: () => number;
   readonly #clock: () => Nanos;
   /** ctime, atime, the mtime's nanoseconds and directory mtimes (inode-times.ts). */
@@ -173,8 +175,9 @@ export class MountFs {
     const now = options.now;
     this.#clock = now !== undefined ? () => nanosOf(now()) : wallClock();
     this.#now = now ?? (() => msOf(this.#clock()));
-    this.#fs = new WorkspaceFilesystem(db, { now: this.#now });
     this.#root = mountPoint === "/" ? "" : mountPoint;
+    this.#maxPathBytes = Buffer.byteLength(this.#root) + BELOW_MOUNT_MAX_PATH_BYTES;
+    this.#fs = new WorkspaceFilesystem(db, { now: this.#now, maxPathBytes: this.#maxPathBytes });
     this.#pool = new BufferPool(CHUNK_SIZE, options.poolKeep ?? 160);
   }
 
@@ -466,7 +469,7 @@ export class MountFs {
     this.#refuseSpecial(path);
     const setgid = parent !== undefined && (parent.mode & S_ISGID) !== 0 ? S_ISGID : 0;
     const vfsPath = this.vfsPath(path);
-    if (parent === undefined || isNameTooLong(vfsPath)) {
+    if (parent === undefined || isNameTooLong(vfsPath, this.#maxPathBytes)) {
       return this.#fs.mkdir(vfsPath, { mode: (mode & 0o7777) | setgid }).then(() => {
         this.#own(() => this.#lookup(path)?.inode, parent, caller);
         this.#entriesChanged(parent?.inode);
@@ -684,7 +687,7 @@ export class MountFs {
     const file = this.#fileOf(fd);
     if (!file.detached || !SpecialFiles.isSpecialIno(file.inode)) throw new ErrnoError(ENOENT, path);
     const vfsPath = this.vfsPath(path);
-    if (isNameTooLong(vfsPath)) throw new ErrnoError(ENAMETOOLONG, path);
+    if (isNameTooLong(vfsPath, this.#maxPathBytes)) throw new ErrnoError(ENAMETOOLONG, path);
     this.#refuseSpecial(path);
     const parent = this.#parentDir(path);
     const child =
@@ -719,7 +722,7 @@ export class MountFs {
     caller?: Caller,
   ): { fd: number; stat: FuseStat } | Promise<{ fd: number; stat: FuseStat }> {
     const vfsPath = this.vfsPath(path);
-    if (isNameTooLong(vfsPath)) throw new ErrnoError(ENAMETOOLONG, path);
+    if (isNameTooLong(vfsPath, this.#maxPathBytes)) throw new ErrnoError(ENAMETOOLONG, path);
     this.#refuseSpecial(path);
     try {
       const at = this.#clock();
@@ -1590,6 +1593,15 @@ function fitsDirent(name: string): boolean {
 function isLongName(path: string): boolean {
   return !fitsDirent(path.slice(path.lastIndexOf("/") + 1));
 }
+
+/**
+ * How long a path below the mount point may be (UTF-8 bytes, a NUL
+ * counted). Linux limits only the path one system call is given (PATH_MAX,
+ * 4096); a process that changes into a directory can go deeper, so the
+ * store is not held to PATH_MAX: 16 times it. The Durable Object's API keeps
+ * PATH_MAX for the whole path, and sync skips (and reports) an entry longer.
+ */
+const BELOW_MOUNT_MAX_PATH_BYTES = 16 * 4096;
 
 /** Commit an open file early once this many bytes are dirty: memory stays bounded on huge copies. */
 const DIRTY_FLUSH_BYTES = 64 * 1024 * 1024;
