@@ -58,8 +58,8 @@ export function sharedOps(fs: MountFs, op: ReturnType<typeof opAdapter>): Record
     chmod: op("chmod", (path: string, mode: number) => fs.chmod(path, mode)),
     // Held in memory per inode (inode-owners.ts); without the caller (fuse-native) no rule is checked here.
     chown: op("chown", (path: string, uid: number, gid: number) => fs.chown(path, idOf(uid), idOf(gid))),
-    mknod: op("mknod", async (path: string, mode: number) => {
-      await fs.mknod(path, mode);
+    mknod: op("mknod", async (path: string, mode: number, rdev: number) => {
+      await fs.mknod(path, mode, undefined, Number(rdev ?? 0));
     }),
     create: op("create", (path: string, mode: number) => fs.create(path, mode)),
     open: op("open", (path: string, flags: number) => fs.open(path, flags)),

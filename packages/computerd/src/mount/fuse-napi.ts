@@ -302,8 +302,8 @@ export class FuseNapiDriver extends MountFsDriver implements MountDriver {
       // What a request creates is its caller's; a chown follows chown(2)'s rules for that caller.
       mkdir: op("mkdir", (path: string, mode: number) => fs.mkdir(path, mode, caller())),
       symlink: op("symlink", (target: string, path: string) => fs.symlink(target, path, caller())),
-      mknod: op("mknod", async (path: string, mode: number) => {
-        await fs.mknod(path, mode, caller());
+      mknod: op("mknod", async (path: string, mode: number, rdev: number | bigint) => {
+        await fs.mknod(path, mode, caller(), Number(rdev));
       }),
       chown: op("chown", (path: string, uid: number, gid: number) => fs.chown(path, idOf(uid), idOf(gid), caller())),
       // Pages stay cached across opens (kernel_cache), except for a file with several names: each name is

@@ -37,7 +37,19 @@ import {
   setInodeMtime,
   unlinkChild,
 } from "@cloudflare/dofs/inode";
-import { EBADF, EEXIST, EISDIR, ENAMETOOLONG, ENOENT, ENOTDIR, ENOTEMPTY, EPERM, ErrnoError, ESTALE } from "./errno.js";
+import {
+  EBADF,
+  EEXIST,
+  EINVAL,
+  EISDIR,
+  ENAMETOOLONG,
+  ENOENT,
+  ENOTDIR,
+  ENOTEMPTY,
+  EPERM,
+  ErrnoError,
+  ESTALE,
+} from "./errno.js";
 import { type Caller, InodeOwners, mayChown, type Owner, procGroups, UNCHANGED } from "./inode-owners.js";
 import { InodeTimes, msOf, type Nanos, nanosOf, wallClock } from "./inode-times.js";
 import { OpenFile } from "./open-file.js";
@@ -60,6 +72,8 @@ export interface FuseStat {
   atimeNsec: number;
   mtimeNsec: number;
   ctimeNsec: number;
+  /** A device node's number (special-files.ts); absent for everything else. */
+  rdev?: number;
 }
 
 /** A time a utimens asks for: a time, "now", or undefined to leave it alone (UTIME_OMIT). */
@@ -614,12 +628,12 @@ export class MountFs {
   }
 
   /**
-   * mknod(2): a regular file is an empty file in the store; a FIFO or a
-   * socket (bind(2) of an AF_UNIX socket makes one) lives in memory only
-   * (special-files.ts); a device node is EPERM, as in a container without
-   * CAP_MKNOD. Answers the new node's attributes.
+   * mknod(2): a regular file is an empty file in the store; a FIFO, a
+   * socket (bind(2) of an AF_UNIX socket makes one) or a device node lives
+   * in memory only (special-files.ts). The kernel has checked CAP_MKNOD for
+   * a device before it asks. Answers the new node's attributes.
    */
-  mknod(path: string, mode: number, caller?: Caller): FuseStat | Promise<FuseStat> {
+  mknod(path: string, mode: number, caller?: Caller, rdev = 0): FuseStat | Promise<FuseStat> {
     const type = mode & S_IFMT;
     if (type === 0 || type === constants.S_IFREG) {
       const made = (fd: number): FuseStat => {
@@ -630,7 +644,8 @@ export class MountFs {
       const fd = this.create(path, mode, caller);
       return typeof fd === "number" ? made(fd) : fd.then(made);
     }
-    if (type !== constants.S_IFIFO && type !== constants.S_IFSOCK) throw new ErrnoError(EPERM, path);
+    if (!SPECIAL_TYPES.has(type)) throw new ErrnoError(EINVAL, path);
+    const device = type === constants.S_IFCHR || type === constants.S_IFBLK;
     if (isLongName(path)) throw new ErrnoError(ENAMETOOLONG, path);
     const parent = this.#parentDir(path);
     if (parent === undefined) throw new ErrnoError(ENOENT, path);
@@ -641,6 +656,7 @@ export class MountFs {
       path.slice(path.lastIndexOf("/") + 1),
       type | (mode & 0o7777),
       msOf(at),
+      device ? rdev : 0,
     );
     this.#times.born(node.ino, at);
     this.#own(node.ino, parent, caller);
@@ -1390,6 +1406,7 @@ export class MountFs {
       atimeNsec: nsecOf(times.atime),
       mtimeNsec: nsecOf(times.mtime),
       ctimeNsec: nsecOf(times.ctime),
+      ...(node.rdev !== 0 ? { rdev: node.rdev } : {}),
     };
   }
 
@@ -1602,6 +1619,9 @@ function isLongName(path: string): boolean {
  * PATH_MAX for the whole path, and sync skips (and reports) an entry longer.
  */
 const BELOW_MOUNT_MAX_PATH_BYTES = 16 * 4096;
+
+/** What mknod keeps in memory (special-files.ts); a regular file goes to the store. */
+const SPECIAL_TYPES = new Set([constants.S_IFIFO, constants.S_IFSOCK, constants.S_IFCHR, constants.S_IFBLK]);
 
 /** Commit an open file early once this many bytes are dirty: memory stays bounded on huge copies. */
 const DIRTY_FLUSH_BYTES = 64 * 1024 * 1024;
