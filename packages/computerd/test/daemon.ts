@@ -127,17 +127,19 @@ export function isMounted(point: string): boolean {
     .some((line) => line.split(" ")[4] === point);
 }
 
-/** Lazy unmount (never blocks on a dead daemon), then removes the temp tree. */
+/** Lazy unmount (never blocks on a dead daemon) of every mount stacked there: the FUSE one and its guard. */
 export function cleanupMount(point: string): void {
-  for (const command of [
-    ["fusermount", "-uz", point],
-    ["umount", "-l", point],
-  ]) {
-    if (!isMounted(point)) break;
-    try {
-      execFileSync(command[0] as string, command.slice(1), { stdio: "ignore", timeout: 5_000 });
-    } catch {
-      // Next way.
+  for (let layer = 0; layer < 4 && isMounted(point); layer++) {
+    for (const command of [
+      ["fusermount", "-uz", point],
+      ["umount", "-l", point],
+    ]) {
+      if (!isMounted(point)) break;
+      try {
+        execFileSync(command[0] as string, command.slice(1), { stdio: "ignore", timeout: 5_000 });
+      } catch {
+        // Next way.
+      }
     }
   }
 }

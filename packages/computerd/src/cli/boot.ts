@@ -21,10 +21,12 @@ import type { MountDriver } from "../mount/driver.js";
 import { resolveMountMode } from "../mount/driver.js";
 import { FuseNapiDriver, FuseNapiUnpatchedError, loadFuseNapi } from "../mount/fuse-napi.js";
 import { FuseNativeDriver } from "../mount/fuse-native.js";
+import { guardMountPoint, removeGuard } from "../mount/guard.js";
 import { loadFuseDev } from "../mount/kernel/fuse-dev.js";
 import { FUSERMOUNT, fusermountOnPath } from "../mount/kernel/fusermount.js";
 import { KernelDriver } from "../mount/kernel-driver.js";
 import type { MountFsDriver } from "../mount/mount-fs-driver.js";
+import { clearStaleMount } from "../mount/mount-point.js";
 import { ShimDriver } from "../mount/shim.js";
 import { createDaemonServer, type DaemonServer } from "../server/http.js";
 import { ChunkCollector } from "../store/collector.js";
@@ -53,12 +55,19 @@ export async function startDaemon(config: Config, log: Logger): Promise<Daemon> 
   ensureSchema(db, Date.now());
   const mode = resolveMountMode(config.mount);
   let driver: MountDriver | undefined;
+  let guarded = false;
   if (mode !== "none") {
     await fs.mkdir(config.mountPoint, { recursive: true });
     if (mode === "fuse" || mode === "macfuse") {
       const fuse = createFuseDriver(db, config, log);
       // Before mount: the drivers pick their close handling (FLUSH or not) from it.
       if (durable) fuse.fs.persistWith(() => db.flush());
+      // Dead mounts an earlier daemon left go first; then the guard (mount/guard.ts) beneath ours. Only the
+      // kernel driver mounts on one: the libfuse bindings refuse a mount point on another filesystem than its parent.
+      if (fuse instanceof KernelDriver) {
+        await clearStaleMount(config.mountPoint, log);
+        guarded = await guardMountPoint(config.mountPoint, log);
+      }
       driver = fuse;
     } else {
       driver = new ShimDriver(db, config.mountPoint, log);
@@ -167,6 +176,7 @@ export async function startDaemon(config: Config, log: Logger): Promise<Daemon> 
         await driver?.unmount().catch((error) => log.error("unmount failed", error));
         // The unmount committed every parked file into the batch: a store that outlives us gets it.
         db.flush();
+        if (guarded) await removeGuard(config.mountPoint);
       })();
       return closing;
     },

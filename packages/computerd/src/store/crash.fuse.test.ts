@@ -6,12 +6,14 @@
  * same state directory and mount point. The restarted daemon detaches the
  * dead mount, reopens the store, and the Durable Object side's next pull
  * (resuming from where its pull before the kill stopped) has every file
- * whose close(2) returned, with its sha256; so does the mount.
+ * whose close(2) returned, with its sha256; so does the mount. Between
+ * the two daemons a write to the mount point fails with EROFS (the guard
+ * beneath the dead, detached mount), and nothing ever lands beneath it.
  * COMPUTERD_CRASH_SEED=n repeats a run; the seed is in the test's name.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { createHash, randomInt } from "node:crypto";
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createWorkspaceClient } from "@cloudflare/computer-rpc/client";
@@ -19,8 +21,9 @@ import { pullOnce } from "@cloudflare/computer-rpc/driver";
 import { WorkspaceFilesystem } from "@cloudflare/dofs";
 import { openNodeDatabase } from "@cloudflare/dofs/node";
 import { afterAll, describe, expect, test } from "vitest";
-import { startDaemon, stopAll, tempDir } from "../../test/daemon.js";
+import { isMounted, startDaemon, stopAll, tempDir } from "../../test/daemon.js";
 import { waitFor } from "../../test/wait.js";
+import { GUARD_SOURCE, topMount } from "../mount/guard.js";
 
 const WRITER = fileURLToPath(new URL("../../test/crash-writer.py", import.meta.url));
 const WRITERS = 4;
@@ -59,7 +62,7 @@ function startWriter(directory: string, writerSeed: number, acknowledged: Map<st
 
 const sha256 = (bytes: Uint8Array): string => createHash("sha256").update(bytes).digest("hex");
 
-describe("computerd killed with SIGKILL under four writers (store in COMPUTERD_STATE_DIR)", () => {
+describe("computerd killed with SIGKILL (store in COMPUTERD_STATE_DIR)", () => {
   test(`every file closed or fsynced before the kill reaches the Durable Object after a restart (seed ${seed})`, async () => {
     const stateDir = tempDir("state");
     const mountPoint = join(tempDir("mnt"), "workspace");
@@ -84,6 +87,9 @@ describe("computerd killed with SIGKILL under four writers (store in COMPUTERD_S
     // Whatever a writer printed, close(2) had returned for: the daemon answered it before it died.
     await Promise.all(writers.map((writer) => writer.exited));
     expect(acknowledged.size).toBeGreaterThanOrEqual(killAfter);
+    // A write after the crash fails (the dead mount, or once the watchdog detached it the guard beneath), never lands.
+    await waitFor(() => topMount(mountPoint)?.source === GUARD_SOURCE, "the watchdog to detach the dead mount");
+    expect(() => writeFileSync(join(mountPoint, "after-the-crash"), "lost")).toThrow(/EROFS/);
 
     const second = await startDaemon(env, mountPoint);
     expect(second.output()).toMatch(/reopened after a restart, checked/);
@@ -102,5 +108,46 @@ describe("computerd killed with SIGKILL under four writers (store in COMPUTERD_S
     expect(listed).toBeGreaterThanOrEqual(acknowledged.size);
     await client.close();
     await second.stop();
+    // Nothing was ever written beneath the mount point.
+    expect(isMounted(mountPoint)).toBe(false);
+    expect(readdirSync(mountPoint)).toEqual([]);
+  });
+
+  test("a dead mount left attached (its watchdog died too, as in a pid namespace) is detached at the next start", async () => {
+    const mountPoint = join(tempDir("mnt"), "workspace");
+    const env = { FUSE_MOUNT: "fuse", COMPUTERD_STATE_DIR: tempDir("state") };
+    const first = await startDaemon(env, mountPoint);
+    const watchdog = watchdogOf(mountPoint);
+    expect(watchdog).toBeDefined();
+    process.kill(watchdog as number, "SIGKILL");
+    first.child.kill("SIGKILL");
+    await first.exited;
+    expect(() => readdirSync(mountPoint)).toThrow(/ENOTCONN/);
+    expect(mountsAt(mountPoint)).toEqual(["tmpfs computerd-guard", "fuse.computerd computerd"]);
+    const second = await startDaemon(env, mountPoint);
+    expect(second.output()).toMatch(/is a dead mount; detaching it/);
+    // The dead mount went; the guard stayed and the new mount sits on it, nothing stacked.
+    expect(mountsAt(mountPoint)).toEqual(["tmpfs computerd-guard", "fuse.computerd computerd"]);
+    writeFileSync(join(mountPoint, "alive"), "yes");
+    await second.stop();
+    expect(readdirSync(mountPoint)).toEqual([]);
   });
 });
+
+/** "fstype source" of every mount at `point`, bottom first. */
+function mountsAt(point: string): string[] {
+  return readFileSync("/proc/self/mountinfo", "utf8")
+    .split("\n")
+    .map((line) => line.split(" "))
+    .filter((fields) => fields[4] === point)
+    .map((fields) => fields.slice(fields.indexOf("-", 6) + 1, fields.indexOf("-", 6) + 3).join(" "));
+}
+
+/** The pid of the kernel driver's watchdog for `point` (kernel-driver.ts: `sh -c … computerd-watchdog <point>`). */
+function watchdogOf(point: string): number | undefined {
+  for (const pid of readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
+    const argv = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
+    if (argv.includes("computerd-watchdog") && argv.includes(point)) return Number(pid);
+  }
+  return undefined;
+}
