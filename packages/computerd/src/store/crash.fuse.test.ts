@@ -163,7 +163,12 @@ function mountsAt(point: string): string[] {
 /** The pid of the kernel driver's watchdog for `point` (kernel-driver.ts: `sh -c … computerd-watchdog <point>`). */
 function watchdogOf(point: string): number | undefined {
   for (const pid of readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
-    const argv = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
+    let argv: string[];
+    try {
+      argv = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
+    } catch {
+      continue; // It exited since the listing.
+    }
     if (argv.includes("computerd-watchdog") && argv.includes(point)) return Number(pid);
   }
   return undefined;
