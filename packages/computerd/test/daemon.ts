@@ -35,13 +35,19 @@ export interface DaemonUser {
   gid: number;
 }
 
+/**
+ * `prefix`: a command the daemon runs under (e.g. `unshare --pid --fork …`, pid 1 of its own pid
+ * namespace); `child` is then that command's process.
+ */
 export async function startDaemon(
   env: Record<string, string>,
   mountPoint?: string,
   user?: DaemonUser,
+  prefix: readonly string[] = [],
 ): Promise<TestDaemon> {
   const point = mountPoint ?? join(tempDir("mnt"), "workspace");
-  const child = spawn(process.execPath, [MAIN], {
+  const [command, ...args] = [...prefix, process.execPath, MAIN];
+  const child = spawn(command as string, args, {
     ...(user ? { uid: user.uid, gid: user.gid } : {}),
     env: {
       PATH: process.env.PATH ?? "/usr/bin:/bin",

@@ -10,6 +10,9 @@
  * whose close(2) returned, with its sha256; so does the mount. Between
  * the two daemons a write to the mount point fails with EROFS (the guard
  * beneath the dead, detached mount), and nothing ever lands beneath it.
+ * The same daemon as pid 1 of its own pid namespace (killed with everything
+ * in it, its watchdog included) comes back with its closed files, and a
+ * dead mount whose watchdog died is detached at the next start.
  * COMPUTERD_CRASH_SEED=n repeats a run; the seed is in the test's name.
  */
 import { type ChildProcess, spawn } from "node:child_process";
@@ -129,6 +132,25 @@ describe("computerd killed with SIGKILL (store in COMPUTERD_STATE_DIR)", () => {
     // Four writers of up to 1.5 MiB files on a loaded 2-core machine: room beyond the project's 30 s.
     120_000,
   );
+
+  test("pid 1 of its own pid namespace: killed with everything in it; the next start mounts again and keeps the closed files", async () => {
+    const mountPoint = join(tempDir("mnt"), "workspace");
+    const env = { FUSE_MOUNT: "fuse", COMPUTERD_FUSE_DRIVER: "kernel", COMPUTERD_STATE_DIR: tempDir("state") };
+    // --kill-child: SIGKILL of unshare reaches computerd, pid 1, and with it every process of the namespace.
+    const first = await startDaemon(env, mountPoint, undefined, ["unshare", "--pid", "--fork", "--kill-child=SIGKILL"]);
+    writeFileSync(join(mountPoint, "closed"), "kept\n");
+    first.child.kill("SIGKILL");
+    await first.exited;
+    await waitFor(() => watchdogOf(mountPoint) === undefined, "the namespace's processes to die");
+    // The watchdog may read its EOF before the namespace's SIGKILL reaches it (pid 1 closes its files
+    // first): the mount is then detached onto the guard, else left dead. Neither takes a write.
+    expect(() => writeFileSync(join(mountPoint, "after"), "lost")).toThrow(/ENOTCONN|EROFS/);
+    const second = await startDaemon(env, mountPoint);
+    expect(readFileSync(join(mountPoint, "closed"), "utf8")).toBe("kept\n");
+    expect(mountsAt(mountPoint)).toEqual(["tmpfs computerd-guard", "fuse.computerd computerd"]);
+    await second.stop();
+    expect(readdirSync(mountPoint)).toEqual([]);
+  });
 
   test("a dead mount left attached (its watchdog died too, as in a pid namespace) is detached at the next start", async () => {
     const mountPoint = join(tempDir("mnt"), "workspace");
