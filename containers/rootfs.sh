@@ -50,7 +50,7 @@ if [[ ! -f $image.done ]]; then
   log "image $image: base + containers/dist at /opt/computerd"
   rm -rf "$cache"/rootfs-* && mkdir -p "$image"
   cp -a "$base/." "$image/"
-  mkdir -p "$image/opt/computerd" "$image/workspace"
+  mkdir -p "$image/opt/computerd" "$image/workspace" "$image/var/lib/computerd"
   cp -a containers/dist/. "$image/opt/computerd/"
   # The Dockerfile's ENV and ENTRYPOINT, for whoever boots this directory (the local container host).
   node containers/image-config.mjs containers/Dockerfile >"$image/opt/computerd/image-config.json"

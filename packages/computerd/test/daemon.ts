@@ -38,18 +38,24 @@ export interface DaemonUser {
   gid: number;
 }
 
+/**
+ * `prefix`: a command the daemon runs under (e.g. `unshare --pid --fork …`, pid 1 of its own pid
+ * namespace); `child` is then that command's process.
+ */
 export async function startDaemon(
   env: Record<string, string>,
   mountPoint?: string,
   user?: DaemonUser,
+  prefix: readonly string[] = [],
 ): Promise<TestDaemon> {
   // In `computerd-image:node` the daemon is the image's, booted from its root filesystem.
   const rootfs = mountPoint === undefined && user === undefined ? imageRootfs() : undefined;
   const image = rootfs === undefined ? undefined : spawnInImage(rootfs, { ...testDriverEnv(), ...env });
   let point = mountPoint ?? (image ? "" : join(tempDir("mnt"), "workspace"));
+  const [command, ...args] = [...prefix, process.execPath, MAIN];
   const child =
     image?.child ??
-    spawn(process.execPath, [MAIN], {
+    spawn(command as string, args, {
       ...(user ? { uid: user.uid, gid: user.gid } : {}),
       env: {
         PATH: process.env.PATH ?? "/usr/bin:/bin",
@@ -150,17 +156,19 @@ export function isMounted(point: string): boolean {
     .some((line) => line.split(" ")[4] === point);
 }
 
-/** Lazy unmount (never blocks on a dead daemon), then removes the temp tree. */
+/** Lazy unmount (never blocks on a dead daemon) of every mount stacked there: the FUSE one and its guard. */
 export function cleanupMount(point: string): void {
-  for (const command of [
-    ["fusermount", "-uz", point],
-    ["umount", "-l", point],
-  ]) {
-    if (!isMounted(point)) break;
-    try {
-      execFileSync(command[0] as string, command.slice(1), { stdio: "ignore", timeout: 5_000 });
-    } catch {
-      // Next way.
+  for (let layer = 0; layer < 4 && isMounted(point); layer++) {
+    for (const command of [
+      ["fusermount", "-uz", point],
+      ["umount", "-l", point],
+    ]) {
+      if (!isMounted(point)) break;
+      try {
+        execFileSync(command[0] as string, command.slice(1), { stdio: "ignore", timeout: 5_000 });
+      } catch {
+        // Next way.
+      }
     }
   }
 }

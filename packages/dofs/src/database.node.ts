@@ -29,13 +29,23 @@ export interface NodeDatabaseOptions {
    * to the rollback journal and the file once, not once per transaction (an
    * unlink on the anonymous store cost ~33 pwrites and an ftruncate alone).
    * Atomicity per transaction is kept (a failing one rolls back to its
-   * savepoint); durability is deferred, so only for a database no other
-   * connection reads and whose contents need not survive a crash of this
-   * process (computerd's anonymous store). An error SQLite answers by
+   * savepoint); durability is deferred to the commit, so only for a
+   * database no other connection reads, and whose writes need not survive a
+   * crash of this process unless `flush()` was called after them
+   * (computerd's store). An error SQLite answers by
    * rolling back the whole transaction (disk full, I/O error) loses the
    * batch's earlier writes too.
    */
   commitDelayMs?: number;
+  /**
+   * What a committed transaction of a database file must outlive. `"power"`
+   * (default): a power cut (WAL, `synchronous = NORMAL`). `"process"`: only
+   * the death of this process (WAL, `synchronous = OFF`): a commit is in the
+   * kernel's page cache once it returns, which any kill of the process keeps,
+   * and it costs no fsync. For a store whose machine dies with its copy
+   * anyway (computerd's store on a container's disk).
+   */
+  survives?: "power" | "process";
 }
 
 /**
@@ -62,7 +72,7 @@ export function openNodeDatabase(path = ":memory:", options: NodeDatabaseOptions
     db.pragma("synchronous = OFF");
   } else {
     db.pragma("journal_mode = WAL");
-    db.pragma("synchronous = NORMAL");
+    db.pragma(options.survives === "process" ? "synchronous = OFF" : "synchronous = NORMAL");
   }
   const statements = new Map<string, BetterSqlite3.Statement>();
   const prepare = (query: string): BetterSqlite3.Statement => {

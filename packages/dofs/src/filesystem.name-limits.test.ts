@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { withFs } from "#harness";
 import { expectCode, revOf } from "../test/util.js";
 import { MAX_NAME_BYTES, MAX_PATH_BYTES } from "./constants.js";
-import type { WorkspaceFilesystem } from "./filesystem.js";
+import { WorkspaceFilesystem } from "./filesystem.js";
 import { addDirent, insertNode } from "./nodes.js";
 import { isNameTooLong, isTargetTooLong } from "./path.js";
 import { applyChanges, prepareEntries } from "./sync/apply.js";
@@ -107,6 +107,19 @@ describe("name limits", () => {
       await expectEveryVerbRefuses(fs, deepPath("b".repeat(255)));
       await expectEveryVerbRefuses(fs, `/${"d/".repeat(2048)}`);
       expect(revOf(db)).toBe(before);
+    }));
+
+  it("maxPathBytes raises the path limit (a FUSE mount's paths below its own); names stay at 255 bytes", () =>
+    withFs(async ({ db }) => {
+      const deep = new WorkspaceFilesystem(db, { maxPathBytes: 2 * MAX_PATH_BYTES });
+      const path = deepPath(`${longest}/${longest}/f`);
+      await deep.mkdir(deepPath(`${longest}/${longest}`), { recursive: true });
+      await deep.writeFile(path, "deep");
+      expect(await deep.readFile(path, "utf8")).toBe("deep");
+      await expectCode(deep.writeFile(deepPath(tooLong), "x"), "ENAMETOOLONG");
+      await expectCode(deep.writeFile(`/${"d/".repeat(MAX_PATH_BYTES)}`, "x"), "ENAMETOOLONG");
+      // The default filesystem over the same store still refuses the path.
+      await expectCode(new WorkspaceFilesystem(db).readFile(path, "utf8"), "ENAMETOOLONG");
     }));
 
   it("a symlink target of 4096 bytes is refused; following one through a name over 255 bytes is ENAMETOOLONG", () =>

@@ -44,9 +44,16 @@ export class WorkspaceFilesystem {
   /** The clock every change is stamped with (`options.now`, else `Date.now`), in milliseconds. */
   readonly now: () => number;
 
+  readonly #maxPathBytes: number | undefined;
+
   constructor(db: Database, options: FilesystemOptions = {}) {
     this.#db = db;
     this.now = options.now ?? Date.now;
+    this.#maxPathBytes = options.maxPathBytes;
+  }
+
+  #path(path: unknown, syscall: string): string {
+    return normalizePath(path, syscall, this.#maxPathBytes);
   }
 
   /** The database this filesystem lives in (sync and mounts build on it). */
@@ -60,7 +67,7 @@ export class WorkspaceFilesystem {
   readFile(path: string, options: ReadFileOptions): Promise<ReadableStream<Uint8Array>>;
   async readFile(path: string, options?: "utf8" | ReadFileOptions): Promise<ReadableStream<Uint8Array> | string> {
     const db = this.#ready();
-    const p = normalizePath(path, "open");
+    const p = this.#path(path, "open");
     const opts: ReadFileOptions = typeof options === "string" ? { encoding: checkEncoding(options) } : (options ?? {});
     if (opts.encoding !== undefined) checkEncoding(opts.encoding);
     const offset = checkByteCount(opts.byteOffset, "byteOffset", p) ?? 0;
@@ -77,7 +84,7 @@ export class WorkspaceFilesystem {
 
   async writeFile(path: string, data: WriteData, options: WriteFileOptions = {}): Promise<void> {
     const db = this.#ready();
-    const p = normalizePath(path, "open");
+    const p = this.#path(path, "open");
     const mode = checkMode(options.mode, DEFAULT_FILE_MODE, "open", p);
     if (!(typeof data === "string" || data instanceof Uint8Array || data instanceof ReadableStream)) {
       throw new TypeError("writeFile data must be a string, a Uint8Array or a ReadableStream<Uint8Array>");
@@ -87,45 +94,45 @@ export class WorkspaceFilesystem {
 
   async mkdir(path: string, options: MkdirOptions = {}): Promise<void> {
     const db = this.#ready();
-    const p = normalizePath(path, "mkdir");
+    const p = this.#path(path, "mkdir");
     mkdirPath(db, p, checkMode(options.mode, DEFAULT_DIR_MODE, "mkdir", p), options.recursive === true, this.now());
   }
 
   async rm(path: string, options: RmOptions = {}): Promise<void> {
     const db = this.#ready();
-    const p = normalizePath(path, "rm");
+    const p = this.#path(path, "rm");
     rmPath(db, p, options.recursive === true, options.force === true, this.now());
   }
 
   async readdir(path: string, options: PageOptions = {}): Promise<DirEntry[]> {
     const db = this.#ready();
-    const p = normalizePath(path, "scandir");
+    const p = this.#path(path, "scandir");
     const { limit, offset } = checkPage(options, "readdir");
     return readdirPath(db, p, limit, offset);
   }
 
   async stat(path: string): Promise<Stat> {
-    return statPath(this.#ready(), normalizePath(path, "stat"), true);
+    return statPath(this.#ready(), this.#path(path, "stat"), true);
   }
 
   async lstat(path: string): Promise<Stat> {
-    return statPath(this.#ready(), normalizePath(path, "lstat"), false);
+    return statPath(this.#ready(), this.#path(path, "lstat"), false);
   }
 
   async readlink(path: string): Promise<string> {
-    return readlinkPath(this.#ready(), normalizePath(path, "readlink"));
+    return readlinkPath(this.#ready(), this.#path(path, "readlink"));
   }
 
   async chmod(path: string, mode: number): Promise<void> {
     const db = this.#ready();
-    const p = normalizePath(path, "chmod");
+    const p = this.#path(path, "chmod");
     if (mode === undefined) throw fsError("EINVAL", "chmod", p, "mode is required");
     chmodPath(db, p, checkMode(mode, 0, "chmod", p), this.now());
   }
 
   async symlink(target: string, path: string): Promise<void> {
     const db = this.#ready();
-    const p = normalizePath(path, "symlink");
+    const p = this.#path(path, "symlink");
     if (typeof target !== "string" || target === "" || target.includes("\0")) {
       throw fsError("EINVAL", "symlink", p, "symlink target must be a non-empty string without NUL");
     }
@@ -135,7 +142,7 @@ export class WorkspaceFilesystem {
 
   async find(dir: string, pattern = "", options: PageOptions = {}): Promise<FindEntry[]> {
     const db = this.#ready();
-    const p = normalizePath(dir, "find");
+    const p = this.#path(dir, "find");
     if (typeof pattern !== "string") throw new TypeError("find pattern must be a string");
     const { limit, offset } = checkPage(options, "find");
     // The public type is the original's ("file" | "dir"); links are still listed as "symlink", as its are.
@@ -143,12 +150,12 @@ export class WorkspaceFilesystem {
   }
 
   async ls(prefix: string): Promise<string[]> {
-    return lsPath(this.#ready(), normalizePath(prefix, "ls"));
+    return lsPath(this.#ready(), this.#path(prefix, "ls"));
   }
 
   async grep(pattern: string, path: string, options: GrepOptions = {}): Promise<GrepMatch[]> {
     const db = this.#ready();
-    const p = normalizePath(path, "grep");
+    const p = this.#path(path, "grep");
     if (typeof pattern !== "string") throw new TypeError("grep pattern must be a string");
     const { limit, offset } = checkPage(options, "grep");
     const context = checkCount(options.context, "grep context") ?? 0;
@@ -167,13 +174,13 @@ export class WorkspaceFilesystem {
   /** Internal (not on `workspace.fs`): moves a path; used by FUSE and sync. */
   async rename(from: string, to: string): Promise<void> {
     const db = this.#ready();
-    renamePath(db, normalizePath(from, "rename"), normalizePath(to, "rename"), this.now());
+    renamePath(db, this.#path(from, "rename"), this.#path(to, "rename"), this.now());
   }
 
   /** Internal: a second name for a file. */
   async link(existing: string, path: string): Promise<void> {
     const db = this.#ready();
-    linkPath(db, normalizePath(existing, "link"), normalizePath(path, "link"));
+    linkPath(db, this.#path(existing, "link"), this.#path(path, "link"));
   }
 
   /** Internal: frees unreferenced blobs and manifests older than the safety window. */

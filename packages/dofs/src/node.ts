@@ -1,2 +1,2 @@
 /** Node-only entry: the better-sqlite3 driver. Never imported by Worker bundles. */
-export { type NodeDatabase, openNodeDatabase } from "./database.node.js";
+export { type NodeDatabase, type NodeDatabaseOptions, openNodeDatabase } from "./database.node.js";

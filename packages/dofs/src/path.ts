@@ -8,9 +8,9 @@ import { fsError } from "./errors.js";
  * are EINVAL. A path Linux would refuse for its length (see isNameTooLong) is
  * ENAMETOOLONG. `\` is an ordinary character.
  */
-export function normalizePath(path: unknown, syscall: string): string {
+export function normalizePath(path: unknown, syscall: string, maxPathBytes = MAX_PATH_BYTES): string {
   checkShape(path, syscall);
-  if (isNameTooLong(path)) throw fsError("ENAMETOOLONG", syscall, path);
+  if (isNameTooLong(path, maxPathBytes)) throw fsError("ENAMETOOLONG", syscall, path);
   return normalizeSegments(path, syscall);
 }
 
@@ -25,13 +25,13 @@ export function normalizePathShape(path: unknown, syscall: string): string {
 }
 
 /**
- * True when Linux would answer ENAMETOOLONG: the path has MAX_PATH_BYTES
- * UTF-8 bytes or more, or a segment (one that `..` drops included: Linux
- * looks each up) has more than MAX_NAME_BYTES. Such a name could not be
- * listed through FUSE nor named by a process in the container.
+ * True when Linux would answer ENAMETOOLONG: the path has `maxPathBytes`
+ * (MAX_PATH_BYTES unless given) UTF-8 bytes or more, or a segment (one that
+ * `..` drops included: Linux looks each up) has more than MAX_NAME_BYTES.
+ * Such a name could not be listed through FUSE nor named by a process in the container.
  */
-export function isNameTooLong(path: string): boolean {
-  return exceedsLimits(path, true);
+export function isNameTooLong(path: string, maxPathBytes = MAX_PATH_BYTES): boolean {
+  return exceedsLimits(path, true, maxPathBytes);
 }
 
 /** True when a symlink target has MAX_PATH_BYTES UTF-8 bytes or more (its segments may be any length, as in Linux). */
@@ -39,9 +39,9 @@ export function isTargetTooLong(target: string): boolean {
   return exceedsLimits(target, false);
 }
 
-function exceedsLimits(path: string, limitSegments: boolean): boolean {
+function exceedsLimits(path: string, limitSegments: boolean, maxPathBytes = MAX_PATH_BYTES): boolean {
   // At most 3 UTF-8 bytes per UTF-16 unit: short strings need no counting.
-  if (path.length * 3 <= (limitSegments ? MAX_NAME_BYTES : MAX_PATH_BYTES - 1)) return false;
+  if (path.length * 3 <= (limitSegments ? MAX_NAME_BYTES : maxPathBytes - 1)) return false;
   let total = 0;
   let segment = 0;
   for (let i = 0; i < path.length; i++) {
@@ -56,7 +56,7 @@ function exceedsLimits(path: string, limitSegments: boolean): boolean {
     }
     total += bytes;
     segment = unit === 0x2f ? 0 : segment + bytes;
-    if (total >= MAX_PATH_BYTES || (limitSegments && segment > MAX_NAME_BYTES)) return true;
+    if (total >= maxPathBytes || (limitSegments && segment > MAX_NAME_BYTES)) return true;
   }
   return false;
 }

@@ -112,4 +112,12 @@ export interface GcResult {
 export interface FilesystemOptions {
   /** Clock for mtimes and blob ages; injectable for tests. */
   now?: () => number;
+  /**
+   * The longest path (UTF-8 bytes, counting a terminating NUL as Linux's
+   * PATH_MAX does) this filesystem's calls accept; MAX_PATH_BYTES (4096) by
+   * default. A FUSE mount stores paths below its mount point's own, while
+   * Linux limits only what one system call is given (a process may cd
+   * deeper): computerd raises it there (docs/computerd.md, "Path length").
+   */
+  maxPathBytes?: number;
 }

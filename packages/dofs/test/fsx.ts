@@ -43,7 +43,16 @@ export type FsxOp =
   | { kind: "fsync" }
   /** A commit point driven by the sync peer: it pulls the file and its copy is compared too. */
   | { kind: "pull" }
-  | { kind: "reopen"; trunc: boolean };
+  | { kind: "reopen"; trunc: boolean }
+  /**
+   * fallocate(2): mode 0 grows the file to the range's end, KEEP_SIZE (1) changes nothing,
+   * PUNCH_HOLE|KEEP_SIZE (3) zeroes the range within the size, ZERO_RANGE (16) zeroes it and
+   * grows the file, ZERO_RANGE|KEEP_SIZE (17) zeroes it within the size.
+   */
+  | { kind: "fallocate"; mode: FsxFallocateMode; offset: number; length: number };
+
+export type FsxFallocateMode = 0 | 1 | 3 | 16 | 17;
+const FALLOCATE_MODES: readonly FsxFallocateMode[] = [0, 1, 3, 16, 17];
 
 export type FsxKind = FsxOp["kind"];
 
@@ -126,6 +135,7 @@ const WEIGHTS: Record<FsxKind, number> = {
   fsync: 3,
   pull: 0.2,
   reopen: 2,
+  fallocate: 3,
 };
 
 /** Mostly small and medium: 60% up to 4 KiB, 30% up to 64 KiB, 10% up to 1 MiB. */
@@ -191,6 +201,10 @@ export function nextOp(rng: Random, size: number, weights: Record<FsxKind, numbe
     }
     case "reopen":
       return { kind, trunc: rng.chance(0.1) };
+    case "fallocate": {
+      const length = opLength(rng);
+      return { kind, mode: rng.pick(FALLOCATE_MODES), offset: opOffset(rng, size, length), length };
+    }
     default:
       return { kind };
   }
@@ -220,6 +234,8 @@ export function formatOp(op: FsxOp): string {
       return `copy ${op.src}->${op.dst} +${op.length}`;
     case "reopen":
       return op.trunc ? "reopen O_TRUNC" : "reopen";
+    case "fallocate":
+      return `fallocate mode=${op.mode} @${op.offset} +${op.length}`;
     default:
       return op.kind;
   }
@@ -260,6 +276,14 @@ export class FsxModel {
       case "reopen":
         if (op.trunc) this.#truncate(0);
         return undefined;
+      case "fallocate": {
+        const end = op.offset + op.length;
+        const keepSize = (op.mode & 1) !== 0;
+        // Bytes past the size are zero already: zeroing up to the end is right whether or not it grows.
+        if (op.mode !== 0 && op.mode !== 1) this.bytes.fill(0, op.offset, end);
+        if (!keepSize) this.size = Math.max(this.size, end);
+        return undefined;
+      }
       default:
         return undefined;
     }
@@ -295,6 +319,9 @@ function touched(op: FsxOp, before: number, after: number): Range[] {
     case "copy":
       add(op.dst, op.dst + op.length);
       if (op.dst > before) add(before, op.dst);
+      break;
+    case "fallocate":
+      add(op.offset, op.offset + op.length);
       break;
     default:
       break;

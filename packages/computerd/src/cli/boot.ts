@@ -1,7 +1,8 @@
 /**
  * Boot, in the specified order: config is already read (secret gone from
- * the env); create the store (an anonymous temporary file, or the heap with
- * COMPUTERD_STORE=memory); mount unless the mode is none; start chunk gc
+ * the env); open the store (store/state.ts: a file in COMPUTERD_STATE_DIR,
+ * checked if an earlier daemon left it, an anonymous temporary file, or the
+ * heap with COMPUTERD_STORE=memory); mount unless the mode is none; start chunk gc
  * and idle reclaim; create the runner and the server; listen last, so a
  * 200 from /health means the mount is up.
  */
@@ -9,7 +10,6 @@ import { mkdirSync } from "node:fs";
 import { stat } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
 import { type Database, ensureSchema, GC_SAFETY_WINDOW_MS, WorkspaceFilesystem } from "@cloudflare/dofs";
-import { openNodeDatabase } from "@cloudflare/dofs/node";
 import { SyncPeer } from "@cloudflare/dofs/sync";
 import { egressEnv } from "../egress/env.js";
 import { type EgressNamespace, openEgressNamespace } from "../egress/namespace.js";
@@ -21,12 +21,16 @@ import type { MountDriver } from "../mount/driver.js";
 import { resolveMountMode } from "../mount/driver.js";
 import { FuseNapiDriver, FuseNapiUnpatchedError, loadFuseNapi } from "../mount/fuse-napi.js";
 import { FuseNativeDriver } from "../mount/fuse-native.js";
+import { guardMountPoint, removeGuard } from "../mount/guard.js";
 import { loadFuseDev } from "../mount/kernel/fuse-dev.js";
 import { FUSERMOUNT, fusermountOnPath } from "../mount/kernel/fusermount.js";
 import { KernelDriver } from "../mount/kernel-driver.js";
+import type { MountFsDriver } from "../mount/mount-fs-driver.js";
+import { clearStaleMount } from "../mount/mount-point.js";
 import { ShimDriver } from "../mount/shim.js";
 import { createDaemonServer, type DaemonServer } from "../server/http.js";
 import { ChunkCollector } from "../store/collector.js";
+import { openStore } from "../store/state.js";
 import { withCrashAt } from "./crash-at.js";
 import type { Config, MountMode } from "./env.js";
 import type { Logger } from "./log.js";
@@ -41,20 +45,30 @@ export interface Daemon {
 }
 
 export async function startDaemon(config: Config, log: Logger): Promise<Daemon> {
-  const commits = { commitDelayMs: STORE_COMMIT_DELAY_MS };
-  const db =
-    config.store === "memory"
-      ? openNodeDatabase(":memory:", commits)
-      : openNodeDatabase("", { ...commits, cacheKiB: STORE_CACHE_KIB });
+  const { db, durable } = openStore(
+    config,
+    { commitDelayMs: STORE_COMMIT_DELAY_MS, ...(config.store === "file" ? { cacheKiB: STORE_CACHE_KIB } : {}) },
+    (line) => log.info(line),
+  );
   const fs = new WorkspaceFilesystem(db);
   // The collector and /__computerd/stats read the store before any fs call would create it (FUSE_MOUNT=none).
   ensureSchema(db, Date.now());
   const mode = resolveMountMode(config.mount);
   let driver: MountDriver | undefined;
+  let guarded = false;
   if (mode !== "none") {
     await fs.mkdir(config.mountPoint, { recursive: true });
     if (mode === "fuse" || mode === "macfuse") {
-      driver = createFuseDriver(db, config, log);
+      const fuse = createFuseDriver(db, config, log);
+      // Before mount: the drivers pick their close handling (FLUSH or not) from it.
+      if (durable) fuse.fs.persistWith(() => db.flush());
+      // Dead mounts an earlier daemon left go first; then the guard (mount/guard.ts) beneath ours. Only the
+      // kernel driver mounts on one: the libfuse bindings refuse a mount point on another filesystem than its parent.
+      if (fuse instanceof KernelDriver) {
+        await clearStaleMount(config.mountPoint, log);
+        guarded = await guardMountPoint(config.mountPoint, log);
+      }
+      driver = fuse;
     } else {
       driver = new ShimDriver(db, config.mountPoint, log);
     }
@@ -160,6 +174,9 @@ export async function startDaemon(config: Config, log: Logger): Promise<Daemon> 
         egress?.close();
         await server.close().catch((error) => log.error("closing the server failed", error));
         await driver?.unmount().catch((error) => log.error("unmount failed", error));
+        // The unmount committed every parked file into the batch: a store that outlives us gets it.
+        db.flush();
+        if (guarded) await removeGuard(config.mountPoint);
       })();
       return closing;
     },
@@ -171,8 +188,9 @@ const STORE_CACHE_KIB = 16_384;
 /**
  * Writes join one SQLite transaction committed this long after it opened
  * (docs/computerd.md, "Where the store lives"): nothing outside this process
- * reads the store and nothing of it survives the process, so a burst of
- * metadata changes pays the journal and page writes once, not per request.
+ * reads the store, so a burst of metadata changes pays the journal and page
+ * writes once, not per request. A store that outlives the daemon commits
+ * sooner where it must: at every close, fsync and fsyncdir (MountFs.persistWith).
  */
 const STORE_COMMIT_DELAY_MS = 20;
 
@@ -182,7 +200,7 @@ const STORE_COMMIT_DELAY_MS = 20;
  * fuse-napi when it has our patch (pnpm applies it; npm cannot); else fuse-native. Why the kernel driver
  * leads: docs/benchmarks.md ("Our own FUSE layer") and docs/computerd.md ("POSIX: which driver does what").
  */
-function createFuseDriver(db: Database, config: Config, log: Logger): MountDriver {
+function createFuseDriver(db: Database, config: Config, log: Logger): MountDriver & MountFsDriver {
   const setting = config.fuse.driver;
   if (setting === "fuse-native") return new FuseNativeDriver(db, config.mountPoint, config.fuse, log);
   if (setting === "kernel") return new KernelDriver(db, config.mountPoint, config.fuse, log);

@@ -175,6 +175,14 @@ describe("the process", () => {
 });
 
 describe("COMPUTERD_STORE", () => {
+  test("COMPUTERD_STATE_DIR: unset by default, an absolute path (slash trimmed), anything else refused", () => {
+    expect(readConfig({}).stateDir).toBeUndefined();
+    expect(readConfig({ COMPUTERD_STATE_DIR: "" }).stateDir).toBeUndefined();
+    expect(readConfig({ COMPUTERD_STATE_DIR: "/var/lib/computerd/" }).stateDir).toBe("/var/lib/computerd");
+    expect(() => readConfig({ COMPUTERD_STATE_DIR: "state" })).toThrow(
+      'COMPUTERD_STATE_DIR must be an absolute path, got "state"',
+    );
+  });
   test("file by default, memory on request, anything else refused", () => {
     expect(readConfig({}).store).toBe("file");
     expect(readConfig({ COMPUTERD_STORE: "" }).store).toBe("file");

@@ -110,6 +110,13 @@ export interface Config {
    * process's heap.
    */
   store: "file" | "memory";
+  /**
+   * `COMPUTERD_STATE_DIR`: a directory on the container's disk for the
+   * store (store/state.ts), which then outlives the daemon: what a writer
+   * fsynced or closed survives a crash of computerd, and a restarted daemon
+   * pushes it. Unset: the anonymous file above. Ignored with `memory`.
+   */
+  stateDir: string | undefined;
   /** `COMPUTERD_CRASH_AT`: a fault for crash tests (see `crash-at.ts`); unset in production. */
   crashAt: CrashAt | undefined;
   /**
@@ -169,6 +176,7 @@ export function readConfig(env: Env, defaults: { port?: number } = {}): Config {
     execNetwork: execNetwork(env.COMPUTERD_EXEC_NETWORK),
     egress: egressConfig(env),
     store: parseStore(env.COMPUTERD_STORE),
+    stateDir: parseStateDir(env.COMPUTERD_STATE_DIR),
     crashAt: parseCrashAt(env.COMPUTERD_CRASH_AT),
     idleReclaimMs: parseCount(env.COMPUTERD_IDLE_RECLAIM_MS, "COMPUTERD_IDLE_RECLAIM_MS", DEFAULT_IDLE_RECLAIM_MS),
   };
@@ -204,6 +212,12 @@ function parseStore(value: string | undefined): Config["store"] {
   if (value === undefined || value === "" || value === "file") return "file";
   if (value === "memory") return value;
   throw new ConfigError(`COMPUTERD_STORE must be file or memory, got "${value}"`);
+}
+
+function parseStateDir(value: string | undefined): string | undefined {
+  if (value === undefined || value === "") return undefined;
+  if (!isAbsolute(value)) throw new ConfigError(`COMPUTERD_STATE_DIR must be an absolute path, got "${value}"`);
+  return trimSlash(value);
 }
 
 function parseMount(value: string | undefined): MountSetting {

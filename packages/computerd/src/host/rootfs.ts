@@ -35,6 +35,8 @@ export function imageConfig(rootfs: string): ImageConfig {
  * same path inside (the egress gateway's CA directory), then `--` and the command.
  * The root is bound onto itself first so the mounts below are the namespace's
  * own; /tmp is a tmpfs, so a bound path under it needs no directory in the image.
+ * The store's directory (COMPUTERD_STATE_DIR) gets a tmpfs of its own: it is the
+ * container's writable disk, which the cached image must never become.
  */
 const ENTER = `set -eu
 root=$1; shift
@@ -43,6 +45,7 @@ mount --rbind /dev "$root/dev"
 mount -t proc proc "$root/proc"
 mount --rbind /sys "$root/sys"
 mount -t tmpfs -o mode=1777 tmpfs "$root/tmp"
+[ -d "$root/var/lib/computerd" ] && mount -t tmpfs -o mode=0700 tmpfs "$root/var/lib/computerd"
 [ -e /etc/resolv.conf ] && mount --bind /etc/resolv.conf "$root/etc/resolv.conf"
 while [ "$1" != -- ]; do
   mkdir -p "$root$1"

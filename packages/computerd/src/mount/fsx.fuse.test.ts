@@ -5,8 +5,9 @@
  * are compared with the in-memory model after every op (the tmpfs file
  * keeps the model honest: the kernel's own answer). Writes, truncates,
  * fsync, close/reopen and O_TRUNC come from node:fs; mmap writes (MAP_SHARED,
- * msync'd before munmap) and copy_file_range come from one long-lived python3
- * helper, since Node has neither. A pull op pulls over WorkspaceRPC into a
+ * msync'd before munmap), copy_file_range and fallocate (every mode the mount
+ * supports; tmpfs does ZERO_RANGE as a punched hole) come from one long-lived
+ * python3 helper, since Node has none of them. A pull op pulls over WorkspaceRPC into a
  * separate dofs store (the Durable Object's side) while the file is open,
  * and that copy is compared too; before each whole-file compare the file's
  * pages are dropped from the kernel's cache (POSIX_FADV_DONTNEED), so the
@@ -43,10 +44,15 @@ import { startDaemon, stopAll, type TestDaemon } from "../../test/daemon.js";
 // Seeds 1 and 2 per driver in CI, as for dofs; FSX_SEEDS/FSX_OPS run more.
 const { seeds, ops } = fsxSettings({ seeds: 2, ops: 20_000 });
 
+const FALLOC_FL_KEEP_SIZE = 0x01;
+const FALLOC_FL_PUNCH_HOLE = 0x02;
+const FALLOC_FL_ZERO_RANGE = 0x10;
+
 /** mmap writes, copy_file_range and cache drops, one request at a time: a JSON line, then the bytes for mmap. */
 const HELPER = `
-import json, mmap, os, sys
+import ctypes, json, mmap, os, sys
 inp, out = sys.stdin.buffer, sys.stdout.buffer
+libc = ctypes.CDLL(None, use_errno=True)
 while True:
     line = inp.readline()
     if not line:
@@ -73,6 +79,11 @@ while True:
                     if n == 0:
                         break
                     done += n
+            elif req["op"] == "fallocate":
+                if libc.fallocate(fd, req["mode"], ctypes.c_long(req["offset"]), ctypes.c_long(req["length"])) != 0:
+                    code = ctypes.get_errno()
+                    raise OSError(code, os.strerror(code))
+                done = 0
             else:
                 os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
                 done = 0
@@ -129,10 +140,13 @@ class PosixTarget implements FsxTarget {
   readonly #path: string;
   readonly #helper: PythonHelper;
   readonly #peer: Peer | undefined;
+  /** tmpfs: ZERO_RANGE is done as a punched hole (and mode 0). */
+  readonly #zeroRangeByPunch: boolean;
   #fd: number;
 
   constructor(name: string, path: string, helper: PythonHelper, peer?: Peer) {
     this.name = name;
+    this.#zeroRangeByPunch = peer === undefined;
     this.#path = path;
     this.#helper = helper;
     this.#peer = peer;
@@ -173,7 +187,21 @@ class PosixTarget implements FsxTarget {
         closeSync(this.#fd);
         this.#fd = openSync(this.#path, constants.O_RDWR | (op.trunc ? constants.O_TRUNC : 0));
         return;
+      case "fallocate":
+        await this.#fallocate(op.mode, op.offset, op.length);
+        return;
     }
+  }
+
+  async #fallocate(mode: number, offset: number, length: number): Promise<void> {
+    const call = (m: number) => this.#helper.call({ op: "fallocate", path: this.#path, mode: m, offset, length });
+    if (!this.#zeroRangeByPunch || (mode & FALLOC_FL_ZERO_RANGE) === 0) {
+      await call(mode);
+      return;
+    }
+    // tmpfs has no ZERO_RANGE: the same result as a hole punched, then (without KEEP_SIZE) mode 0 to grow.
+    await call(FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE);
+    if ((mode & FALLOC_FL_KEEP_SIZE) === 0) await call(0);
   }
 
   async size(): Promise<number> {
@@ -244,6 +272,8 @@ describe.each(["fuse-napi", "fuse-native", "kernel"])("fsx on the FUSE mount wit
       const stats = await runFsx({
         seed,
         ops,
+        // fuse-native's binding has no fallocate op (EOPNOTSUPP; docs/computerd.md, "POSIX: fallocate").
+        skip: driver === "fuse-native" ? ["fallocate"] : [],
         open: async () => {
           const name = `fsx-${seed}-${run++}`;
           return [

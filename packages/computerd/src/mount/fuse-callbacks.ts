@@ -58,8 +58,8 @@ export function sharedOps(fs: MountFs, op: ReturnType<typeof opAdapter>): Record
     chmod: op("chmod", (path: string, mode: number) => fs.chmod(path, mode)),
     // Held in memory per inode (inode-owners.ts); without the caller (fuse-native) no rule is checked here.
     chown: op("chown", (path: string, uid: number, gid: number) => fs.chown(path, idOf(uid), idOf(gid))),
-    mknod: op("mknod", async (path: string, mode: number) => {
-      await fs.mknod(path, mode);
+    mknod: op("mknod", async (path: string, mode: number, rdev: number) => {
+      await fs.mknod(path, mode, undefined, Number(rdev ?? 0));
     }),
     create: op("create", (path: string, mode: number) => fs.create(path, mode)),
     open: op("open", (path: string, flags: number) => fs.open(path, flags)),
@@ -67,6 +67,9 @@ export function sharedOps(fs: MountFs, op: ReturnType<typeof opAdapter>): Record
     ftruncate: op("ftruncate", (_path: string | null, fd: number, size: number) => fs.ftruncate(fd, size)),
     fsync: op("fsync", (_path: string | null, _datasync: number, fd: number) => fs.fsync(fd)),
     release: op("release", (_path: string | null, fd: number) => fs.release(fd)),
+    fsyncdir: op("fsyncdir", () => fs.fsyncdir()),
+    // RELEASE comes after close(2) returned; FLUSH within it: a store that outlives the daemon takes the close there.
+    ...(fs.persists ? { flush: op("flush", (_path: string | null, fd: number) => fs.closed(fd)) } : {}),
     // read/write answer a byte count; the buffer belongs to the binding and is only copied from or into.
     read: op(
       "read",

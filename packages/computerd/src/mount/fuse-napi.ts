@@ -26,6 +26,7 @@ import type { FuseOptions } from "../cli/env.js";
 import type { Logger } from "../cli/log.js";
 import type { MountDriver } from "./driver.js";
 import { EINVAL, ErrnoError } from "./errno.js";
+import { fallocate } from "./fallocate.js";
 import { type Callback, idOf, type Op, opAdapter, sharedOps } from "./fuse-callbacks.js";
 import type { Caller } from "./inode-owners.js";
 import type { FuseStat, TimeRequest } from "./mount-fs.js";
@@ -42,6 +43,7 @@ const SHARED_CHANGE_OPS = [
   "write",
   "truncate",
   "ftruncate",
+  "fallocate",
   "chmod",
   "chown",
   "unlink",
@@ -300,8 +302,8 @@ export class FuseNapiDriver extends MountFsDriver implements MountDriver {
       // What a request creates is its caller's; a chown follows chown(2)'s rules for that caller.
       mkdir: op("mkdir", (path: string, mode: number) => fs.mkdir(path, mode, caller())),
       symlink: op("symlink", (target: string, path: string) => fs.symlink(target, path, caller())),
-      mknod: op("mknod", async (path: string, mode: number) => {
-        await fs.mknod(path, mode, caller());
+      mknod: op("mknod", async (path: string, mode: number, rdev: number | bigint) => {
+        await fs.mknod(path, mode, caller(), Number(rdev));
       }),
       chown: op("chown", (path: string, uid: number, gid: number) => fs.chown(path, idOf(uid), idOf(gid), caller())),
       // Pages stay cached across opens (kernel_cache), except for a file with several names: each name is
@@ -338,6 +340,9 @@ export class FuseNapiDriver extends MountFsDriver implements MountDriver {
         if (path === null) fs.futimens(fd, times);
         else fs.utimens(path, times);
       }),
+      fallocate: op("fallocate", (_path: string | null, fd: number, mode: number, offset: number, length: number) =>
+        fallocate(fs, fd, mode, Number(offset), Number(length)),
+      ),
       // No flush: libfuse 3 answers ENOSYS and the kernel stops sending it, one round trip less per close.
       // cp and copyFile use copy_file_range: whole chunks are shared by hash, no bytes cross the kernel.
       copyFileRange: op(

@@ -22,6 +22,7 @@ import type { Logger } from "../cli/log.js";
 import type { MountDriver } from "./driver.js";
 import { opAdapter, sharedOps } from "./fuse-callbacks.js";
 import { nanosOf } from "./inode-times.js";
+import { userAllowOther } from "./kernel/fusermount.js";
 import { MountFsDriver } from "./mount-fs-driver.js";
 import { clearStaleMount, commitAndUnmount } from "./mount-point.js";
 import { FuseTrace } from "./trace.js";
@@ -59,7 +60,16 @@ export class FuseNativeDriver extends MountFsDriver implements MountDriver {
     await clearStaleMount(this.#mountPoint, this.#log);
     const Fuse = createRequire(import.meta.url)("fuse-native") as FuseClass;
     const fuse = new Fuse(this.#mountPoint, this.#ops(), { timeout: false, mkdir: true });
-    const options = [...fuseMountOptions(this.#options), "auto_unmount", "fsname=computerd", "subtype=computerd"];
+    // As the other drivers: every uid may use the mount, the kernel checks modes and owners.
+    const privileged = process.getuid?.() === 0;
+    const access = privileged || userAllowOther() ? ["allow_other", "default_permissions"] : ["default_permissions"];
+    const options = [
+      ...fuseMountOptions(this.#options),
+      ...access,
+      "auto_unmount",
+      "fsname=computerd",
+      "subtype=computerd",
+    ];
     // fuse-native builds `-o` from a fixed set of its own options; ours are passed whole.
     fuse._fuseOptions = () => `-o${options.join(",")}`;
     await withTimeout(
@@ -70,6 +80,10 @@ export class FuseNativeDriver extends MountFsDriver implements MountDriver {
     this.#fuse = fuse;
     this.#trace?.install();
     this.#log.info(`mounted ${this.#mountPoint} (fuse-native, -o ${options.join(",")})`);
+    // libfuse 2 through fuse-native hands us no caller: what another user creates is the daemon's.
+    this.#log.info(
+      "fuse-native: files other users create belong to the daemon's user (no caller context); the kernel driver or fuse-napi keep their owners",
+    );
   }
 
   async unmount(): Promise<void> {
@@ -112,7 +126,7 @@ export class FuseNativeDriver extends MountFsDriver implements MountDriver {
         const asked = Math.trunc(atime) === NOW_OR_OMIT_MS ? "now" : nanosOf(atime);
         fs.utimens(path, { atime: asked, mtime: mtime === undefined ? undefined : nanosOf(mtime) });
       }),
-      flush: op("flush", () => undefined),
+      ...(fs.persists ? {} : { flush: op("flush", () => undefined) }),
     };
   }
 }

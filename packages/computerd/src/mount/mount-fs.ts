@@ -37,7 +37,19 @@ import {
   setInodeMtime,
   unlinkChild,
 } from "@cloudflare/dofs/inode";
-import { EBADF, EEXIST, EISDIR, ENAMETOOLONG, ENOENT, ENOTDIR, ENOTEMPTY, EPERM, ErrnoError, ESTALE } from "./errno.js";
+import {
+  EBADF,
+  EEXIST,
+  EINVAL,
+  EISDIR,
+  ENAMETOOLONG,
+  ENOENT,
+  ENOTDIR,
+  ENOTEMPTY,
+  EPERM,
+  ErrnoError,
+  ESTALE,
+} from "./errno.js";
 import { type Caller, InodeOwners, mayChown, type Owner, procGroups, UNCHANGED } from "./inode-owners.js";
 import { InodeTimes, msOf, type Nanos, nanosOf, wallClock } from "./inode-times.js";
 import { OpenFile } from "./open-file.js";
@@ -60,6 +72,8 @@ export interface FuseStat {
   atimeNsec: number;
   mtimeNsec: number;
   ctimeNsec: number;
+  /** A device node's number (special-files.ts); absent for everything else. */
+  rdev?: number;
 }
 
 /** A time a utimens asks for: a time, "now", or undefined to leave it alone (UTIME_OMIT). */
@@ -112,6 +126,8 @@ export class MountFs {
   readonly #db: Database;
   readonly #fs: WorkspaceFilesystem;
   readonly #root: string;
+  /** The store's limit on a path: the mount point's own bytes plus BELOW_MOUNT_MAX_PATH_BYTES. */
+  readonly #maxPathBytes: number;
   readonly #now: () => number;
   readonly #clock: () => Nanos;
   /** ctime, atime, the mtime's nanoseconds and directory mtimes (inode-times.ts). */
@@ -120,6 +136,8 @@ export class MountFs {
   readonly #groupsOf: (pid: number) => readonly number[];
   readonly #files = new Map<number, OpenFile>();
   readonly #handles = new Map<number, Handle>();
+  /** Set for a store that outlives the daemon (persistWith). */
+  #persist: (() => void) | undefined;
   /** `.fuse_hidden*` paths (relative to the mount) → the inode they stand for. */
   readonly #hidden = new Map<string, OpenFile>();
   /** FUSE directory path → inode and mode, for #lookup; cleared by anything that moves or removes a name. */
@@ -171,8 +189,9 @@ export class MountFs {
     const now = options.now;
     this.#clock = now !== undefined ? () => nanosOf(now()) : wallClock();
     this.#now = now ?? (() => msOf(this.#clock()));
-    this.#fs = new WorkspaceFilesystem(db, { now: this.#now });
     this.#root = mountPoint === "/" ? "" : mountPoint;
+    this.#maxPathBytes = Buffer.byteLength(this.#root) + BELOW_MOUNT_MAX_PATH_BYTES;
+    this.#fs = new WorkspaceFilesystem(db, { now: this.#now, maxPathBytes: this.#maxPathBytes });
     this.#pool = new BufferPool(CHUNK_SIZE, options.poolKeep ?? 160);
   }
 
@@ -464,7 +483,7 @@ export class MountFs {
     this.#refuseSpecial(path);
     const setgid = parent !== undefined && (parent.mode & S_ISGID) !== 0 ? S_ISGID : 0;
     const vfsPath = this.vfsPath(path);
-    if (parent === undefined || isNameTooLong(vfsPath)) {
+    if (parent === undefined || isNameTooLong(vfsPath, this.#maxPathBytes)) {
       return this.#fs.mkdir(vfsPath, { mode: (mode & 0o7777) | setgid }).then(() => {
         this.#own(() => this.#lookup(path)?.inode, parent, caller);
         this.#entriesChanged(parent?.inode);
@@ -609,12 +628,12 @@ export class MountFs {
   }
 
   /**
-   * mknod(2): a regular file is an empty file in the store; a FIFO or a
-   * socket (bind(2) of an AF_UNIX socket makes one) lives in memory only
-   * (special-files.ts); a device node is EPERM, as in a container without
-   * CAP_MKNOD. Answers the new node's attributes.
+   * mknod(2): a regular file is an empty file in the store; a FIFO, a
+   * socket (bind(2) of an AF_UNIX socket makes one) or a device node lives
+   * in memory only (special-files.ts). The kernel has checked CAP_MKNOD for
+   * a device before it asks. Answers the new node's attributes.
    */
-  mknod(path: string, mode: number, caller?: Caller): FuseStat | Promise<FuseStat> {
+  mknod(path: string, mode: number, caller?: Caller, rdev = 0): FuseStat | Promise<FuseStat> {
     const type = mode & S_IFMT;
     if (type === 0 || type === constants.S_IFREG) {
       const made = (fd: number): FuseStat => {
@@ -625,7 +644,8 @@ export class MountFs {
       const fd = this.create(path, mode, caller);
       return typeof fd === "number" ? made(fd) : fd.then(made);
     }
-    if (type !== constants.S_IFIFO && type !== constants.S_IFSOCK) throw new ErrnoError(EPERM, path);
+    if (!SPECIAL_TYPES.has(type)) throw new ErrnoError(EINVAL, path);
+    const device = type === constants.S_IFCHR || type === constants.S_IFBLK;
     if (isLongName(path)) throw new ErrnoError(ENAMETOOLONG, path);
     const parent = this.#parentDir(path);
     if (parent === undefined) throw new ErrnoError(ENOENT, path);
@@ -636,6 +656,7 @@ export class MountFs {
       path.slice(path.lastIndexOf("/") + 1),
       type | (mode & 0o7777),
       msOf(at),
+      device ? rdev : 0,
     );
     this.#times.born(node.ino, at);
     this.#own(node.ino, parent, caller);
@@ -682,7 +703,7 @@ export class MountFs {
     const file = this.#fileOf(fd);
     if (!file.detached || !SpecialFiles.isSpecialIno(file.inode)) throw new ErrnoError(ENOENT, path);
     const vfsPath = this.vfsPath(path);
-    if (isNameTooLong(vfsPath)) throw new ErrnoError(ENAMETOOLONG, path);
+    if (isNameTooLong(vfsPath, this.#maxPathBytes)) throw new ErrnoError(ENAMETOOLONG, path);
     this.#refuseSpecial(path);
     const parent = this.#parentDir(path);
     const child =
@@ -717,7 +738,7 @@ export class MountFs {
     caller?: Caller,
   ): { fd: number; stat: FuseStat } | Promise<{ fd: number; stat: FuseStat }> {
     const vfsPath = this.vfsPath(path);
-    if (isNameTooLong(vfsPath)) throw new ErrnoError(ENAMETOOLONG, path);
+    if (isNameTooLong(vfsPath, this.#maxPathBytes)) throw new ErrnoError(ENAMETOOLONG, path);
     this.#refuseSpecial(path);
     try {
       const at = this.#clock();
@@ -856,13 +877,53 @@ export class MountFs {
     const file = this.#fileOf(fd);
     this.#commit(file);
     if (fd < 0 && file.refs === 0 && !file.detached) this.#keepByInode(file);
+    this.#persist?.();
+  }
+
+  /**
+   * Makes what was committed outlive the daemon (`persist`, given for a
+   * store that survives the process; store/state.ts): after an fsync, a
+   * close and an fsyncdir, so a crash of computerd loses none of them.
+   */
+  persistWith(persist: () => void): void {
+    this.#persist = persist;
+  }
+
+  get persists(): boolean {
+    return this.#persist !== undefined;
+  }
+
+  /**
+   * close(2) of a file the daemon serves by inode (the kernel driver's
+   * FLUSH with no-open, which sends no RELEASE): with a store that outlives
+   * the daemon, what the file holds commits and reaches the store file.
+   * Only a dirty file is hashed; a clean close costs one empty commit.
+   */
+  closed(fd: number): void {
+    if (this.#persist === undefined) return;
+    const file = fd < 0 ? this.#files.get(-fd) : this.#handles.get(fd)?.file;
+    if (file?.isDirty && !file.detached) {
+      this.#commit(file);
+      if (fd < 0 && file.refs === 0) this.#keepByInode(file);
+    }
+    this.#persist();
+  }
+
+  /** fsync(2) of a directory: its entries are in the store's open batch, which commits. */
+  fsyncdir(): void {
+    this.#persist?.();
   }
 
   release(fd: number): void {
     const handle = this.#handle(fd);
     this.#handles.delete(fd);
     handle.file.refs--;
-    if (handle.file.refs === 0) this.#park(handle.file);
+    if (handle.file.refs === 0) {
+      // A store that outlives the daemon: the last close commits rather than parks (see persistWith).
+      if (this.#persist !== undefined && handle.file.isDirty && !handle.file.detached) this.#commit(handle.file);
+      this.#park(handle.file);
+      this.#persist?.();
+    }
     // The last handle of a file unlinked while open: its inode is gone for good (unless the kernel keeps it, forgetInode).
     if (handle.file.detached && !this.#handlesReach(handle.file.inode) && !this.#orphans.has(handle.file.inode)) {
       this.#times.forget(handle.file.inode);
@@ -1345,6 +1406,7 @@ export class MountFs {
       atimeNsec: nsecOf(times.atime),
       mtimeNsec: nsecOf(times.mtime),
       ctimeNsec: nsecOf(times.ctime),
+      ...(node.rdev !== 0 ? { rdev: node.rdev } : {}),
     };
   }
 
@@ -1548,6 +1610,18 @@ function fitsDirent(name: string): boolean {
 function isLongName(path: string): boolean {
   return !fitsDirent(path.slice(path.lastIndexOf("/") + 1));
 }
+
+/**
+ * How long a path below the mount point may be (UTF-8 bytes, a NUL
+ * counted). Linux limits only the path one system call is given (PATH_MAX,
+ * 4096); a process that changes into a directory can go deeper, so the
+ * store is not held to PATH_MAX: 16 times it. The Durable Object's API keeps
+ * PATH_MAX for the whole path, and sync skips (and reports) an entry longer.
+ */
+const BELOW_MOUNT_MAX_PATH_BYTES = 16 * 4096;
+
+/** What mknod keeps in memory (special-files.ts); a regular file goes to the store. */
+const SPECIAL_TYPES = new Set([constants.S_IFIFO, constants.S_IFSOCK, constants.S_IFCHR, constants.S_IFBLK]);
 
 /** Commit an open file early once this many bytes are dirty: memory stays bounded on huge copies. */
 const DIRTY_FLUSH_BYTES = 64 * 1024 * 1024;

@@ -14,33 +14,53 @@ const run = promisify(execFile);
 
 /**
  * A mount point left behind by a daemon that died without auto_unmount
- * finishing answers ENOTCONN; detach it lazily before mounting again.
+ * finishing answers ENOTCONN; detach it lazily before mounting again. Each
+ * start before ours may have stacked another dead mount on it (a pid
+ * namespace's daemon dies with its cleanup helper): all go, down to a live
+ * mount or the guard beneath (guard.ts).
  */
 export async function clearStaleMount(mountPoint: string, log: Logger): Promise<void> {
-  if (!isMounted(mountPoint)) return;
-  try {
-    statSync(mountPoint);
-    return; // A live mount: the binding reports "in use" itself.
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code !== "ENOTCONN" && code !== "ECONNABORTED") return;
+  for (let layer = 0; layer < STACKED_LIMIT && isMounted(mountPoint); layer++) {
+    try {
+      statSync(mountPoint);
+      return; // A live mount: the binding reports "in use" itself.
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== "ENOTCONN" && code !== "ECONNABORTED") return;
+    }
+    log.info(`${mountPoint} is a dead mount; detaching it`);
+    const before = mountCount(mountPoint);
+    await lazyUnmount(mountPoint);
+    if (mountCount(mountPoint) >= before) return; // Nothing came off: mounting will say why.
   }
-  log.info(`${mountPoint} is a dead mount; detaching it`);
-  await lazyUnmount(mountPoint);
 }
+
+/** Dead mounts detached at one start, at most: a bound, should every detach leave one more behind. */
+const STACKED_LIMIT = 16;
 
 export function isMounted(mountPoint: string): boolean {
+  return mountCount(mountPoint) > 0;
+}
+
+/** How many mounts are stacked at `mountPoint`. */
+function mountCount(mountPoint: string): number {
   try {
+    const escaped = mountPoint.replaceAll(" ", "\\040");
     return readFileSync("/proc/self/mountinfo", "utf8")
       .split("\n")
-      .some((line) => line.split(" ")[4] === mountPoint.replaceAll(" ", "\\040"));
+      .filter((line) => line.split(" ")[4] === escaped).length;
   } catch {
-    return false;
+    return 0;
   }
 }
 
-/** `fusermount -uz`, then `umount -l`: both detach at once, even with a dead daemon behind the mount. */
+/**
+ * Detaches the top mount at `mountPoint`: `fusermount -uz`, then
+ * `umount -l`, each at once even with a dead daemon behind it. Stops as
+ * soon as one came off, so a guard beneath (guard.ts) stays.
+ */
 export async function lazyUnmount(mountPoint: string): Promise<void> {
+  const before = mountCount(mountPoint);
   for (const [command, args] of [
     ["fusermount3", ["-uz", mountPoint]],
     ["fusermount", ["-uz", mountPoint]],
@@ -48,7 +68,7 @@ export async function lazyUnmount(mountPoint: string): Promise<void> {
   ] as const) {
     try {
       await run(command, [...args], { timeout: 5_000 });
-      if (!isMounted(mountPoint)) return;
+      if (mountCount(mountPoint) < before) return;
     } catch {
       // Try the next way.
     }

@@ -30,6 +30,7 @@ import { describe, expect, test } from "vitest";
 import { isMounted, startDaemon } from "../../test/daemon.js";
 import { useMountedDaemon } from "../../test/mounted.js";
 import { waitFor } from "../../test/wait.js";
+import { topMount } from "./guard.js";
 
 /**
  * This file runs against the default driver, our own FUSE layer (kernel);
@@ -484,7 +485,10 @@ describe("process lifecycle", () => {
     expect(isMounted(first.mountPoint)).toBe(true);
     first.child.kill("SIGKILL");
     await first.exited;
-    await waitFor(() => !isMounted(first.mountPoint), "the dead mount gone", { timeoutMs: 2_000 });
+    // The kernel driver's guard (mount/guard.ts) stays beneath: only the FUSE mount must go.
+    await waitFor(() => topMount(first.mountPoint)?.fstype !== "fuse.computerd", "the dead mount gone", {
+      timeoutMs: 2_000,
+    });
     const second = await startDaemon({ FUSE_MOUNT: "fuse" }, first.mountPoint);
     sh("echo again > x && cat x", second.mountPoint);
     expect(await second.stop()).toBe(143);

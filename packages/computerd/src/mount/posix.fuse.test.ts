@@ -7,7 +7,7 @@
  * "POSIX").
  */
 import { spawnSync } from "node:child_process";
-import { chmodSync, mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { dirname } from "node:path";
 import { createWorkspaceClient, type WorkspaceClient } from "@cloudflare/computer-rpc/client";
 import { pullOnce } from "@cloudflare/computer-rpc/driver";
@@ -45,8 +45,10 @@ interface Case {
   name: string;
   group: Group;
   script: string;
-  /** Runs as root only (fuse-native, which serves root only, runs these). */
+  /** Runs as root only (fuse-native, which has no caller context, runs these). */
   rootOnly?: true;
+  /** Only root creates; other users only read and list (fuse-native runs these: it cannot give a new file its caller's owner). */
+  rootCreates?: true;
   /**
    * Reads one file's link count through a second name right after a change:
    * fuse-native (libfuse 2, no epoch) caches each name's attributes apart
@@ -146,7 +148,18 @@ ls t; ${STAT} t`,
   },
   {
     group: "users",
+    name: "root's files: another user reads a 0644 one, gets EACCES on a 0600 one and on writing",
+    rootCreates: true,
+    script: `echo secret > f && chmod 600 f && echo open > g && ls -la . | wc -l
+$O cat g; echo read=$?
+$O cat f; echo read-0600=$?
+$O sh -c 'echo y >> g'; echo write=$?
+$O ls; echo ls=$?`,
+  },
+  {
+    group: "users",
     name: "a directory without search permission for others hides its entries",
+    rootCreates: true,
     script: `mkdir p && chmod 700 p && echo x > p/f
 $U ls p; echo ls=$?
 $U cat p/f; echo cat=$?
@@ -156,6 +169,13 @@ chmod 711 p && $U cat p/f; echo cat-711=$?`,
     group: "users",
     name: "a user's own tree: tar out and in, cp -a, find with owners",
     script: `chmod 777 .; $U sh -c 'mkdir -p w/a/b && echo x > w/a/b/c && chmod 640 w/a/b/c && cd w && tar -cf ../t.tar a && mkdir ../x && tar -xf ../t.tar -C ../x && cp -a ../x ../y && cd .. && find x y t.tar -printf "%p %U:%G %m %n\\n" | sort'`,
+  },
+  {
+    group: "special",
+    name: "mknod of character and block devices: type, numbers, mode, links, rename and unlink",
+    rootOnly: true,
+    script: `mknod c c 1 3 && mknod b b 7 0 && mknod -m 600 big c 261 70000 && stat -c '%n %F %t:%T %a %h' c b big
+mv c c2 && rm b && ls && ${STAT} c2 big`,
   },
   {
     group: "special",
@@ -250,9 +270,9 @@ $PY -c "$TMP" r && $U $PY -c "$TMP" u && ${STAT} r u && cat r u`,
   },
 ];
 
-/** What each driver supports (docs/computerd.md, "POSIX"): fuse-native is root's only, and has no caller context. */
+/** What each driver supports (docs/computerd.md, "POSIX"): fuse-native has no caller context. */
 const SUPPORTED: Record<string, readonly Group[]> = {
-  "fuse-native": ["ownership", "special", "links", "unlinked"],
+  "fuse-native": ["ownership", "users", "special", "links", "unlinked"],
   kernel: ["ownership", "users", "special", "links", "unlinked", "tmpfile"],
   // libfuse 3's high-level API gives a node with no name left ESTALE before it reaches us.
   "fuse-napi": ["ownership", "users", "special", "links"],
@@ -288,7 +308,7 @@ describe.each(Object.keys(SUPPORTED))("POSIX on the %s driver", (driver) => {
     (c) =>
       SUPPORTED[driver]?.includes(c.group) &&
       (c.kernelOnly === undefined || driver === "kernel") &&
-      (driver !== "fuse-native" || (c.rootOnly === true && c.otherNames === undefined)),
+      (driver !== "fuse-native" || ((c.rootOnly === true || c.rootCreates === true) && c.otherNames === undefined)),
   );
   test.each(cases)("$group: $name, as on tmpfs", ({ script }) => {
     const { mount, reference } = fresh();
@@ -298,11 +318,16 @@ describe.each(Object.keys(SUPPORTED))("POSIX on the %s driver", (driver) => {
     expect(run(script, mount)).toBe(expected);
   });
 
-  test("special: a device node is EPERM, as in a container without CAP_MKNOD", () => {
+  test("special: device nodes are made as root only (the kernel checks CAP_MKNOD) and never opened (nodev)", () => {
     const { mount } = fresh();
-    expect(run("mknod c c 1 3; echo rc=$?; mknod b b 7 0; echo rc=$?; ls", mount)).toBe(
-      "mknod: c: Operation not permitted\nrc=1\nmknod: b: Operation not permitted\nrc=1\nexit=0\n",
-    );
+    const options = readFileSync("/proc/self/mounts", "utf8")
+      .split("\n")
+      .find((line) => line.split(" ")[1] === daemon.mountPoint)
+      ?.split(" ")[3];
+    expect(options?.split(",")).toContain("nodev");
+    expect(
+      run("chmod 777 . && mknod c c 1 3 && echo hi > c; echo write=$?; $U mknod u c 1 3; echo user=$?; ls", mount),
+    ).toBe("bash: line 2: c: Permission denied\nwrite=1\nmknod: u: Operation not permitted\nuser=1\nc\nexit=0\n");
   });
 });
 

@@ -1,6 +1,8 @@
 /**
- * FIFOs and Unix sockets on the mount: names that live in the daemon's
- * memory only, beside the store's entries. dofs knows files, directories
+ * FIFOs, Unix sockets and device nodes on the mount: names that live in
+ * the daemon's memory only, beside the store's entries. A device node is
+ * only a name, a mode and a number: the mount is nodev, so opening one is
+ * EACCES, and what unpacks a root filesystem (tar, debootstrap) gets through. dofs knows files, directories
  * and symlinks (and so does the Durable Object, and the original's), so a
  * special file is local to the container and never synced
  * (docs/computerd.md, "POSIX: special files"). The kernel serves what
@@ -13,8 +15,10 @@
 
 export interface SpecialNode {
   readonly ino: number;
-  /** File type (S_IFIFO or S_IFSOCK) and permission bits. */
+  /** File type (S_IFIFO, S_IFSOCK, S_IFCHR or S_IFBLK) and permission bits. */
   mode: number;
+  /** A device node's device number, as FUSE carries it (the kernel's encoding); 0 for the others. */
+  readonly rdev: number;
   /** When it was made (ms): what its times fall back to (inode-times.ts). */
   readonly bornMs: number;
   /** The names it has (a hard link adds one): `parent inode` → names in it. */
@@ -61,8 +65,8 @@ export class SpecialFiles {
     return this.#byIno.get(ino) ?? this.#gone.get(ino);
   }
 
-  add(parent: number, name: string, mode: number, bornMs: number): SpecialNode {
-    const node: SpecialNode = { ino: this.#next++, mode, bornMs, names: [] };
+  add(parent: number, name: string, mode: number, bornMs: number, rdev = 0): SpecialNode {
+    const node: SpecialNode = { ino: this.#next++, mode, rdev, bornMs, names: [] };
     this.#byIno.set(node.ino, node);
     this.link(node, parent, name);
     return node;

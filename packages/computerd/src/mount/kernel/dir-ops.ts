@@ -115,5 +115,8 @@ export function registerDirOps(session: Session, context: KernelContext): void {
 
   session.on(Op.READDIRPLUS, "readdirplus", readdir(true));
   session.on(Op.READDIR, "readdir", readdir(false));
-  session.on(Op.FSYNCDIR, "fsyncdir", () => 0);
+  session.on(Op.FSYNCDIR, "fsyncdir", () => {
+    fs.fsyncdir();
+    return 0;
+  });
 }

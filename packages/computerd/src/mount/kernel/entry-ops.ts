@@ -1,6 +1,6 @@
 /**
  * Names: LOOKUP (a miss is cached as a negative entry), FORGET and
- * BATCH_FORGET, MKDIR, MKNOD (regular files, FIFOs and sockets), SYMLINK,
+ * BATCH_FORGET, MKDIR, MKNOD (regular files, FIFOs, sockets, devices), SYMLINK,
  * LINK, UNLINK, RMDIR, RENAME and RENAME2, READLINK. Each creation answers
  * the new node's entry with its attributes, so the kernel needs no LOOKUP
  * after it, and belongs to the request's caller (its uid and gid).
@@ -65,8 +65,9 @@ export function registerEntryOps(session: Session, context: KernelContext): void
     const parent = request.nodeid;
     const path = childPath(context, parent, name);
     if (nodes.child(parent, name) !== undefined) throw new ErrnoError(EEXIST, path);
-    // A device node is EPERM (MountFs): FIFOs and sockets live in the daemon's memory.
-    return Promise.resolve(fs.mknod(path, mode, callerOf(request))).then(
+    // fuse_mknod_in: mode 40, rdev 44, umask 48. FIFOs, sockets and device nodes live in the daemon's memory.
+    const rdev = input.readUInt32LE(44);
+    return Promise.resolve(fs.mknod(path, mode, callerOf(request), rdev)).then(
       (stat) => (out: Buffer) => entryReply(context, out, OUT_HEADER, parent, name, stat),
     );
   });

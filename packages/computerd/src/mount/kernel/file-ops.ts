@@ -26,6 +26,7 @@ import { open } from "node:fs/promises";
 import { constants } from "node:os";
 import { join } from "node:path";
 import { ErrnoError } from "../errno.js";
+import { fallocate } from "../fallocate.js";
 import type { FuseStat } from "../mount-fs.js";
 import {
   callerOf,
@@ -185,8 +186,11 @@ export function registerFileOps(session: Session, context: KernelContext): void 
   });
 
   // Nothing to do at close(2): ENOSYS once and the kernel stops sending FLUSH, a round trip per close.
-  session.on(Op.FLUSH, "flush", () => {
-    throw new ErrnoError(ENOSYS, "flush");
+  // Unless the store outlives the daemon: then close(2) commits the file (no-open sends no RELEASE).
+  session.on(Op.FLUSH, "flush", (request, input) => {
+    if (!fs.persists) throw new ErrnoError(ENOSYS, "flush");
+    fs.closed(fileRef(context, request.nodeid, readU64(input, 40)));
+    return 0;
   });
 
   session.on(Op.RELEASE, "release", (request, input) => {
@@ -205,6 +209,13 @@ export function registerFileOps(session: Session, context: KernelContext): void 
 
   session.on(Op.FSYNC, "fsync", (request, input) => {
     fs.fsync(fileRef(context, request.nodeid, readU64(input, 40)));
+    return 0;
+  });
+
+  // fuse_fallocate_in: fh 40, offset 48, length 56, mode 64 (fallocate.ts says what each mode does here).
+  session.on(Op.FALLOCATE, "fallocate", (request, input) => {
+    const ref = fileRef(context, request.nodeid, readU64(input, 40));
+    fallocate(fs, ref, input.readUInt32LE(64), readU64(input, 48), readU64(input, 56));
     return 0;
   });
 

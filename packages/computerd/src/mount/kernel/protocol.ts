@@ -41,6 +41,7 @@ export const Op = {
   INTERRUPT: 36,
   DESTROY: 38,
   BATCH_FORGET: 42,
+  FALLOCATE: 43,
   READDIRPLUS: 44,
   RENAME2: 45,
   COPY_FILE_RANGE: 47,
@@ -148,6 +149,8 @@ export interface NodeAttr {
   uid: number;
   gid: number;
   blksize: number;
+  /** A device node's number; 0 when absent. */
+  rdev?: number;
 }
 
 /** fuse_attr (88 bytes) at `at`. */
@@ -162,7 +165,7 @@ export function writeAttr(buffer: Buffer, at: number, attr: NodeAttr): void {
   buffer.writeUInt32LE(attr.nlink >>> 0, at + 64);
   buffer.writeUInt32LE(attr.uid >>> 0, at + 68);
   buffer.writeUInt32LE(attr.gid >>> 0, at + 72);
-  buffer.writeUInt32LE(0, at + 76);
+  buffer.writeUInt32LE((attr.rdev ?? 0) >>> 0, at + 76);
   buffer.writeUInt32LE(attr.blksize >>> 0, at + 80);
   buffer.writeUInt32LE(0, at + 84);
 }
