@@ -6,12 +6,13 @@
  * 200 from /health means the mount is up.
  */
 import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
 import { stat } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
 import { type Database, ensureSchema, GC_SAFETY_WINDOW_MS, WorkspaceFilesystem } from "@cloudflare/dofs";
 import { openNodeDatabase } from "@cloudflare/dofs/node";
 import { SyncPeer } from "@cloudflare/dofs/sync";
-import { egressEnv } from "../egress/env.js";
+import { egressEnv, FETCH_PROXY } from "../egress/env.js";
 import { type EgressNamespace, openEgressNamespace } from "../egress/namespace.js";
 import { tunnelConnections } from "../egress/tunnel.js";
 import { allowedEnv } from "../exec/env.js";
@@ -102,6 +103,19 @@ export async function startDaemon(config: Config, log: Logger): Promise<Daemon> 
     ],
     beforeSpawn: driver?.beforeExec ? () => driver.beforeExec?.() : undefined,
     network: egress ? { join: egress.path } : config.execNetwork === "none" ? "isolated" : "host",
+    ...(config.sandbox
+      ? {
+          sandbox: {
+            ...config.sandbox,
+            mountPoint: config.mountPoint,
+            // What a command needs from the host beyond the system dirs: the node running us, the gateway's CA.
+            readOnly: [
+              dirname(dirname(process.execPath)),
+              ...(config.egress ? [FETCH_PROXY, config.egress.caCert, config.egress.caBundle] : []),
+            ],
+          },
+        }
+      : {}),
   });
   const peer = new SyncPeer(db, {
     ...(driver?.afterApply
