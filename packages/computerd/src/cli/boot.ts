@@ -5,10 +5,10 @@
  * and idle reclaim; create the runner and the server; listen last, so a
  * 200 from /health means the mount is up.
  */
-import { mkdirSync } from "node:fs";
-import { dirname } from "node:path";
+import { existsSync, mkdirSync, realpathSync } from "node:fs";
 import { stat } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
+import { dirname, join } from "node:path";
 import { type Database, ensureSchema, GC_SAFETY_WINDOW_MS, WorkspaceFilesystem } from "@cloudflare/dofs";
 import { openNodeDatabase } from "@cloudflare/dofs/node";
 import { SyncPeer } from "@cloudflare/dofs/sync";
@@ -111,7 +111,9 @@ export async function startDaemon(config: Config, log: Logger): Promise<Daemon> 
             // What a command needs from the host beyond the system dirs: the node running us, the gateway's CA.
             readOnly: [
               dirname(dirname(process.execPath)),
-              ...(config.egress ? [FETCH_PROXY, config.egress.caCert, config.egress.caBundle] : []),
+              ...(config.egress
+                ? [FETCH_PROXY, ...preloadModules(), config.egress.caCert, config.egress.caBundle]
+                : []),
             ],
           },
         }
@@ -248,4 +250,17 @@ async function checkDiskCwd(cwd: string): Promise<string | undefined> {
   } catch (error) {
     return error instanceof Error ? error.message : String(error);
   }
+}
+
+/**
+ * undici for the fetch preload, bound where the preload's `require` looks
+ * (the package's node_modules entry is a symlink into the store, which a
+ * command's root does not have); none when the preload is not here.
+ */
+function preloadModules(): (readonly [string, string])[] {
+  for (let dir = dirname(FETCH_PROXY); dir !== dirname(dir); dir = dirname(dir)) {
+    const entry = join(dir, "node_modules", "undici");
+    if (existsSync(entry)) return [[realpathSync(entry), entry]];
+  }
+  return [];
 }

@@ -356,7 +356,8 @@ function execNetwork(value: string | undefined): "host" | "none" | "gateway" {
 function sandboxConfig(env: Env): Config["sandbox"] {
   const mode = env.COMPUTERD_EXEC_SANDBOX;
   if (mode === undefined || mode === "" || mode === "none") return undefined;
-  if (mode !== "bwrap") throw new ConfigError(`COMPUTERD_EXEC_SANDBOX must be none or bwrap; got ${JSON.stringify(mode)}`);
+  if (mode !== "bwrap")
+    throw new ConfigError(`COMPUTERD_EXEC_SANDBOX must be none or bwrap; got ${JSON.stringify(mode)}`);
   const root = env.COMPUTERD_EXEC_ROOT ?? "";
   if (!isAbsolute(root)) {
     throw new ConfigError(`COMPUTERD_EXEC_SANDBOX=bwrap needs COMPUTERD_EXEC_ROOT, an absolute path; got "${root}"`);

@@ -19,8 +19,11 @@ export interface SandboxOptions {
   hostname: string;
   /** The workspace mount, bound read-write at the same path. */
   mountPoint: string;
-  /** Host files or directories a command needs read-only at the same path (the gateway CA, the fetch preload, node). */
-  readOnly?: string[];
+  /**
+   * Host files or directories a command needs read-only (the gateway CA, the
+   * fetch preload and its undici, node): at the same path, or `[from, to]`.
+   */
+  readOnly?: (string | readonly [string, string])[];
   /** The bwrap binary (default `bwrap` on PATH). */
   bwrap?: string;
 }
@@ -69,9 +72,10 @@ export function sandboxArgv(options: SandboxOptions, cwd: string, argv: string[]
   // The container's own /proc (computerd's pid namespace, mounted at launch): bwrap binds it without a pid namespace.
   args.push("--proc", "/proc", "--dev", "/dev", "--tmpfs", "/run", "--tmpfs", "/var");
   for (const [from, to] of SANDBOX_WRITABLE) args.push("--bind", `${options.root}/${from}`, to);
-  for (const path of options.readOnly ?? []) {
-    if (path !== "" && existsSync(path) && !SYSTEM_DIRS.some((dir) => path === dir || path.startsWith(`${dir}/`))) {
-      args.push("--ro-bind", path, path);
+  for (const item of options.readOnly ?? []) {
+    const [from, to] = typeof item === "string" ? [item, item] : item;
+    if (from !== "" && existsSync(from) && !SYSTEM_DIRS.some((dir) => to === dir || to.startsWith(`${dir}/`))) {
+      args.push("--ro-bind", from, to);
     }
   }
   args.push("--dir", dirname(options.mountPoint), "--bind", options.mountPoint, options.mountPoint);

@@ -91,7 +91,7 @@ describe("a local container's commands", () => {
 
   test("have their own hostname, and no capability to mount", async () => {
     const result = await run("hostname; mount -t tmpfs none /tmp 2>&1 || echo NOMOUNT");
-    expect(result.stdout).toMatch(/^isolationbox\nmount: \/tmp: permission denied[^]*NOMOUNT\n$/);
+    expect(result.stdout).toMatch(/^isolationbox\nmount: \/tmp: permission denied[\s\S]*NOMOUNT\n$/);
   });
 
   test("still work in /workspace: write, read, cwd, chown", async () => {
