@@ -43,10 +43,26 @@ function checkEnv(env: unknown): void {
   }
 }
 
-function checkId(id: unknown, rpc: string): void {
-  if (typeof id !== "string" || id === "" || Buffer.byteLength(id, "utf8") > MAX_EXEC_ID_BYTES) {
-    const shown = typeof id === "string" ? `${id.slice(0, 32)}${id.length > 32 ? "…" : ""}` : undefined;
-    throw rpcError("EPROTOCOL", rpc, shown, `execution id must be 1 to ${MAX_EXEC_ID_BYTES} UTF-8 bytes`);
+/**
+ * 1 to 256 UTF-8 bytes without control characters (a NUL or a newline in an
+ * id would be stored, logged and echoed back as given). getExec, killExec and
+ * disposeExec check theirs too, so a bad id is EPROTOCOL, never ENOENT.
+ */
+export function checkId(id: unknown, rpc: string): void {
+  if (
+    typeof id !== "string" ||
+    id === "" ||
+    Buffer.byteLength(id, "utf8") > MAX_EXEC_ID_BYTES ||
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it looks for
+    /[\u0000-\u001f\u007f]/.test(id)
+  ) {
+    const shown = typeof id === "string" ? JSON.stringify(`${id.slice(0, 32)}${id.length > 32 ? "…" : ""}`) : undefined;
+    throw rpcError(
+      "EPROTOCOL",
+      rpc,
+      shown,
+      `execution id must be 1 to ${MAX_EXEC_ID_BYTES} UTF-8 bytes without control characters`,
+    );
   }
 }
 

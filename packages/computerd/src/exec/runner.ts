@@ -21,7 +21,7 @@ import { rpcError, SIGNAL_EXIT_CODES } from "@cloudflare/computer-rpc";
 import type { Database } from "@cloudflare/dofs";
 import { layerEnv } from "./env.js";
 import { decodeExitCode, EventKind, ExecLog, LOG_RETENTION_MS, LOG_SWEEP_INTERVAL_MS, type LogRow } from "./log.js";
-import { checkExecRequest, MAX_TIMER_MS } from "./request.js";
+import { checkExecRequest, checkId, MAX_TIMER_MS } from "./request.js";
 import { type SandboxOptions, sandboxArgv } from "./sandbox.js";
 
 export const DEFAULT_TIMEOUT_MS = 320_000;
@@ -132,7 +132,8 @@ export class Runner implements RunnerLike {
   }
 
   async getExec(request: GetExecRequest): Promise<RunnerHandle> {
-    const { id } = request;
+    const { id } = request ?? ({} as GetExecRequest);
+    checkId(id, "getExec");
     const after = request.after ?? 0;
     const live = this.#live.get(id);
     const meta = this.#log.meta(id);
@@ -149,7 +150,8 @@ export class Runner implements RunnerLike {
   }
 
   async killExec(request: KillExecRequest): Promise<void> {
-    const { id } = request;
+    const { id } = request ?? ({} as KillExecRequest);
+    checkId(id, "killExec");
     const signal = request.signal ?? "SIGTERM";
     if (!Object.hasOwn(constants.signals, signal)) {
       throw rpcError("EPROTOCOL", "killExec", id, `unknown signal ${signal}`);
@@ -163,7 +165,8 @@ export class Runner implements RunnerLike {
   }
 
   async disposeExec(request: DisposeExecRequest): Promise<void> {
-    const { id } = request;
+    const { id } = request ?? ({} as DisposeExecRequest);
+    checkId(id, "disposeExec");
     const live = this.#live.get(id);
     if (live !== undefined) {
       live.disposed = true;
