@@ -17,6 +17,7 @@ import { type EgressNamespace, openEgressNamespace } from "../egress/namespace.j
 import { tunnelConnections } from "../egress/tunnel.js";
 import { allowedEnv } from "../exec/env.js";
 import { Runner } from "../exec/runner.js";
+import { hostPathOf } from "../exec/sandbox.js";
 import { Reclaimer } from "../memory/reclaimer.js";
 import type { MountDriver } from "../mount/driver.js";
 import { resolveMountMode } from "../mount/driver.js";
@@ -93,7 +94,14 @@ export async function startDaemon(config: Config, log: Logger): Promise<Daemon> 
     db,
     logMaxBytes: config.execLogMaxBytes,
     defaultCwd: mounted ? config.mountPoint : process.cwd(),
-    checkCwd: mounted ? (cwd) => checkVfsCwd(fs, cwd) : checkDiskCwd,
+    // A cwd is a path of the command's own filesystem: the workspace's store under the mount, the root outside.
+    checkCwd: (cwd) => {
+      if (mounted && (cwd === config.mountPoint || cwd.startsWith(`${config.mountPoint}/`)))
+        return checkVfsCwd(fs, cwd);
+      if (!config.sandbox) return checkDiskCwd(cwd);
+      const onDisk = hostPathOf({ ...config.sandbox, mountPoint: config.mountPoint }, cwd);
+      return onDisk === undefined ? chdirProblem("ENOENT", cwd) : checkDiskCwd(onDisk, cwd);
+    },
     envLayers: [
       allowedEnv(process.env),
       ...(egress && config.egress
@@ -237,19 +245,34 @@ function kernelDriverUnavailable(): string | undefined {
 
 async function checkVfsCwd(fs: WorkspaceFilesystem, cwd: string): Promise<string | undefined> {
   try {
-    const info = await fs.stat(cwd);
-    return info.isDirectory ? undefined : `ENOTDIR: not a directory, chdir '${cwd}'`;
+    return (await fs.stat(cwd)).isDirectory ? undefined : chdirProblem("ENOTDIR", cwd);
   } catch (error) {
-    return error instanceof Error ? error.message : String(error);
+    return chdirProblem(error, cwd);
   }
 }
 
-async function checkDiskCwd(cwd: string): Promise<string | undefined> {
+async function checkDiskCwd(cwd: string, shown = cwd): Promise<string | undefined> {
   try {
-    return (await stat(cwd)).isDirectory() ? undefined : `ENOTDIR: not a directory, chdir '${cwd}'`;
+    return (await stat(cwd)).isDirectory() ? undefined : chdirProblem("ENOTDIR", shown);
   } catch (error) {
-    return error instanceof Error ? error.message : String(error);
+    return chdirProblem(error, shown);
   }
+}
+
+const CHDIR_ERRORS: Record<string, string> = {
+  ENOENT: "no such file or directory",
+  ENOTDIR: "not a directory",
+  EACCES: "permission denied",
+  ELOOP: "too many symbolic links encountered",
+  ENAMETOOLONG: "name too long",
+};
+
+/** One shape on every backend, Node's: `ENOENT: no such file or directory, chdir '/workspace/nope'`. */
+export function chdirProblem(error: unknown, cwd: string): string {
+  const code = typeof error === "string" ? error : (error as { code?: unknown } | null)?.code;
+  if (typeof code === "string" && CHDIR_ERRORS[code] !== undefined)
+    return `${code}: ${CHDIR_ERRORS[code]}, chdir '${cwd}'`;
+  return error instanceof Error ? error.message : String(error);
 }
 
 /**

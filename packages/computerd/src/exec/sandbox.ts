@@ -85,3 +85,17 @@ export function sandboxArgv(options: SandboxOptions, cwd: string, argv: string[]
   args.push("--die-with-parent", "--chdir", cwd, "--", ...argv);
   return args;
 }
+
+/**
+ * Where a command's path lies on the daemon's disk, for checking a cwd
+ * outside the workspace before the command runs: a system directory is
+ * itself, `/tmp`, `/var/tmp` and `/root` are in the state dir, and anything
+ * else does not exist in the command's root (undefined).
+ */
+export function hostPathOf(options: SandboxOptions, path: string): string | undefined {
+  for (const [from, to] of SANDBOX_WRITABLE) {
+    if (path === to || path.startsWith(`${to}/`)) return `${options.root}/${from}${path.slice(to.length)}`;
+  }
+  if (SYSTEM_DIRS.some((dir) => path === dir || path.startsWith(`${dir}/`)) || path === "/") return path;
+  return undefined;
+}

@@ -110,6 +110,24 @@ describe("a local container's commands", () => {
     expect(result.code).not.toBe(0);
   });
 
+  test("a cwd is a path of the container's own root: /etc and /tmp are there, the host's checkout is not", async () => {
+    expect(await run("pwd", "/etc")).toMatchObject({ code: 0, stdout: "/etc\n" });
+    expect(await run("pwd", "/")).toMatchObject({ code: 0, stdout: "/\n" });
+    expect(await run("pwd; ls", "/tmp")).toMatchObject({ code: 0 });
+    for (const cwd of [CHECKOUT, "/home", "/etc/nope", "/tmp/nope"]) {
+      expect(await run("echo RAN", cwd)).toEqual({
+        code: -1,
+        stdout: "",
+        stderr: `spawn failed: ENOENT: no such file or directory, chdir '${cwd}'\n`,
+      });
+    }
+    expect(await run("echo RAN", "/etc/passwd")).toMatchObject({
+      code: -1,
+      stdout: "",
+      stderr: expect.stringContaining("ENOTDIR"),
+    });
+  });
+
   test("the container's /tmp goes with it", async () => {
     const roots = () => readdirSync(tmpdir()).filter((name) => name.startsWith("computerd-container-"));
     const before = roots().length;
