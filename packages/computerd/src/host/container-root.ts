@@ -27,7 +27,8 @@ export function findBwrap(path = process.env.PATH ?? ""): string {
 }
 
 export function makeContainerRoot(name: string, base = tmpdir()): ContainerRoot {
-  const dir = mkdtempSync(join(base, "computerd-container-"));
+  // Named after the container, so a look at the temp dir tells whose it is.
+  const dir = mkdtempSync(join(base, `computerd-container-${hostnameOf(name)}-`));
   for (const [sub] of SANDBOX_WRITABLE) mkdirSync(join(dir, sub));
   // Like a real /tmp: anyone writes, only the owner removes (the sticky bit).
   chmodSync(join(dir, "tmp"), 0o1777);
