@@ -10,6 +10,7 @@
  * support (nothing that imports `cloudflare:*`); the Worker is reached over HTTP.
  */
 import { readdirSync } from "node:fs";
+import { request as httpRequest } from "node:http";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type RunningHost, startHost } from "@cloudflare/computerd/host";
@@ -25,7 +26,7 @@ afterAll(async () => {
   await host?.close();
 });
 
-const { request } = useExampleWorker(example, () => ({
+const { request, url } = useExampleWorker(example, () => ({
   bindings: { COMPUTER_CONTAINER_HOST: host.url },
   workerLoaders: { LOADER: {} },
 }));
@@ -118,27 +119,67 @@ describe("file paths and sizes", () => {
   });
 
   it("a PUT over 32 MiB is 413 E2BIG, by its declared length or as it streams, and writes nothing", async () => {
-    const big = new Uint8Array(32 * 1024 * 1024 + 1);
-    await expectRefusal(await request(`${W}/file/workspace/big.bin`, { method: "PUT", body: big }), 413, "E2BIG");
-    // No length given: the body is counted as it arrives and refused once past the limit.
-    const chunk = new Uint8Array(1024 * 1024);
-    let sent = 0;
-    const stream = new ReadableStream<Uint8Array>({
-      pull(controller) {
-        if (sent++ > 40) controller.close();
-        else controller.enqueue(chunk);
-      },
+    const limit = 32 * 1024 * 1024;
+    // By the declared length alone: the answer comes before any of the body is sent.
+    const declared = await rawSend("PUT", `${W}/file/workspace/big.bin`, { contentLength: limit + 1, bytes: 0 });
+    expect({ status: declared.status, body: JSON.parse(declared.body) }).toMatchObject({
+      status: 413,
+      body: { code: "E2BIG" },
     });
-    const streamed = await request(`${W}/file/workspace/big2.bin`, {
-      method: "PUT",
-      body: stream,
-      duplex: "half",
-    } as RequestInit);
-    await expectRefusal(streamed, 413, "E2BIG");
+    // No length given (chunked): counted as it arrives, refused at the first byte past the limit.
+    const streamed = await rawSend("PUT", `${W}/file/workspace/big2.bin`, { bytes: limit + 1 });
+    expect({ status: streamed.status, body: JSON.parse(streamed.body) }).toMatchObject({
+      status: 413,
+      body: { code: "E2BIG" },
+    });
     await expectRefusal(await request(`${W}/file/workspace/big.bin`), 404, "ENOENT");
     await expectRefusal(await request(`${W}/file/workspace/big2.bin`), 404, "ENOENT");
   });
 });
+
+/**
+ * A request that sends `bytes` of body (chunked, or under a declared
+ * `contentLength`) and then waits, never ending the request, for the answer,
+ * on a connection of its own that is closed after. Sending no more than the
+ * server reads before it refuses means nothing is left unread when it
+ * closes, so the answer is not lost to a reset, and no later request is
+ * sent on the connection the server closed.
+ */
+function rawSend(
+  method: string,
+  path: string,
+  options: { contentLength?: number; bytes: number },
+): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const put = httpRequest(new URL(path, url()), {
+      method,
+      agent: false,
+      headers: options.contentLength === undefined ? {} : { "content-length": String(options.contentLength) },
+    });
+    put.on("response", (response) => {
+      let body = "";
+      response.setEncoding("utf8");
+      response.on("data", (text: string) => (body += text));
+      response.on("end", () => {
+        put.destroy();
+        resolve({ status: response.statusCode ?? 0, body });
+      });
+    });
+    put.on("error", reject);
+    put.flushHeaders();
+    const mib = Buffer.alloc(1024 * 1024);
+    let left = options.bytes;
+    const next = (): void => {
+      if (left === 0 || put.destroyed) return;
+      const piece = left >= mib.byteLength ? mib : mib.subarray(0, left);
+      left -= piece.byteLength;
+      put.write(piece, (error) => {
+        if (!error) next();
+      });
+    };
+    next();
+  });
+}
 
 describe("exec bodies", () => {
   const marker = (n: number) => `touch /workspace/ran-${n}`;
@@ -161,9 +202,12 @@ describe("exec bodies", () => {
     await expectRefusal(await postJson(`${W}/exec`, body), 400, "EINVAL");
   });
 
-  it("a body over 2 MiB is 413 E2BIG", async () => {
-    const body = JSON.stringify({ backend: "worker-shell", command: marker(5), pad: "x".repeat(2 * 1024 * 1024) });
-    await expectRefusal(await postJson(`${W}/exec`, body), 413, "E2BIG");
+  it("a body over 2 MiB is 413 E2BIG, from its declared length", async () => {
+    const refused = await rawSend("POST", `${W}/exec`, { contentLength: 2 * 1024 * 1024 + 1, bytes: 0 });
+    expect({ status: refused.status, body: JSON.parse(refused.body) }).toMatchObject({
+      status: 413,
+      body: { code: "E2BIG" },
+    });
   });
 
   const cwds = BACKENDS.flatMap((backend) =>

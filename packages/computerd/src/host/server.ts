@@ -277,6 +277,8 @@ async function readJson(
 ): Promise<Record<string, unknown> | undefined> {
   const text = await readBody(request, MAX_BODY);
   if (text === undefined) {
+    // The rest of the body is never read: the connection cannot carry another request.
+    response.setHeader("connection", "close");
     send(response, 413, { error: `body over ${MAX_BODY} bytes`, code: "E2BIG" });
     return undefined;
   }

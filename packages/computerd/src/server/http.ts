@@ -147,7 +147,10 @@ export function createDaemonServer(options: DaemonServerOptions): DaemonServer {
   async function connect(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const body = await readBody(request, MAX_CONNECT_BODY);
     if (body === undefined) {
-      return json(response, 413, { ok: false, error: `body over ${MAX_CONNECT_BODY} bytes`, code: "E2BIG" });
+      // The rest of the body is never read: the connection cannot carry another request.
+      return json(response, 413, { ok: false, error: `body over ${MAX_CONNECT_BODY} bytes`, code: "E2BIG" }, false, {
+        connection: "close",
+      });
     }
     const parsed = parseConnectBody(body);
     if (typeof parsed === "string") return json(response, 400, { ok: false, error: parsed, code: "EINVAL" });
