@@ -8,7 +8,9 @@
  *   PUT    /file/workspace/<path>    → writes the body, parents created (204)
  *   DELETE /file/workspace/<path>    → removes it, recursively for a directory (204; 404 if missing)
  *   POST   /exec  {backend, command, cwd?}  → SSE: start, stdout…, stderr…, exit, sync (or error)
- *   POST   /kill  {backend, id}             → 204
+ *   POST   /kill  {backend, id}             → 204 (404 for an id unknown to the backend)
+ *
+ * A caller's mistake is a 4xx with `{error, code}` (docs/limits.md has the sizes).
  *   POST   /chat  {messages}                → SSE from the agent (see agent.ts)
  */
 import { DurableObject } from "cloudflare:workers";
@@ -19,8 +21,8 @@ import { type ShellHostContext, WorkerShellBackend } from "@cloudflare/computer/
 import curl from "@cloudflare/computer/shell/curl";
 import jq from "@cloudflare/computer/shell/jq";
 import { chat, parseChatBody } from "./agent.js";
-import { BACKENDS, type Backend, killExec, parseExecBody, streamExec } from "./exec.js";
-import { json, readJson } from "./http.js";
+import { cwdProblem, killExec, parseExecBody, parseKillBody, streamExec } from "./exec.js";
+import { errorResponse, json, MAX_FILE_BYTES, MAX_JSON_BYTES, Refusal, readBounded, readJson } from "./http.js";
 
 export interface Env {
   COMPUTER: DurableObjectNamespace<Computer>;
@@ -35,6 +37,8 @@ export interface Env {
 
 /** The tree route lists at most this many entries (a console is for looking, not for walking huge trees). */
 const TREE_LIMIT = 2000;
+/** How many execution ids /kill remembers per workspace. */
+const STARTED_LIMIT = 1000;
 
 export class Computer extends withWorkspace(
   // The container mixin goes inside, so `self` below has getWorkspaceContainer().
@@ -65,6 +69,13 @@ export class Computer extends withWorkspace(
   }
 
   #prepared: Promise<void> | undefined;
+  /** Ids of the executions this console started, newest last (bounded): what /kill knows on worker-shell. */
+  readonly #started = new Set<string>();
+
+  #remember(id: string): void {
+    this.#started.add(id);
+    if (this.#started.size > STARTED_LIMIT) this.#started.delete(this.#started.values().next().value as string);
+  }
 
   override async fetch(request: Request): Promise<Response> {
     const workspace = workspaceOf(this);
@@ -75,28 +86,43 @@ export class Computer extends withWorkspace(
     });
     await this.#prepared;
     const { pathname } = new URL(request.url);
-    if (pathname === "/tree" && request.method === "GET") return this.#tree(workspace);
+    if (pathname === "/tree") {
+      return request.method === "GET" ? this.#tree(workspace) : json({ error: "use GET", code: "EMETHOD" }, 405);
+    }
     if (pathname.startsWith("/file/")) return this.#file(workspace, request, pathname.slice("/file/".length));
-    if (request.method !== "POST") return json({ error: "not found" }, 404);
-    const body = await readJson(request);
-    if (typeof body === "string") return json({ error: body }, 400);
+    if (!["/exec", "/kill", "/chat"].includes(pathname)) return json({ error: "not found", code: "ENOENT" }, 404);
+    if (request.method !== "POST") return json({ error: "use POST", code: "EMETHOD" }, 405);
+    const body = await readJson(request, MAX_JSON_BYTES);
+    if (body instanceof Refusal) return body.response();
     if (pathname === "/exec") {
       const exec = parseExecBody(body);
-      return typeof exec === "string" ? json({ error: exec }, 400) : streamExec(workspace, exec);
+      if (typeof exec === "string") return json({ error: exec, code: "EINVAL" }, 400);
+      // One rule on every backend: the cwd must be a directory of the workspace before anything runs.
+      const cwd = await cwdProblem(workspace, exec.cwd);
+      if (cwd !== undefined) return json(cwd.body, cwd.status);
+      return streamExec(workspace, exec, (id) => this.#remember(id));
     }
     if (pathname === "/kill") {
-      const { backend, id } = body as { backend?: unknown; id?: unknown };
-      if (!BACKENDS.includes(backend as Backend) || typeof id !== "string" || id === "") {
-        return json({ error: "give {backend, id}" }, 400);
+      const kill = parseKillBody(body);
+      if (typeof kill === "string") return json({ error: kill, code: "EINVAL" }, 400);
+      // worker-shell keeps no record of its runs, so an id this console never started is unknown here.
+      if (kill.backend === "worker-shell" && !this.#started.has(kill.id)) {
+        return json({ error: `ENOENT: no such execution, kill '${kill.id}'`, code: "ENOENT" }, 404);
       }
-      await killExec(workspace, backend as Backend, id);
+      try {
+        await killExec(workspace, kill.backend, kill.id);
+      } catch (error) {
+        return errorResponse(error);
+      }
       return new Response(null, { status: 204 });
     }
     if (pathname === "/chat") {
       const messages = parseChatBody(body);
-      return typeof messages === "string" ? json({ error: messages }, 400) : chat(workspace, this.env, messages);
+      return typeof messages === "string"
+        ? json({ error: messages, code: "EINVAL" }, 400)
+        : chat(workspace, this.env, messages);
     }
-    return json({ error: "not found" }, 404);
+    return json({ error: "not found", code: "ENOENT" }, 404);
   }
 
   async #tree(workspace: Workspace): Promise<Response> {
@@ -110,29 +136,34 @@ export class Computer extends withWorkspace(
 
   async #file(workspace: Workspace, request: Request, rest: string): Promise<Response> {
     const path = workspacePath(rest);
-    if (!path) return json({ error: "paths must stay inside /workspace and may not contain .." }, 400);
+    if (!path) return json({ error: "paths must stay inside /workspace and may not contain ..", code: "EINVAL" }, 400);
     try {
       if (request.method === "GET") {
         const stat = await workspace.fs.stat(path);
-        if (stat.isDirectory) return json({ error: `EISDIR: illegal operation on a directory, read '${path}'` }, 400);
+        if (stat.isDirectory) {
+          return json({ error: `EISDIR: illegal operation on a directory, read '${path}'`, code: "EISDIR" }, 400);
+        }
         return new Response(await workspace.fs.readFile(path), {
           headers: { "content-type": "application/octet-stream" },
         });
       }
       if (request.method === "PUT") {
+        // Refused before anything is read or written when the body is too large (see docs/limits.md).
+        const bytes = await readBounded(request, MAX_FILE_BYTES);
+        if (bytes === undefined) {
+          return json({ error: `a file is at most ${MAX_FILE_BYTES} bytes here`, code: "E2BIG" }, 413);
+        }
         await workspace.fs.mkdir(path.slice(0, path.lastIndexOf("/")), { recursive: true });
-        await workspace.fs.writeFile(path, new Uint8Array(await request.arrayBuffer()));
+        await workspace.fs.writeFile(path, bytes);
         return new Response(null, { status: 204 });
       }
       if (request.method === "DELETE") {
         await workspace.fs.rm(path, { recursive: true });
         return new Response(null, { status: 204 });
       }
-      return json({ error: "GET, PUT or DELETE" }, 405);
+      return json({ error: "GET, PUT or DELETE", code: "EMETHOD" }, 405);
     } catch (error) {
-      const code = (error as { code?: unknown }).code;
-      const status = code === "ENOENT" ? 404 : code === "EISDIR" || code === "ENOTDIR" || code === "EEXIST" ? 409 : 500;
-      return json({ error: error instanceof Error ? error.message : String(error), code }, status);
+      return errorResponse(error);
     }
   }
 }

@@ -24,15 +24,68 @@ export interface ExecBody {
   cwd?: string;
 }
 
+/** What a command or a kill may name: at most 1 MiB of source, ids of 1–256 printable bytes. */
+const MAX_COMMAND_BYTES = 1024 * 1024;
+const EXEC_ID = /^[\x21-\x7e]{1,256}$/;
+
 export function parseExecBody(value: unknown): ExecBody | string {
   const { backend, command, cwd } = value as Record<string, unknown>;
   if (!BACKENDS.includes(backend as Backend)) return `backend must be one of ${BACKENDS.join(", ")}`;
   if (typeof command !== "string" || command.trim() === "") return "command (a non-empty string) is required";
-  if (cwd !== undefined && typeof cwd !== "string") return "cwd must be a string";
-  return { backend: backend as Backend, command, ...(cwd === undefined ? {} : { cwd }) };
+  if (command.includes("\0")) return "command must not contain NUL";
+  if (new TextEncoder().encode(command).byteLength > MAX_COMMAND_BYTES) {
+    return `command is at most ${MAX_COMMAND_BYTES} bytes`;
+  }
+  if (cwd === undefined) return { backend: backend as Backend, command };
+  const resolved = typeof cwd === "string" ? resolveCwd(cwd) : undefined;
+  if (resolved === undefined)
+    return "cwd must be a path inside /workspace (relative paths start there), without NUL or ..";
+  return { backend: backend as Backend, command, cwd: resolved };
 }
 
-export function streamExec(workspace: Workspace, body: ExecBody): Response {
+/**
+ * The one cwd rule of the console, the same on every backend: a path of the
+ * workspace, relative ones from /workspace; `..` and `.` segments and NUL
+ * are refused rather than resolved. Undefined when it is none.
+ */
+export function resolveCwd(cwd: string): string | undefined {
+  if (cwd.includes("\0") || cwd.length > 4096) return undefined;
+  const absolute = cwd.startsWith("/") ? cwd : `/workspace/${cwd}`;
+  const segments = absolute.split("/").filter((segment) => segment !== "");
+  if (segments.some((segment) => segment === ".." || segment === ".")) return undefined;
+  if (segments[0] !== "workspace") return undefined;
+  return `/${segments.join("/")}`;
+}
+
+/** A cwd that is no directory of the workspace: 404 ENOENT or 409 ENOTDIR, with the path, before anything runs. */
+export async function cwdProblem(
+  workspace: Workspace,
+  cwd: string | undefined,
+): Promise<{ status: number; body: { error: string; code: string } } | undefined> {
+  if (cwd === undefined) return undefined;
+  const stat = await workspace.fs.stat(cwd).catch(() => undefined);
+  if (stat === undefined) {
+    return { status: 404, body: { error: `ENOENT: no such file or directory, chdir '${cwd}'`, code: "ENOENT" } };
+  }
+  if (!stat.isDirectory) {
+    return { status: 409, body: { error: `ENOTDIR: not a directory, chdir '${cwd}'`, code: "ENOTDIR" } };
+  }
+  return undefined;
+}
+
+export interface KillBody {
+  backend: Backend;
+  id: string;
+}
+
+export function parseKillBody(value: unknown): KillBody | string {
+  const { backend, id } = value as Record<string, unknown>;
+  if (!BACKENDS.includes(backend as Backend)) return `backend must be one of ${BACKENDS.join(", ")}`;
+  if (typeof id !== "string" || !EXEC_ID.test(id)) return "id must be 1 to 256 printable ASCII characters";
+  return { backend: backend as Backend, id };
+}
+
+export function streamExec(workspace: Workspace, body: ExecBody, started?: (id: string) => void): Response {
   return sse(async (send) => {
     const script = body.backend === "worker-javascript" ? javaScriptFor(body.command) : undefined;
     let handle: ExecHandle;
@@ -46,6 +99,7 @@ export function streamExec(workspace: Workspace, body: ExecBody): Response {
       await send("error", errorBody(error));
       return;
     }
+    started?.(handle.id);
     await send("start", {
       id: handle.id,
       backend: body.backend,

@@ -14,7 +14,7 @@
  */
 import { chooseModel } from "./agent.js";
 import type { Env } from "./computer.js";
-import { json } from "./http.js";
+import { errorResponse, json } from "./http.js";
 
 export { WorkspaceServiceProxy } from "@cloudflare/computer";
 // The worker-shell's Dynamic Worker reaches the object through WorkspaceServiceProxy; Cloudflare's
@@ -30,12 +30,13 @@ export default {
     const url = new URL(request.url);
     if (url.pathname === "/api/model") return json(chooseModel(env));
     const match = /^\/api\/w\/([^/]+)(\/.*)$/.exec(url.pathname);
-    if (!match) return json({ error: "not found: the API is GET /api/model and /api/w/<name>/…" }, 404);
+    if (!match) return json({ error: "not found: the API is GET /api/model and /api/w/<name>/…", code: "ENOENT" }, 404);
     const name = match[1] as string;
-    if (!NAME.test(name)) return json({ error: "a workspace name is 1–64 of A-Z a-z 0-9 . _ -" }, 400);
+    if (!NAME.test(name)) return json({ error: "a workspace name is 1–64 of A-Z a-z 0-9 . _ -", code: "EINVAL" }, 400);
     const computer = env.COMPUTER.get(env.COMPUTER.idFromName(name));
     // The object sees only its own route; the body (and a streamed reply) pass straight through.
     const inner = new URL(match[2] as string, "http://computer");
-    return computer.fetch(new Request(inner, request));
+    // What the object throws is answered here as {error, code}: never a stack trace or a path of this machine.
+    return computer.fetch(new Request(inner, request)).catch(errorResponse);
   },
 } satisfies ExportedHandler<Env>;

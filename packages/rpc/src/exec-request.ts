@@ -16,7 +16,7 @@ export type ExecRequestField = "request" | "id" | "source" | "cwd" | "env" | "st
 /** Why a field was refused; `detail` is the wire's wording, the rest lets an end word it its own way. */
 export interface ExecRequestProblem {
   readonly field: ExecRequestField;
-  readonly reason: "type" | "empty" | "too-long" | "nul" | "relative" | "name" | "value-type" | "range";
+  readonly reason: "type" | "empty" | "too-long" | "control" | "nul" | "relative" | "name" | "value-type" | "range";
   readonly detail: string;
   /** The refused value as it was given (for an env entry, its value). */
   readonly value: unknown;
@@ -38,13 +38,19 @@ function problem(
   return { field, reason, detail, value, ...extra };
 }
 
-/** An execution id: a string of 1 to MAX_EXEC_ID_BYTES UTF-8 bytes. */
+/**
+ * An execution id: a string of 1 to MAX_EXEC_ID_BYTES UTF-8 bytes without
+ * control characters (a NUL or a newline in an id would be stored, logged and
+ * echoed back as given).
+ */
 export function execIdProblem(id: unknown): ExecRequestProblem | undefined {
-  const detail = `execution id must be 1 to ${MAX_EXEC_ID_BYTES} UTF-8 bytes`;
+  const detail = `execution id must be 1 to ${MAX_EXEC_ID_BYTES} UTF-8 bytes without control characters`;
   if (typeof id !== "string") return problem("id", "type", detail, id);
   if (id === "") return problem("id", "empty", detail, id);
   const bytes = utf8.encode(id).byteLength;
-  return bytes > MAX_EXEC_ID_BYTES ? problem("id", "too-long", detail, id, { bytes }) : undefined;
+  if (bytes > MAX_EXEC_ID_BYTES) return problem("id", "too-long", detail, id, { bytes });
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it looks for
+  return /[\u0000-\u001f\u007f]/.test(id) ? problem("id", "control", detail, id) : undefined;
 }
 
 /** An absolute path without NUL (a process cannot be started in anything else). */

@@ -68,6 +68,21 @@ export function defineBadSyncInput(withSync: WithSync): void {
       expect(await sync.readEntry("/bad-input/ok")).toBeNull();
     }));
 
+  test("push: modes past 16 bits, and type bits that contradict the entry's kind", () =>
+    withSync(async (sync) => {
+      const file = { kind: "file", rev: 1, path: "/bad-mode/f", mode: 0o644, mtime: 1, size: 0, chunks: [] };
+      const dir = { kind: "dir", rev: 1, path: "/bad-mode/d", mode: 0o755, mtime: 1 };
+      const push = (entry: unknown) => (s: Loose) => s.push({ senderRev: 0, changes: streamOf([entry]) });
+      for (const mode of [2 ** 40, 2 ** 16, 0o200000]) {
+        await refuse(sync, push({ ...file, mode }), /mode/);
+      }
+      await refuse(sync, push({ ...file, mode: 0o040644 }), /mode/);
+      await refuse(sync, push({ ...dir, mode: 0o100755 }), /mode/);
+      await refuse(sync, push({ ...dir, kind: "symlink", target: "x", mode: 0o040777 }), /mode/);
+      expect(await sync.readEntry("/bad-mode/f")).toBeNull();
+      expect(await sync.readEntry("/bad-mode/d")).toBeNull();
+    }));
+
   test("pushObjects: the stream and each frame", () =>
     withSync(async (sync) => {
       await refuse(sync, (s) => s.pushObjects("x"), /objects must be a ReadableStream/);

@@ -22,7 +22,9 @@ function execTypeError(problem: ExecRequestProblem): TypeError {
       return new TypeError(
         problem.reason === "too-long"
           ? `Execution id must be at most ${MAX_EXEC_ID_BYTES} UTF-8 bytes; got ${problem.bytes}`
-          : "Execution id must be a non-empty string",
+          : problem.reason === "control"
+            ? "Execution id must not contain control characters"
+            : "Execution id must be a non-empty string",
       );
     case "cwd":
       return new TypeError(`cwd must be an absolute path; got ${JSON.stringify(value)}`);

@@ -107,6 +107,20 @@ describe("worker-shell basics", () => {
       expect((await run("pwd")).stdout).toBe("/workspace\n");
       await run("mkdir -p sub");
       expect((await run("pwd", { cwd: "/workspace/sub" })).stdout).toBe("/workspace/sub\n");
+      // A named cwd that is missing or no directory runs nothing, with the message container-shell gives.
+      for (const [cwd, code] of [
+        ["/workspace/nope", "ENOENT: no such file or directory"],
+        ["/workspace/sub/nope/deeper", "ENOENT: no such file or directory"],
+      ]) {
+        const failed = await run("echo RAN; pwd", { cwd });
+        expect(failed).toMatchObject({ exitCode: -1, stdout: "", stderr: `spawn failed: ${code}, chdir '${cwd}'\n` });
+      }
+      await run("echo x > sub/file");
+      expect(await run("echo RAN", { cwd: "/workspace/sub/file" })).toMatchObject({
+        exitCode: -1,
+        stdout: "",
+        stderr: "spawn failed: ENOTDIR: not a directory, chdir '/workspace/sub/file'\n",
+      });
       const piped = await run('echo "$WHO"; cat', { env: { WHO: "x" }, stdin: "piped" });
       expect(piped.stdout).toBe("x\npiped");
       expect((await run('echo "[$WHO]"')).stdout).toBe("[]\n");

@@ -6,16 +6,18 @@
  * and idle reclaim; create the runner and the server; listen last, so a
  * 200 from /health means the mount is up.
  */
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, realpathSync } from "node:fs";
 import { stat } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
+import { dirname, join } from "node:path";
 import { type Database, ensureSchema, GC_SAFETY_WINDOW_MS, WorkspaceFilesystem } from "@cloudflare/dofs";
 import { SyncPeer } from "@cloudflare/dofs/sync";
-import { egressEnv } from "../egress/env.js";
+import { egressEnv, FETCH_PROXY } from "../egress/env.js";
 import { type EgressNamespace, openEgressNamespace } from "../egress/namespace.js";
 import { tunnelConnections } from "../egress/tunnel.js";
 import { allowedEnv } from "../exec/env.js";
 import { Runner } from "../exec/runner.js";
+import { hostPathOf } from "../exec/sandbox.js";
 import { Reclaimer } from "../memory/reclaimer.js";
 import type { MountDriver } from "../mount/driver.js";
 import { resolveMountMode } from "../mount/driver.js";
@@ -106,7 +108,14 @@ export async function startDaemon(config: Config, log: Logger): Promise<Daemon> 
     db,
     logMaxBytes: config.execLogMaxBytes,
     defaultCwd: mounted ? config.mountPoint : process.cwd(),
-    checkCwd: mounted ? (cwd) => checkVfsCwd(fs, cwd) : checkDiskCwd,
+    // A cwd is a path of the command's own filesystem: the workspace's store under the mount, the root outside.
+    checkCwd: (cwd) => {
+      if (mounted && (cwd === config.mountPoint || cwd.startsWith(`${config.mountPoint}/`)))
+        return checkVfsCwd(fs, cwd);
+      if (!config.sandbox) return checkDiskCwd(cwd);
+      const onDisk = hostPathOf({ ...config.sandbox, mountPoint: config.mountPoint }, cwd);
+      return onDisk === undefined ? chdirProblem("ENOENT", cwd) : checkDiskCwd(onDisk, cwd);
+    },
     envLayers: [
       allowedEnv(process.env),
       ...(egress && config.egress
@@ -116,6 +125,21 @@ export async function startDaemon(config: Config, log: Logger): Promise<Daemon> 
     ],
     beforeSpawn: driver?.beforeExec ? () => driver.beforeExec?.() : undefined,
     network: egress ? { join: egress.path } : config.execNetwork === "none" ? "isolated" : "host",
+    ...(config.sandbox
+      ? {
+          sandbox: {
+            ...config.sandbox,
+            mountPoint: config.mountPoint,
+            // What a command needs from the host beyond the system dirs: the node running us, the gateway's CA.
+            readOnly: [
+              dirname(dirname(process.execPath)),
+              ...(config.egress
+                ? [FETCH_PROXY, ...preloadModules(), config.egress.caCert, config.egress.caBundle]
+                : []),
+            ],
+          },
+        }
+      : {}),
   });
   const peer = new SyncPeer(db, {
     ...(driver?.afterApply
@@ -239,17 +263,45 @@ function kernelDriverUnavailable(): string | undefined {
 
 async function checkVfsCwd(fs: WorkspaceFilesystem, cwd: string): Promise<string | undefined> {
   try {
-    const info = await fs.stat(cwd);
-    return info.isDirectory ? undefined : `ENOTDIR: not a directory, chdir '${cwd}'`;
+    return (await fs.stat(cwd)).isDirectory ? undefined : chdirProblem("ENOTDIR", cwd);
   } catch (error) {
-    return error instanceof Error ? error.message : String(error);
+    return chdirProblem(error, cwd);
   }
 }
 
-async function checkDiskCwd(cwd: string): Promise<string | undefined> {
+async function checkDiskCwd(cwd: string, shown = cwd): Promise<string | undefined> {
   try {
-    return (await stat(cwd)).isDirectory() ? undefined : `ENOTDIR: not a directory, chdir '${cwd}'`;
+    return (await stat(cwd)).isDirectory() ? undefined : chdirProblem("ENOTDIR", shown);
   } catch (error) {
-    return error instanceof Error ? error.message : String(error);
+    return chdirProblem(error, shown);
   }
+}
+
+const CHDIR_ERRORS: Record<string, string> = {
+  ENOENT: "no such file or directory",
+  ENOTDIR: "not a directory",
+  EACCES: "permission denied",
+  ELOOP: "too many symbolic links encountered",
+  ENAMETOOLONG: "name too long",
+};
+
+/** One shape on every backend, Node's: `ENOENT: no such file or directory, chdir '/workspace/nope'`. */
+export function chdirProblem(error: unknown, cwd: string): string {
+  const code = typeof error === "string" ? error : (error as { code?: unknown } | null)?.code;
+  if (typeof code === "string" && CHDIR_ERRORS[code] !== undefined)
+    return `${code}: ${CHDIR_ERRORS[code]}, chdir '${cwd}'`;
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * undici for the fetch preload, bound where the preload's `require` looks
+ * (the package's node_modules entry is a symlink into the store, which a
+ * command's root does not have); none when the preload is not here.
+ */
+function preloadModules(): (readonly [string, string])[] {
+  for (let dir = dirname(FETCH_PROXY); dir !== dirname(dir); dir = dirname(dir)) {
+    const entry = join(dir, "node_modules", "undici");
+    if (existsSync(entry)) return [[realpathSync(entry), entry]];
+  }
+  return [];
 }

@@ -125,6 +125,13 @@ export interface Config {
    * (memory/reclaimer.ts); 0 turns idle reclaim off. Default 3000.
    */
   idleReclaimMs: number;
+  /**
+   * `COMPUTERD_EXEC_SANDBOX=bwrap` with `COMPUTERD_EXEC_ROOT` (the container's
+   * writable state dir) and `COMPUTERD_EXEC_HOSTNAME`: each command runs in
+   * the local container's root (exec/sandbox.ts). The local container host
+   * sets them; on Cloudflare's container the container is the sandbox.
+   */
+  sandbox: { root: string; hostname: string } | undefined;
 }
 
 export const DEFAULT_PORT = 45_678;
@@ -175,6 +182,7 @@ export function readConfig(env: Env, defaults: { port?: number } = {}): Config {
     fuse: fuseOptions(env),
     execNetwork: execNetwork(env.COMPUTERD_EXEC_NETWORK),
     egress: egressConfig(env),
+    sandbox: sandboxConfig(env),
     store: parseStore(env.COMPUTERD_STORE),
     stateDir: parseStateDir(env.COMPUTERD_STATE_DIR),
     crashAt: parseCrashAt(env.COMPUTERD_CRASH_AT),
@@ -365,6 +373,22 @@ function execNetwork(value: string | undefined): "host" | "none" | "gateway" {
   if (value === undefined || value === "" || value === "host") return "host";
   if (value === "none" || value === "gateway") return value;
   throw new ConfigError(`COMPUTERD_EXEC_NETWORK must be host, none or gateway; got ${JSON.stringify(value)}`);
+}
+
+function sandboxConfig(env: Env): Config["sandbox"] {
+  const mode = env.COMPUTERD_EXEC_SANDBOX;
+  if (mode === undefined || mode === "" || mode === "none") return undefined;
+  if (mode !== "bwrap")
+    throw new ConfigError(`COMPUTERD_EXEC_SANDBOX must be none or bwrap; got ${JSON.stringify(mode)}`);
+  const root = env.COMPUTERD_EXEC_ROOT ?? "";
+  if (!isAbsolute(root)) {
+    throw new ConfigError(`COMPUTERD_EXEC_SANDBOX=bwrap needs COMPUTERD_EXEC_ROOT, an absolute path; got "${root}"`);
+  }
+  const hostname = env.COMPUTERD_EXEC_HOSTNAME || "computer";
+  if (!/^[A-Za-z0-9][A-Za-z0-9.-]{0,62}$/.test(hostname)) {
+    throw new ConfigError(`COMPUTERD_EXEC_HOSTNAME must be a hostname; got ${JSON.stringify(hostname)}`);
+  }
+  return { root, hostname };
 }
 
 function egressConfig(env: Env): Config["egress"] {

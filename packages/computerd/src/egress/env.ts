@@ -20,7 +20,7 @@ export interface EgressEnvOptions {
   fetchProxy?: string;
 }
 
-const FETCH_PROXY = fileURLToPath(new URL("./fetch-proxy.preload.cjs", import.meta.url));
+export const FETCH_PROXY = fileURLToPath(new URL("./fetch-proxy.preload.cjs", import.meta.url));
 
 export function egressEnv(options: EgressEnvOptions): Record<string, string> {
   const proxy = `http://127.0.0.1:${options.port}`;

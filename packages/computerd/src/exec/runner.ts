@@ -21,7 +21,8 @@ import { rpcError, SIGNAL_EXIT_CODES } from "@cloudflare/computer-rpc";
 import type { Database } from "@cloudflare/dofs";
 import { layerEnv } from "./env.js";
 import { decodeExitCode, EventKind, ExecLog, LOG_RETENTION_MS, LOG_SWEEP_INTERVAL_MS, type LogRow } from "./log.js";
-import { checkExecRequest, MAX_TIMER_MS } from "./request.js";
+import { checkExecRequest, checkId, MAX_TIMER_MS } from "./request.js";
+import { type SandboxOptions, sandboxArgv } from "./sandbox.js";
 
 export const DEFAULT_TIMEOUT_MS = 320_000;
 export const KILL_GRACE_MS = 5_000;
@@ -50,6 +51,8 @@ export interface RunnerOptions {
    * (`nsenter --net=<join>`: the egress gateway's, see egress/namespace.ts).
    */
   network?: "host" | "isolated" | { join: string };
+  /** The local container's root for each command (bwrap, see sandbox.ts); undefined runs commands on the daemon's root. */
+  sandbox?: SandboxOptions;
 }
 
 type RunnerEvent = ExecEvent;
@@ -110,8 +113,7 @@ export class Runner implements RunnerLike {
     const env = layerEnv(...this.#options.envLayers, request.env);
     let child: ChildProcess;
     try {
-      const script = `cd ${shellQuote(cwd)} && ${request.source}`;
-      const [command, args] = networked(this.#options.network ?? "host", ["/bin/sh", "-c", script]);
+      const [command, args] = networked(this.#options.network ?? "host", this.#argv(cwd, request.source));
       child = spawn(command, args, {
         // No `cwd` here: chdir into a FUSE mount from the daemon's own process can deadlock against its own loop.
         env,
@@ -130,7 +132,8 @@ export class Runner implements RunnerLike {
   }
 
   async getExec(request: GetExecRequest): Promise<RunnerHandle> {
-    const { id } = request;
+    const { id } = request ?? ({} as GetExecRequest);
+    checkId(id, "getExec");
     const after = request.after ?? 0;
     const live = this.#live.get(id);
     const meta = this.#log.meta(id);
@@ -147,7 +150,8 @@ export class Runner implements RunnerLike {
   }
 
   async killExec(request: KillExecRequest): Promise<void> {
-    const { id } = request;
+    const { id } = request ?? ({} as KillExecRequest);
+    checkId(id, "killExec");
     const signal = request.signal ?? "SIGTERM";
     if (!Object.hasOwn(constants.signals, signal)) {
       throw rpcError("EPROTOCOL", "killExec", id, `unknown signal ${signal}`);
@@ -161,7 +165,8 @@ export class Runner implements RunnerLike {
   }
 
   async disposeExec(request: DisposeExecRequest): Promise<void> {
-    const { id } = request;
+    const { id } = request ?? ({} as DisposeExecRequest);
+    checkId(id, "disposeExec");
     const live = this.#live.get(id);
     if (live !== undefined) {
       live.disposed = true;
@@ -189,6 +194,17 @@ export class Runner implements RunnerLike {
       for (const timer of exec.timers) clearTimeout(timer);
       signalGroup(exec.child, "SIGKILL");
     }
+  }
+
+  /**
+   * `/bin/sh -c source` in `cwd`. The directory is changed by bwrap, or by a
+   * `cd` on a line of its own that exits on failure: `cd X && a; b` would run
+   * `b` in the daemon's directory when the cd fails.
+   */
+  #argv(cwd: string, source: string): string[] {
+    const sandbox = this.#options.sandbox;
+    if (sandbox !== undefined) return sandboxArgv(sandbox, cwd, ["/bin/sh", "-c", source]);
+    return ["/bin/sh", "-c", `cd -- ${shellQuote(cwd)} || exit\n${source}`];
   }
 
   #wire(exec: LiveExec, request: Omit<ExecRequest, "input">): void {

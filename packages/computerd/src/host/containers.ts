@@ -8,6 +8,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { findBwrap, makeContainerRoot } from "./container-root.js";
 import { abortFuseConnection, type FuseConnection, fuseConnectionOf } from "./fuse-abort.js";
 import { rootfsLaunch } from "./rootfs.js";
 
@@ -50,7 +51,11 @@ export interface ContainerSetOptions {
   node?: string;
   /** Inherited by every container besides its own env: PATH, HOME, LANG… */
   baseEnv?: Record<string, string>;
-  /** Run each container in its own mount namespace (default true; needs root and `unshare`). */
+  /**
+   * Run each container in its own mount and pid namespaces, its commands in
+   * its own root under bubblewrap (default true; needs root, `unshare` and
+   * `bwrap`). False runs commands on the host's root: tests of the daemon only.
+   */
   namespaces?: boolean;
   /**
    * Boot each container from this image root filesystem (containers/rootfs.sh):
@@ -199,6 +204,11 @@ export class ContainerSet {
     const node = this.#options.node ?? process.execPath;
     const { rootfs } = this.#options;
     const namespaces = rootfs !== undefined || (this.#options.namespaces ?? true);
+    // An image is already the container's own root with its own /tmp: bubblewrap (which it lacks) is for the host root.
+    const sandboxed = namespaces && rootfs === undefined;
+    if (sandboxed) findBwrap(env.PATH);
+    const root = sandboxed ? makeContainerRoot(name) : undefined;
+    if (root) Object.assign(env, root.env);
     const launch = rootfs === undefined ? { argv: [node, this.#options.entry], env } : rootfsLaunch(rootfs, env);
     // A pid namespace too: computerd is its pid 1, so when it dies every command it started dies with it,
     // as in a real container; --kill-child passes our SIGTERM on to it for a clean shutdown.
@@ -210,6 +220,8 @@ export class ContainerSet {
           "private",
           "--pid",
           "--fork",
+          // Its own /proc: a command's pid 1 is computerd, and the pids FUSE reports match what /proc shows.
+          "--mount-proc",
           "--kill-child=SIGTERM",
           "--",
           ...launch.argv,
@@ -220,6 +232,8 @@ export class ContainerSet {
     const [command, ...args] =
       namespaces && SETPRIV !== undefined ? [SETPRIV, "--pdeathsig", "SIGKILL", "--", ...argv] : argv;
     const child = spawn(command as string, args, { env: launch.env, stdio: ["ignore", "pipe", "pipe"] });
+    // The container's /tmp, /var/tmp and /root go with it (whether it booted or not).
+    if (root) child.once("exit", () => root.remove());
     const log = this.#options.log ?? (() => {});
     const port = await new Promise<number>((resolve, reject) => {
       let buffered = "";

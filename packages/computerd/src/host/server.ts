@@ -29,7 +29,7 @@ import { EGRESS_TOKEN_HEADER } from "@cloudflare/computer-rpc";
 import { type WebSocket, WebSocketServer } from "ws";
 import { EGRESS_TUNNEL_PROTOCOL } from "../egress/tunnel.js";
 import { readBody } from "../http/body.js";
-import type { ContainerSet, EgressMode } from "./containers.js";
+import type { ContainerSet, EgressMode, LaunchRequest } from "./containers.js";
 import type { EgressChannels } from "./egress-proxy/channels.js";
 import type { EgressProxy } from "./egress-proxy/proxy.js";
 
@@ -58,17 +58,24 @@ const MAX_BODY = 1024 * 1024;
 
 const ROUTE = /^\/v1\/containers\/([A-Za-z0-9._-]{1,128})(\/.*)?$/;
 const DEFAULT_DIAL_TIMEOUT_MS = 30_000;
+/** The longest a dial may wait for computerd (`x-dial-timeout-ms`), docs/limits.md. */
+export const MAX_DIAL_TIMEOUT_MS = 120_000;
+/** One WebSocket message across the splice and the egress channel: the session's own limit (docs/limits.md). */
+export const MAX_HOST_WS_FRAME_BYTES = 32 * 1024 * 1024;
 
 export function createHostServer(options: HostServerOptions): Server {
   const { containers } = options;
   const log = options.log ?? (() => {});
-  const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: 256 * 1024 * 1024 });
+  const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: MAX_HOST_WS_FRAME_BYTES });
   const waiting = new Map<string, WaitingDial>();
 
   const server = createServer((request, response) => {
     route(request, response).catch((error: unknown) => {
-      log(`${request.method} ${request.url} failed: ${String(error)}`);
-      if (!response.headersSent) send(response, 500, { error: String(error) });
+      log(
+        `${request.method} ${request.url} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+      );
+      // The log has the detail; the caller gets the first line, with no stack and no path of this machine.
+      if (!response.headersSent) send(response, 500, { error: firstLine(error), code: "EINTERNAL" });
       else response.destroy();
     });
   });
@@ -85,24 +92,11 @@ export function createHostServer(options: HostServerOptions): Server {
       });
     },
     "POST /start": async ({ name, request, response }) => {
-      const body = JSON.parse(await readJson(request)) as {
-        env?: Record<string, string>;
-        enableInternet?: boolean;
-        egress?: string;
-        runtimeId?: string;
-      };
-      if (typeof body.runtimeId !== "string" || typeof body.env !== "object" || body.env === null) {
-        return send(response, 400, { error: "start needs { env, enableInternet, runtimeId }" });
-      }
-      if (body.egress !== undefined && !isEgressMode(body.egress)) {
-        return send(response, 400, { error: "egress must be none, direct or http-gateway" });
-      }
-      const started = await containers.start(name, {
-        env: body.env,
-        enableInternet: body.enableInternet === true,
-        ...(body.egress === undefined ? {} : { egress: body.egress }),
-        runtimeId: body.runtimeId,
-      });
+      const body = await readJson(request, response);
+      if (body === undefined) return;
+      const launch = parseStart(body);
+      if (typeof launch === "string") return send(response, 400, { error: launch, code: "EINVAL" });
+      const started = await containers.start(name, launch);
       send(response, 200, { state: "running", runtimeId: started.runtimeId });
     },
     "POST /stop": async ({ name, response }) => {
@@ -111,8 +105,11 @@ export function createHostServer(options: HostServerOptions): Server {
     },
     "POST /crash-at": async ({ name, request, response }) => {
       // A crash at an exact sync step of the next launch, for crash tests (cli/crash-at.ts).
-      const body = JSON.parse(await readJson(request)) as { at?: unknown };
-      if (typeof body.at !== "string") return send(response, 400, { error: 'crash-at needs { at: "<method>:<n>" }' });
+      const body = await readJson(request, response);
+      if (body === undefined) return;
+      if (typeof body.at !== "string" || !/^[a-zA-Z]+:[1-9][0-9]{0,8}$/.test(body.at)) {
+        return send(response, 400, { error: 'crash-at needs { at: "<method>:<n>" }', code: "EINVAL" });
+      }
       containers.armCrash(name, body.at);
       response.writeHead(204).end();
     },
@@ -129,23 +126,29 @@ export function createHostServer(options: HostServerOptions): Server {
     const url = new URL(request.url ?? "/", "http://host");
     if (url.pathname === "/health") return send(response, 200, { ok: true, containers: containers.names() });
     const match = ROUTE.exec(url.pathname);
-    if (!match?.[1]) return send(response, 404, { error: "not found" });
+    if (!match?.[1]) return send(response, 404, { error: `no route ${url.pathname.slice(0, 256)}`, code: "ENOENT" });
     const call: ContainerCall = { name: match[1], request, response };
     const rest = match[2] ?? "";
     const handler = routes[`${request.method} ${rest}`] ?? routes[`* ${rest}`];
     if (handler) return handler(call);
     const port = /^\/port\/(\d+)(\/.*)$/.exec(rest);
     if (port?.[2]) return forward(call.name, port[2] + url.search, request, response);
-    send(response, 404, { error: "not found" });
+    const allowed = Object.keys(routes)
+      .filter((key) => key.endsWith(` ${rest}`))
+      .map((key) => key.split(" ")[0] as string);
+    if (allowed.length > 0) {
+      response.setHeader("allow", allowed.join(", "));
+      return send(response, 405, { error: `method not allowed: use ${allowed.join(", ")}`, code: "EMETHOD" });
+    }
+    send(response, 404, { error: `no route ${url.pathname.slice(0, 256)}`, code: "ENOENT" });
   }
 
   function forward(name: string, path: string, request: IncomingMessage, response: ServerResponse): void {
     const container = containers.get(name);
     if (!container) {
       const exit = containers.exit(name);
-      response
-        .writeHead(410, { "content-type": "text/plain" })
-        .end(exit ? `exit ${exit.exitCode ?? exit.signal} at ${new Date(exit.at).toISOString()}` : "not running");
+      const error = exit ? `exit ${exit.exitCode ?? exit.signal} at ${new Date(exit.at).toISOString()}` : "not running";
+      send(response, 410, { error, code: "ECONTAINEREXITED" });
       return;
     }
     const upstream = httpRequest(
@@ -156,7 +159,7 @@ export function createHostServer(options: HostServerOptions): Server {
       },
     );
     upstream.on("error", (error) => {
-      if (!response.headersSent) send(response, 502, { error: String(error) });
+      if (!response.headersSent) send(response, 502, { error: firstLine(error), code: "EUPSTREAM" });
       else response.destroy();
     });
     request.pipe(upstream);
@@ -170,7 +173,9 @@ export function createHostServer(options: HostServerOptions): Server {
     if (!name) return reject(socket, 404, "not found");
     if (rest === "/dial") {
       waiting.get(name)?.socket.destroy();
-      const timeoutMs = Number(request.headers["x-dial-timeout-ms"]) || DEFAULT_DIAL_TIMEOUT_MS;
+      const asked = Number(request.headers["x-dial-timeout-ms"]);
+      const timeoutMs =
+        Number.isFinite(asked) && asked > 0 ? Math.min(asked, MAX_DIAL_TIMEOUT_MS) : DEFAULT_DIAL_TIMEOUT_MS;
       const timer = setTimeout(() => {
         if (waiting.get(name)?.socket === socket) waiting.delete(name);
         reject(socket, 504, "computerd did not dial back");
@@ -265,10 +270,58 @@ function send(response: ServerResponse, status: number, body: unknown): void {
   response.writeHead(status, { "content-type": "application/json" }).end(`${JSON.stringify(body)}\n`);
 }
 
-async function readJson(request: IncomingMessage): Promise<string> {
-  const body = await readBody(request, MAX_BODY);
-  if (body === undefined) throw new Error("body too large");
-  return body;
+/** The JSON object body, or undefined once a 413 or 400 has been sent. */
+async function readJson(
+  request: IncomingMessage,
+  response: ServerResponse,
+): Promise<Record<string, unknown> | undefined> {
+  const text = await readBody(request, MAX_BODY);
+  if (text === undefined) {
+    // The rest of the body is never read: the connection cannot carry another request.
+    response.setHeader("connection", "close");
+    send(response, 413, { error: `body over ${MAX_BODY} bytes`, code: "E2BIG" });
+    return undefined;
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    send(response, 400, { error: "body must be JSON", code: "EINVAL" });
+    return undefined;
+  }
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    send(response, 400, { error: "body must be a JSON object", code: "EINVAL" });
+    return undefined;
+  }
+  return body as Record<string, unknown>;
+}
+
+/** A start body as a launch, or why it is none: env of strings (names without = or NUL), a printable runtimeId. */
+function parseStart(body: Record<string, unknown>): LaunchRequest | string {
+  const { env, enableInternet, egress, runtimeId } = body;
+  if (typeof runtimeId !== "string" || !/^[\x21-\x7e]{1,256}$/.test(runtimeId)) {
+    return "start needs { env, enableInternet, runtimeId }: runtimeId is 1 to 256 printable ASCII characters";
+  }
+  if (typeof env !== "object" || env === null || Array.isArray(env)) return "start needs { env }: an object of strings";
+  for (const [key, value] of Object.entries(env)) {
+    if (key === "" || key.includes("=") || key.includes("\0")) return `env name ${JSON.stringify(key)} is not a name`;
+    if (typeof value !== "string" || value.includes("\0")) return `env.${key} must be a string without NUL`;
+  }
+  if (enableInternet !== undefined && typeof enableInternet !== "boolean") return "enableInternet must be a boolean";
+  if (egress !== undefined && (typeof egress !== "string" || !isEgressMode(egress))) {
+    return "egress must be none, direct or http-gateway";
+  }
+  return {
+    env: env as Record<string, string>,
+    enableInternet: enableInternet === true,
+    ...(egress === undefined ? {} : { egress: egress as EgressMode }),
+    runtimeId,
+  };
+}
+
+/** An error's first line: what a caller may see of it. */
+function firstLine(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).split("\n")[0]?.slice(0, 500) ?? "";
 }
 
 function callbackHealth({ request, response }: ContainerCall): void {

@@ -322,16 +322,30 @@ describe("real tools on the mount", () => {
 });
 
 describe("exec on the mount", () => {
-  test("a command's writes are in the next pull; cwd inside works, outside the mount is spawn failed", async () => {
+  test("a command's writes are in the next pull; cwd inside and outside the mount is checked first, and missing is ENOENT with the path", async () => {
     sh("mkdir -p 'work dir'");
     const cwd = join(mounted.daemon.mountPoint, "work dir");
     const result = await drain((await mounted.client.shell.exec({ source: "echo made > out.txt && pwd", cwd })).events);
     expect(result).toEqual({ stdout: `${cwd}\n`, stderr: "", code: 0 });
     await pullOnce({ db: mounted.store }, mounted.client.sync);
     expect(await mounted.doFs.readFile(join(cwd, "out.txt"), "utf8")).toBe("made\n");
-    const outside = await drain((await mounted.client.shell.exec({ source: "touch /tmp/nope", cwd: "/etc" })).events);
-    expect(outside.stderr).toMatch(/^spawn failed: ENOENT/);
-    expect(outside.code).toBe(-1);
+    // Outside the mount a cwd is a path of the container's own filesystem: /etc is there, a missing one fails first.
+    const outside = await drain((await mounted.client.shell.exec({ source: "pwd", cwd: "/etc" })).events);
+    expect(outside).toEqual({ stdout: "/etc\n", stderr: "", code: 0 });
+    const missing = await drain((await mounted.client.shell.exec({ source: "echo RAN", cwd: "/etc/nope" })).events);
+    expect(missing).toEqual({
+      stdout: "",
+      stderr: "spawn failed: ENOENT: no such file or directory, chdir '/etc/nope'\n",
+      code: -1,
+    });
+    const inside = await drain(
+      (await mounted.client.shell.exec({ source: "echo RAN", cwd: join(cwd, "nope") })).events,
+    );
+    expect(inside).toEqual({
+      stdout: "",
+      stderr: `spawn failed: ENOENT: no such file or directory, chdir '${join(cwd, "nope")}'\n`,
+      code: -1,
+    });
   });
 
   test("a file pushed from the store is visible to the next exec", async () => {

@@ -7,6 +7,8 @@
 import WebSocket from "ws";
 
 export const CONNECT_HEALTH_TIMEOUT_MS = 30_000;
+/** The longest a caller may ask the health poll to last (docs/limits.md): a container boots in far less. */
+export const MAX_CONNECT_HEALTH_TIMEOUT_MS = 120_000;
 export const CONNECT_POLL_MS = 250;
 
 export interface ConnectRequest {
@@ -40,8 +42,16 @@ export function parseConnectBody(text: string): ConnectRequest | string {
   ] as const) {
     if (!isAbsolutePath(value)) return `${name} must be an absolute path such as /${name}`;
   }
-  if (healthTimeoutMs !== undefined && !(typeof healthTimeoutMs === "number" && healthTimeoutMs >= 0)) {
-    return "healthTimeoutMs must be a number of milliseconds >= 0";
+  if (
+    healthTimeoutMs !== undefined &&
+    !(
+      typeof healthTimeoutMs === "number" &&
+      Number.isFinite(healthTimeoutMs) &&
+      healthTimeoutMs >= 0 &&
+      healthTimeoutMs <= MAX_CONNECT_HEALTH_TIMEOUT_MS
+    )
+  ) {
+    return `healthTimeoutMs must be a number of milliseconds from 0 to ${MAX_CONNECT_HEALTH_TIMEOUT_MS}`;
   }
   return {
     base: base.replace(/\/+$/, ""),
@@ -56,20 +66,30 @@ function isAbsolutePath(value: unknown): value is string {
   return typeof value === "string" && value.startsWith("/") && !value.startsWith("//") && !/[\s\\]/.test(value);
 }
 
-/** Polls the health URL; true once it answers 2xx within the timeout. */
-export async function waitHealthy(url: string, timeoutMs: number): Promise<boolean> {
+/** Polls the health URL; true once it answers 2xx within the timeout, false at the deadline or once `stop` aborts. */
+export async function waitHealthy(url: string, timeoutMs: number, stop?: AbortSignal): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
+    if (stop?.aborted) return false;
     const left = deadline - Date.now();
     try {
-      const response = await fetch(url, { signal: AbortSignal.timeout(Math.max(1, Math.min(2_000, left))) });
+      const timeout = AbortSignal.timeout(Math.max(1, Math.min(2_000, left)));
+      const response = await fetch(url, { signal: stop ? AbortSignal.any([timeout, stop]) : timeout });
       await response.body?.cancel();
       if (response.ok) return true;
     } catch {
       // Not up yet (refused, reset, timed out): poll again.
     }
-    if (Date.now() + CONNECT_POLL_MS > deadline) return false;
-    await new Promise((resolve) => setTimeout(resolve, CONNECT_POLL_MS));
+    if (Date.now() + CONNECT_POLL_MS > deadline || stop?.aborted) return false;
+    await new Promise<void>((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        stop?.removeEventListener("abort", done);
+        resolve();
+      };
+      const timer = setTimeout(done, CONNECT_POLL_MS);
+      stop?.addEventListener("abort", done);
+    });
   }
 }
 

@@ -38,6 +38,11 @@ export interface DaemonServer {
 /** Versions `ws` speaks; a client asking for another single version gets 426. */
 const WS_VERSIONS = "13, 8";
 const MAX_CONNECT_BODY = 64 * 1024;
+/**
+ * One WebSocket message at most (docs/limits.md): the session's own limit, so
+ * a larger frame is refused (close 1009) from its header, before it is buffered.
+ */
+export const MAX_WS_FRAME_BYTES = 32 * 1024 * 1024;
 const READ = "GET, HEAD";
 
 interface Route {
@@ -51,7 +56,7 @@ interface Route {
 export function createDaemonServer(options: DaemonServerOptions): DaemonServer {
   const sessions = new Set<Session<unknown>>();
   let upstream: Session<unknown> | undefined;
-  const wss = new WebSocketServer({ noServer: true, perMessageDeflate: true, maxPayload: 64 * 1024 * 1024 });
+  const wss = new WebSocketServer({ noServer: true, perMessageDeflate: true, maxPayload: MAX_WS_FRAME_BYTES });
 
   const serve = (socket: Parameters<typeof acceptWebSocketSession>[0]): Session<unknown> => {
     const target = createWorkspaceServerFor(options.peer, options.runner);
@@ -68,7 +73,8 @@ export function createDaemonServer(options: DaemonServerOptions): DaemonServer {
   const http = createServer((request, response) => {
     handle(request, response).catch((error) => {
       options.log.error(`${request.method} ${request.url} failed`, error);
-      if (!response.headersSent) json(response, 500, { error: String(error) });
+      // The log has the stack; the caller gets no stack and no host path.
+      if (!response.headersSent) json(response, 500, { error: "internal error", code: "EINTERNAL" });
       else response.destroy();
     });
   });
@@ -83,16 +89,22 @@ export function createDaemonServer(options: DaemonServerOptions): DaemonServer {
       return;
     }
     if (!isAuthorized(request, options.secret)) {
-      response.writeHead(401, { "www-authenticate": "Bearer", "content-type": "text/plain" });
-      response.end("unauthorized\n");
-      return;
+      return json(
+        response,
+        401,
+        { error: "unauthorized: give Authorization: Bearer <secret>", code: "EACCES" },
+        false,
+        {
+          "www-authenticate": "Bearer",
+        },
+      );
     }
     const route = routes[path];
     if (route === undefined) {
       if (!readOnly) return methodNotAllowed(response, READ);
-      return text(response, 404, "not found\n");
+      return notFound(response, path);
     }
-    if (route.when !== undefined && !route.when()) return text(response, 404, "not found\n");
+    if (route.when !== undefined && !route.when()) return notFound(response, path);
     if (route.allow !== undefined && !route.allow.split(", ").includes(method)) {
       return methodNotAllowed(response, route.allow);
     }
@@ -105,7 +117,9 @@ export function createDaemonServer(options: DaemonServerOptions): DaemonServer {
    */
   const routes: Record<string, Route> = {
     // An upgrade never reaches here (the server's "upgrade" event takes it).
-    "/api": { serve: (_request, response) => text(response, 400, "expected a WebSocket upgrade\n") },
+    "/api": {
+      serve: (_request, response) => json(response, 400, { error: "expected a WebSocket upgrade", code: "EPROTOCOL" }),
+    },
     "/api/watermarks": {
       allow: READ,
       serve: async (_request, response, head) => json(response, 200, await options.peer.watermarks({}), head),
@@ -132,13 +146,24 @@ export function createDaemonServer(options: DaemonServerOptions): DaemonServer {
 
   async function connect(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const body = await readBody(request, MAX_CONNECT_BODY);
-    const parsed = body === undefined ? "body too large" : parseConnectBody(body);
-    if (typeof parsed === "string") return json(response, 400, { ok: false, error: parsed });
+    if (body === undefined) {
+      // The rest of the body is never read: the connection cannot carry another request.
+      return json(response, 413, { ok: false, error: `body over ${MAX_CONNECT_BODY} bytes`, code: "E2BIG" }, false, {
+        connection: "close",
+      });
+    }
+    const parsed = parseConnectBody(body);
+    if (typeof parsed === "string") return json(response, 400, { ok: false, error: parsed, code: "EINVAL" });
+    // A caller that goes away stops the wait: nothing would take the answer.
+    const gone = new AbortController();
+    response.once("close", () => gone.abort());
     const healthUrl = `${parsed.base}${parsed.health}`;
-    if (!(await waitHealthy(healthUrl, parsed.healthTimeoutMs))) {
+    if (!(await waitHealthy(healthUrl, parsed.healthTimeoutMs, gone.signal))) {
+      if (gone.signal.aborted) return;
       return json(response, 502, {
         ok: false,
         error: `${healthUrl} did not answer within ${parsed.healthTimeoutMs} ms`,
+        code: "ETIMEDOUT",
       });
     }
     const url = upstreamUrl(parsed);
@@ -185,18 +210,26 @@ function refuse(socket: Duplex, status: number, reason: string, header?: string)
   socket.end(`${lines.join("\r\n")}\r\n\r\n`);
 }
 
-function json(response: ServerResponse, status: number, value: unknown, headOnly = false): void {
+function json(
+  response: ServerResponse,
+  status: number,
+  value: unknown,
+  headOnly = false,
+  headers: Record<string, string> = {},
+): void {
   const body = `${JSON.stringify(value)}\n`;
-  response.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
+  response.writeHead(status, {
+    ...headers,
+    "content-type": "application/json",
+    "content-length": Buffer.byteLength(body),
+  });
   response.end(headOnly ? undefined : body);
 }
 
-function text(response: ServerResponse, status: number, body: string): void {
-  response.writeHead(status, { "content-type": "text/plain" });
-  response.end(body);
+function notFound(response: ServerResponse, path: string): void {
+  json(response, 404, { error: `no route ${path.slice(0, 256)}`, code: "ENOENT" });
 }
 
 function methodNotAllowed(response: ServerResponse, allow: string): void {
-  response.writeHead(405, { allow, "content-type": "text/plain" });
-  response.end("method not allowed\n");
+  json(response, 405, { error: `method not allowed: use ${allow}`, code: "EMETHOD" }, false, { allow });
 }

@@ -13,6 +13,7 @@ export function checkEntry(value: unknown): ChangeEntry {
   if (!Number.isSafeInteger(entry.mode) || entry.mode < 0 || !Number.isFinite(entry.mtime)) {
     throw new TypeError(`change entry for ${entry.path} has a bad mode or mtime`);
   }
+  checkMode(entry);
   switch (entry.kind) {
     case "dir":
       return entry;
@@ -31,5 +32,22 @@ export function checkEntry(value: unknown): ChangeEntry {
       return entry;
     default:
       throw new TypeError(`unknown change entry kind: ${String((entry as { kind: unknown }).kind)}`);
+  }
+}
+
+/** What a kind's type bits must be when an entry's mode carries them (a stat's `st_mode`); none is fine too. */
+const TYPE_BITS: Record<string, number> = { file: 0o100000, dir: 0o040000, symlink: 0o120000 };
+
+/**
+ * 16 bits at most (`st_mode`: type and permission bits): the store keeps the
+ * permission bits, so more would vanish, and type bits of another kind would
+ * be dropped in silence, which a push must refuse rather than report applied.
+ */
+function checkMode(entry: Exclude<ChangeEntry, { kind: "delete" }>): void {
+  const type = entry.mode & 0o170000;
+  if (entry.mode > 0o177777 || (type !== 0 && type !== TYPE_BITS[entry.kind])) {
+    throw new TypeError(
+      `change entry for ${entry.path} has a bad mode: ${entry.mode.toString(8)} (octal) is no ${entry.kind} mode`,
+    );
   }
 }

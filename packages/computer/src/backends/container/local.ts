@@ -99,7 +99,15 @@ class LocalContainer implements WorkspaceContainer {
     const url = new URL(request.url);
     const target = `${this.#base}/port/${port}${url.pathname}${url.search}`;
     const response = await this.#fetch(new Request(target, request));
-    if (response.status === 410) throw new Error(`container exited: ${await response.text()}`);
+    if (response.status === 410) {
+      // The host answers {error, code}; an older host, plain text.
+      const text = await response.text();
+      let reason = text;
+      try {
+        reason = String((JSON.parse(text) as { error?: unknown }).error ?? text);
+      } catch {}
+      throw new Error(`container exited: ${reason}`);
+    }
     return response;
   }
 

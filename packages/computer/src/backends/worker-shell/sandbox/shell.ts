@@ -274,6 +274,13 @@ export class ShellWorker<Env = ShellWorkerEnv> extends WorkerEntrypoint<Env> {
     signal: AbortSignal,
   ): Promise<ShellRunResult & { bytes: boolean }> {
     const cwd = args.cwd ?? this.shellOptions.cwd ?? SHELL_DEFAULT_CWD;
+    // A cwd the caller names must exist before anything runs, as on container-shell (one message shape);
+    // the default stays lenient, so a fresh workspace without /workspace still runs commands.
+    if (args.cwd !== undefined) {
+      const problem = await cwdProblem(ws.fs, args.cwd);
+      if (problem !== undefined)
+        return { stdout: "", stderr: `spawn failed: ${problem}\n`, exitCode: -1, bytes: false };
+    }
     const enabled = (this.env as ShellWorkerEnv).SHELL_COMMANDS ?? ALL_GROUP_COMMANDS;
     const custom: CustomCommand[] = [
       defineGitCommand(ws),
@@ -347,4 +354,11 @@ interface WorkspaceNamespace {
 function isNamespace(value: unknown): value is WorkspaceNamespace {
   const namespace = value as Partial<WorkspaceNamespace> | undefined;
   return typeof namespace?.idFromString === "function" && typeof namespace.get === "function";
+}
+
+/** Why `cwd` cannot be entered (`ENOENT: no such file or directory, chdir '…'`, Node's shape), or undefined. */
+async function cwdProblem(fs: ShellWorkspace["fs"], cwd: string): Promise<string | undefined> {
+  const stat = await fs.statOrNull(cwd).catch(() => null);
+  if (stat === null) return `ENOENT: no such file or directory, chdir '${cwd}'`;
+  return stat.isDirectory ? undefined : `ENOTDIR: not a directory, chdir '${cwd}'`;
 }
