@@ -11,4 +11,4 @@ export {
   type MountSetting,
   readConfig,
 } from "./cli/env.js";
-export { createLogger, type Logger } from "./cli/log.js";
+export { createLogger, type Logger } from "./log/logger.js";

@@ -7,7 +7,6 @@
  * the driver's sync SHA-256 or a JavaScript one (workerd's is async).
  */
 import { CHUNK_SIZE, DEFAULT_DIR_MODE, DEFAULT_FILE_MODE, MODE_MASK } from "./constants.js";
-import { type DurableObjectStorageLike, StorageDatabase } from "./database.durable-object.js";
 import type { Database } from "./database.js";
 import { fsError } from "./errors.js";
 import { chmod, symlink } from "./fs/change-node.js";
@@ -23,6 +22,7 @@ import { joinPath, normalizePath } from "./path.js";
 import { resolvePath } from "./resolve.js";
 import { ensureSchema } from "./schema.js";
 import { sha256HexSync } from "./sha256-sync.js";
+import { type DurableObjectStorageLike, StorageDatabase } from "./storage-database.js";
 import type { Stat } from "./types.js";
 
 export interface SQLiteWorkspaceProviderOptions {

@@ -13,7 +13,7 @@
  */
 import type { Database, WorkspaceFilesystem } from "@cloudflare/dofs";
 import type { RefusedEntry, SkippedEntry, SyncRPC } from "@cloudflare/dofs/sync";
-import type { WorkspaceArtifacts, WorkspaceGit } from "../workspace/capabilities.js";
+import type { WorkspaceArtifacts, WorkspaceGit } from "../contracts/capabilities.js";
 import type { ExecEvent, ExecOptions, ExecSyncResult, GetExecOptions, KillSignal } from "./types.js";
 
 /** What a backend learns about the workspace it serves when the Workspace is built. */

@@ -30,6 +30,16 @@ import type {
 import { WorkspaceFilesystem } from "@cloudflare/dofs";
 import type { ArtifactClient } from "../artifacts/artifact.js";
 import { toWorkspaceAssets } from "../assets/workspace-client.js";
+import type {
+  ArtifactsCliRequest,
+  AssetsShareClient,
+  GitCliRequest,
+  GitCliResult,
+  PublishOptions,
+  WorkspaceAssetsClient,
+  WorkspaceGit,
+} from "../contracts/capabilities.js";
+import { exists, lstatOrNull, statOrNull, type WorkspaceFilesystemVerbs } from "../contracts/fs-client.js";
 import { WorkspaceError } from "../runtime/errors.js";
 import type { WorkspaceRuntimeExecHandle } from "../runtime/handle.js";
 import { WorkspaceRuntime } from "../runtime/runtime.js";
@@ -43,16 +53,6 @@ import type {
   WorkspaceRuntimeResult,
 } from "../runtime/types.js";
 import { encodeRuntimeEvents } from "../runtime/wire.js";
-import type {
-  ArtifactsCliRequest,
-  AssetsShareClient,
-  GitCliRequest,
-  GitCliResult,
-  PublishOptions,
-  WorkspaceAssetsClient,
-  WorkspaceGit,
-} from "./capabilities.js";
-import { exists, lstatOrNull, statOrNull, type WorkspaceFilesystemVerbs } from "./fs-client.js";
 import { type ThinkFileInfo, type ThinkFilesystem, type ThinkWorkspaceCompatibility, thinkMethods } from "./think.js";
 
 /**

@@ -6,7 +6,7 @@
  * runtime drives it exactly as it drives computerd — connect, reconcile,
  * push, exec, pull — so the runtime's tests exercise the real sync bracket
  * without a process or a socket. (The public `TestBackend` is the original's:
- * it connects to a real computerd, src/backends/test/backend.ts.)
+ * it connects to a real computerd, src/backends/running-computerd/backend.ts.)
  *
  * For the caller's failure tests it can replace its runtime (a restarted
  * container: new runtime id, empty store, executions gone) and inject faults

@@ -16,6 +16,7 @@ import { type EgressNamespace, openEgressNamespace } from "../egress/namespace.j
 import { tunnelConnections } from "../egress/tunnel.js";
 import { allowedEnv } from "../exec/env.js";
 import { Runner } from "../exec/runner.js";
+import type { Logger } from "../log/logger.js";
 import { Reclaimer } from "../memory/reclaimer.js";
 import type { MountDriver } from "../mount/driver.js";
 import { resolveMountMode } from "../mount/driver.js";
@@ -29,7 +30,6 @@ import { createDaemonServer, type DaemonServer } from "../server/http.js";
 import { ChunkCollector } from "../store/collector.js";
 import { withCrashAt } from "./crash-at.js";
 import type { Config, MountMode } from "./env.js";
-import type { Logger } from "./log.js";
 
 export interface Daemon {
   readonly port: number;

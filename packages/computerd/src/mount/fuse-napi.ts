@@ -23,7 +23,7 @@ import { promisify } from "node:util";
 import { withTimeout } from "@cloudflare/computer-rpc";
 import type { Database } from "@cloudflare/dofs";
 import type { FuseOptions } from "../cli/env.js";
-import type { Logger } from "../cli/log.js";
+import type { Logger } from "../log/logger.js";
 import type { MountDriver } from "./driver.js";
 import { EINVAL, ErrnoError } from "./errno.js";
 import { type Callback, idOf, type Op, opAdapter, sharedOps } from "./fuse-callbacks.js";

@@ -18,7 +18,7 @@ import { createRequire } from "node:module";
 import { withTimeout } from "@cloudflare/computer-rpc";
 import type { Database } from "@cloudflare/dofs";
 import { type FuseOptions, fuseMountOptions } from "../cli/env.js";
-import type { Logger } from "../cli/log.js";
+import type { Logger } from "../log/logger.js";
 import type { MountDriver } from "./driver.js";
 import { opAdapter, sharedOps } from "./fuse-callbacks.js";
 import { nanosOf } from "./inode-times.js";

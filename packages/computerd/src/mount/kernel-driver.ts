@@ -41,7 +41,7 @@ import { withTimeout } from "@cloudflare/computer-rpc";
 import type { Database } from "@cloudflare/dofs";
 import { lookupInode } from "@cloudflare/dofs/inode";
 import type { FuseOptions } from "../cli/env.js";
-import type { Logger } from "../cli/log.js";
+import type { Logger } from "../log/logger.js";
 import type { MountDriver } from "./driver.js";
 import { registerAttrOps } from "./kernel/attr-ops.js";
 import { BusyPoll } from "./kernel/busy-poll.js";

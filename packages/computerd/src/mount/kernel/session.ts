@@ -10,7 +10,7 @@
  * buffer is the next request's by then.
  */
 import { constants } from "node:os";
-import type { Logger } from "../../cli/log.js";
+import type { Logger } from "../../log/logger.js";
 import { errnoOf } from "../errno.js";
 import type { FuseTrace } from "../trace.js";
 import type { BusyPoll } from "./busy-poll.js";

@@ -12,6 +12,7 @@
  * backends itself.
  */
 import { rpcError } from "@cloudflare/computer-rpc";
+import type { WorkspaceArtifacts, WorkspaceGit } from "../../../contracts/capabilities.js";
 import type { BackendContext, DirectBackend, DirectExec, DirectExecRequest } from "../../../runtime/backend.js";
 import { closedError, WorkspaceError } from "../../../runtime/errors.js";
 import type {
@@ -20,7 +21,6 @@ import type {
   WorkspaceModuleBackendHandle,
 } from "../../../runtime/module-backend.js";
 import type { ExecEvent, KillSignal, WorkspaceRuntimeEvent } from "../../../runtime/types.js";
-import type { WorkspaceArtifacts, WorkspaceGit } from "../../../workspace/capabilities.js";
 import { jsonPlainProblem } from "../protocol/json.js";
 import { utf8Length } from "../protocol/stdio.js";
 import { LiveExecution } from "./execution.js";

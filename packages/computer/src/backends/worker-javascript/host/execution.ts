@@ -14,8 +14,8 @@
 import { rpcError } from "@cloudflare/computer-rpc";
 import type { Database, WorkspaceFilesystem } from "@cloudflare/dofs";
 import { RUNNER_MODULES } from "#sandbox/worker-javascript";
+import type { WorkspaceArtifacts, WorkspaceGit } from "../../../contracts/capabilities.js";
 import type { ExecEvent, ExecStatus, WorkspaceRuntimeValue } from "../../../runtime/types.js";
-import type { WorkspaceArtifacts, WorkspaceGit } from "../../../workspace/capabilities.js";
 import {
   type HostCall,
   type HostFunction,
