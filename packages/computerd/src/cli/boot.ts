@@ -25,11 +25,12 @@ import { FuseNativeDriver } from "../mount/fuse-native.js";
 import { loadFuseDev } from "../mount/kernel/fuse-dev.js";
 import { FUSERMOUNT, fusermountOnPath } from "../mount/kernel/fusermount.js";
 import { KernelDriver } from "../mount/kernel-driver.js";
+import type { MountMode } from "../mount/options.js";
 import { ShimDriver } from "../mount/shim.js";
 import { createDaemonServer, type DaemonServer } from "../server/http.js";
 import { ChunkCollector } from "../store/collector.js";
 import { withCrashAt } from "./crash-at.js";
-import type { Config, MountMode } from "./env.js";
+import type { Config } from "./env.js";
 
 export interface Daemon {
   readonly port: number;

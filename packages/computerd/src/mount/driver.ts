@@ -4,7 +4,7 @@
  * reconciled both ways) and `none`.
  */
 import { existsSync } from "node:fs";
-import type { MountMode, MountSetting } from "../cli/env.js";
+import type { MountMode, MountSetting } from "./options.js";
 
 export interface MountDriver {
   readonly mode: MountMode;

@@ -22,7 +22,6 @@ import { dirname, join } from "node:path";
 import { promisify } from "node:util";
 import { withTimeout } from "@cloudflare/computer-rpc";
 import type { Database } from "@cloudflare/dofs";
-import type { FuseOptions } from "../cli/env.js";
 import type { Logger } from "../log/logger.js";
 import type { MountDriver } from "./driver.js";
 import { EINVAL, ErrnoError } from "./errno.js";
@@ -31,6 +30,7 @@ import type { Caller } from "./inode-owners.js";
 import type { FuseStat, TimeRequest } from "./mount-fs.js";
 import { MountFsDriver } from "./mount-fs-driver.js";
 import { clearStaleMount, commitAndUnmount } from "./mount-point.js";
+import type { FuseOptions } from "./options.js";
 import { teachKernel } from "./teach-kernel.js";
 import { FuseTrace } from "./trace.js";
 

@@ -17,13 +17,13 @@
 import { createRequire } from "node:module";
 import { withTimeout } from "@cloudflare/computer-rpc";
 import type { Database } from "@cloudflare/dofs";
-import { type FuseOptions, fuseMountOptions } from "../cli/env.js";
 import type { Logger } from "../log/logger.js";
 import type { MountDriver } from "./driver.js";
 import { opAdapter, sharedOps } from "./fuse-callbacks.js";
 import { nanosOf } from "./inode-times.js";
 import { MountFsDriver } from "./mount-fs-driver.js";
 import { clearStaleMount, commitAndUnmount } from "./mount-point.js";
+import { type FuseOptions, fuseMountOptions } from "./options.js";
 import { FuseTrace } from "./trace.js";
 import { resolveMtime } from "./utimens.js";
 

@@ -40,7 +40,6 @@ import { join } from "node:path";
 import { withTimeout } from "@cloudflare/computer-rpc";
 import type { Database } from "@cloudflare/dofs";
 import { lookupInode } from "@cloudflare/dofs/inode";
-import type { FuseOptions } from "../cli/env.js";
 import type { Logger } from "../log/logger.js";
 import type { MountDriver } from "./driver.js";
 import { registerAttrOps } from "./kernel/attr-ops.js";
@@ -58,6 +57,7 @@ import { RelatimePages } from "./kernel/relatime.js";
 import { Session } from "./kernel/session.js";
 import { MountFsDriver } from "./mount-fs-driver.js";
 import { clearStaleMount, lazyUnmount } from "./mount-point.js";
+import type { FuseOptions } from "./options.js";
 import { teachKernel } from "./teach-kernel.js";
 import { FuseTrace } from "./trace.js";
 
