@@ -126,7 +126,7 @@ function declarationFiles(dir) {
  * package than the original does (capnweb: ours and theirs are different
  * versions) is pointed at the original's resolution.
  */
-function pinBareImports(text, fromOriginal, toCopy) {
+function pinBareImports(text, fromOriginal, toCopy, compilerOptions) {
   return text.replace(/(from |import\()"([^".][^":]*)"/g, (whole, lead, specifier) => {
     const theirs = ts.resolveModuleName(specifier, fromOriginal, compilerOptions, ts.sys).resolvedModule;
     if (theirs === undefined) return whole;
@@ -147,16 +147,18 @@ function debrandedEntry(subpath) {
 /**
  * Writes the de-branded copy: `dist/` mirrors the reference's declarations,
  * and one entry file per subpath re-exports its module (so one `paths`
- * pattern covers every subpath).
+ * pattern covers every subpath). `subpaths` are the reference's
+ * (`{ subpath, dts }`), `compilerOptions` tsconfig.compat.json's, which
+ * resolve the bare imports the copy pins.
  */
-export function prepareDebrandedReference(subpaths) {
+export function prepareDebrandedReference(subpaths, compilerOptions) {
   const dist = join(referenceRoot, "dist");
   rmSync(debrandedRoot, { recursive: true, force: true });
   for (const file of declarationFiles(dist)) {
     const copy = join(debrandedRoot, "dist", relative(dist, file));
     mkdirSync(dirname(copy), { recursive: true });
     const text = debrand(file, readFileSync(file, "utf8"));
-    writeFileSync(copy, pinBareImports(text, realpathSync(file), copy));
+    writeFileSync(copy, pinBareImports(text, realpathSync(file), copy, compilerOptions));
   }
   for (const { subpath, dts } of subpaths) {
     const entry = debrandedEntry(subpath);

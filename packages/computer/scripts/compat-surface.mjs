@@ -510,7 +510,7 @@ function seedGaps(surface, results, previous, defaultRows) {
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const mode = process.argv[2];
   // Every mode that compiles reads the reference through the de-branded copy.
-  if (mode !== undefined) prepareDebrandedReference(referenceSubpaths());
+  if (mode !== undefined) prepareDebrandedReference(referenceSubpaths(), compilerOptions);
   if (mode === undefined) printSurface(referenceSurface());
   else if (mode === "--prepare") {
     // Done above: written for `tsc -p tsconfig.compat.json`.
