@@ -80,6 +80,7 @@ export type {
   DirectExecRequest,
   ShellExecRequest,
   ShellRPCLike,
+  ShellRpcLike,
   WireExecEvent,
 } from "./runtime/backend.js";
 export { decodeUtf8Events, Utf8EventDecoder } from "./runtime/decode.js";

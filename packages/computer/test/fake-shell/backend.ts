@@ -25,7 +25,7 @@ import type {
   BackendExec,
   BackendHandle,
   CommandBackend,
-  ShellRPCLike,
+  ShellRpcLike,
   WireExecEvent,
 } from "../../src/runtime/backend.js";
 import { dropPrefixedTables, prefixedDatabase } from "./prefixed-database.js";
@@ -261,7 +261,7 @@ export class FakeShellBackend implements CommandBackend {
     };
   }
 
-  #shellFor(runner: TestRunner, state: HandleState): ShellRPCLike {
+  #shellFor(runner: TestRunner, state: HandleState): ShellRpcLike {
     const call = async <T>(op: FakeShellBackendOp, body: () => Promise<T>): Promise<T> => {
       this.#enter(op, state);
       return body();

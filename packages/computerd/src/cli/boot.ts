@@ -108,7 +108,7 @@ export async function startDaemon(config: Config, log: Logger): Promise<Daemon> 
     ...(driver?.afterApply
       ? { afterApply: (_result, entries) => driver.afterApply?.(entries.map((entry) => entry.path)) }
       : {}),
-    ...(driver?.beforePull ? { beforeFetch: () => driver.beforePull?.() } : {}),
+    ...(driver?.beforeFetch ? { beforeFetch: () => driver.beforeFetch?.() } : {}),
     ...(driver?.beforeApply
       ? { beforeApply: (entries) => driver.beforeApply?.(entries.map((entry) => entry.path)) }
       : {}),

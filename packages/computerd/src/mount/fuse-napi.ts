@@ -233,7 +233,7 @@ export class FuseNapiDriver extends MountFsDriver implements MountDriver {
    * process so this loop keeps serving the writes it causes) pushes them to
    * us before the commit.
    */
-  async beforePull(): Promise<void> {
+  async beforeFetch(): Promise<void> {
     if (this.#options.writebackCache && this.fs.hasOpenFiles) {
       await run("sync", ["-f", this.#mountPoint], { timeout: 30_000 }).catch((error) =>
         this.#log.error("sync -f before a fetch failed", error),

@@ -81,7 +81,7 @@ export class FuseNativeDriver extends MountFsDriver implements MountDriver {
     await commitAndUnmount(this.fs, fuse, this.#mountPoint, this.#log, MOUNT_TIMEOUT_MS);
   }
 
-  beforePull(): void {
+  beforeFetch(): void {
     this.fs.commitAll();
   }
 

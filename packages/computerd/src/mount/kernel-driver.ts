@@ -243,7 +243,7 @@ export class KernelDriver extends MountFsDriver implements MountDriver {
     this.#busyPoll?.close();
   }
 
-  async beforePull(): Promise<void> {
+  async beforeFetch(): Promise<void> {
     await this.#writeBack();
     this.fs.commitAll();
   }

@@ -79,7 +79,7 @@ export class ShimDriver implements MountDriver {
     return this.flush();
   }
 
-  beforePull(): Promise<void> {
+  beforeFetch(): Promise<void> {
     return this.reconcileNow();
   }
 
