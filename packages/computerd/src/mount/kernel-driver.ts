@@ -38,9 +38,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { closeSync, constants, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { withTimeout } from "@cloudflare/computer-rpc";
-import type { Database } from "@cloudflare/dofs";
 import { lookupInode } from "@cloudflare/dofs/inode";
-import type { Logger } from "../log/logger.js";
 import type { MountDriver } from "./driver.js";
 import { registerAttrOps } from "./kernel/attr-ops.js";
 import { BusyPoll } from "./kernel/busy-poll.js";
@@ -56,10 +54,8 @@ import { Init, Notify, Op, ROOT_ID, timeout, writeU64 } from "./kernel/protocol.
 import { RelatimePages } from "./kernel/relatime.js";
 import { Session } from "./kernel/session.js";
 import { MountFsDriver } from "./mount-fs-driver.js";
-import { clearStaleMount, lazyUnmount } from "./mount-point.js";
-import type { FuseOptions } from "./options.js";
+import { lazyUnmount } from "./mount-point.js";
 import { teachKernel } from "./teach-kernel.js";
-import { FuseTrace } from "./trace.js";
 
 const MOUNT_TIMEOUT_MS = 5_000;
 /** A syncfs that takes longer is logged and not waited for (a stuck writer must not stop a pull forever). */
@@ -77,11 +73,6 @@ const NOTIFY_BATCH = 256;
 
 export class KernelDriver extends MountFsDriver implements MountDriver {
   readonly mode = "fuse" as const;
-  readonly #db: Database;
-  readonly #mountPoint: string;
-  readonly #options: FuseOptions;
-  readonly #log: Logger;
-  readonly #trace: FuseTrace | undefined;
   #dev: FuseDev | undefined;
   #session: Session | undefined;
   #nodes: NodeTable | undefined;
@@ -90,23 +81,14 @@ export class KernelDriver extends MountFsDriver implements MountDriver {
   #watchdog: ChildProcess | undefined;
   #privileged = true;
 
-  constructor(db: Database, mountPoint: string, options: FuseOptions, log: Logger) {
-    super(db, mountPoint);
-    this.#db = db;
-    this.#mountPoint = mountPoint;
-    this.#options = options;
-    this.#log = log;
-    this.#trace = options.trace ? new FuseTrace(options.trace.file, log) : undefined;
-  }
-
   async mount(): Promise<void> {
-    await clearStaleMount(this.#mountPoint, this.#log);
+    await this.clearStaleMount();
     const dev = loadFuseDev();
-    const root = lookupInode(this.#db, this.fs.vfsPath("/"));
+    const root = lookupInode(this.db, this.fs.vfsPath("/"));
     if (root === undefined || root.type !== "dir")
-      throw new Error(`${this.#mountPoint} is not a directory in the store`);
-    mkdirSync(this.#mountPoint, { recursive: true });
-    const maxWrite = this.#options.maxWrite;
+      throw new Error(`${this.mountPoint} is not a directory in the store`);
+    mkdirSync(this.mountPoint, { recursive: true });
+    const maxWrite = this.options.maxWrite;
     const privileged = process.geteuid?.() === 0;
     // Every uid may use the mount (allow_other: root may always, others where fuse.conf lets them),
     // and the kernel checks permissions from our modes and owners (default_permissions).
@@ -114,11 +96,11 @@ export class KernelDriver extends MountFsDriver implements MountDriver {
     // fusermount3 mounts before we answer anything: the kernel's INIT waits in the queue until the session reads.
     const fd = privileged
       ? dev.open()
-      : await mountWithFusermount(dev, this.#mountPoint, `rootmode=40000,${access},fsname=computerd,subtype=computerd`);
+      : await mountWithFusermount(dev, this.mountPoint, `rootmode=40000,${access},fsname=computerd,subtype=computerd`);
     this.#privileged = privileged;
-    const busyPoll = new BusyPoll(this.#options.busyPoll, this.#log);
+    const busyPoll = new BusyPoll(this.options.busyPoll, this.log);
     this.#busyPoll = busyPoll;
-    const session = new Session(dev, fd, maxWrite, this.#log, this.#trace, busyPoll);
+    const session = new Session(dev, fd, maxWrite, this.log, this.trace, busyPoll);
     // A node the kernel forgot: a file kept for it past its last name goes (no-open), and the kernel keeps no page of it.
     const nodes = new NodeTable(root.inode, (inode) => {
       this.fs.forgetInode(inode);
@@ -129,7 +111,7 @@ export class KernelDriver extends MountFsDriver implements MountDriver {
     session.onReplied = relatime.flush;
     const context: KernelContext = {
       fs: this.fs,
-      mountPoint: this.#mountPoint,
+      mountPoint: this.mountPoint,
       nodes,
       session,
       entryTimeout: timeout(KERNEL_CACHE_SECONDS),
@@ -147,7 +129,7 @@ export class KernelDriver extends MountFsDriver implements MountDriver {
     session.on(
       Op.INIT,
       "init",
-      initHandler({ maxWrite, writebackCache: this.#options.writebackCache, noOpen: this.#options.noOpen }, (value) => {
+      initHandler({ maxWrite, writebackCache: this.options.writebackCache, noOpen: this.options.noOpen }, (value) => {
         // Before any other request: OPEN and OPENDIR read these.
         context.noOpen = value.noOpen;
         context.noOpendir = value.noOpendir;
@@ -174,7 +156,7 @@ export class KernelDriver extends MountFsDriver implements MountDriver {
       try {
         dev.mount(
           "computerd",
-          this.#mountPoint,
+          this.mountPoint,
           "fuse.computerd",
           MS_NOSUID | MS_NODEV,
           `fd=${fd},rootmode=40000,user_id=${uid},group_id=${gid},${access}`,
@@ -182,7 +164,7 @@ export class KernelDriver extends MountFsDriver implements MountDriver {
       } catch (error) {
         closeSync(fd);
         busyPoll.close();
-        throw new Error(`mount(2) of ${this.#mountPoint} failed: ${(error as Error).message}`);
+        throw new Error(`mount(2) of ${this.mountPoint} failed: ${(error as Error).message}`);
       }
     }
     session.start();
@@ -190,22 +172,22 @@ export class KernelDriver extends MountFsDriver implements MountDriver {
     this.#session = session;
     this.#nodes = nodes;
     this.#context = context;
-    this.#watchdog = startWatchdog(this.#mountPoint, privileged);
+    this.#watchdog = startWatchdog(this.mountPoint, privileged);
     let result: Negotiated;
     try {
       result = await withTimeout(
         initialized,
         MOUNT_TIMEOUT_MS,
-        `FUSE INIT on ${this.#mountPoint} did not come within ${MOUNT_TIMEOUT_MS} ms`,
+        `FUSE INIT on ${this.mountPoint} did not come within ${MOUNT_TIMEOUT_MS} ms`,
       );
     } catch (error) {
       // Never leave a mount behind that nobody answers.
       await this.unmount();
       throw error;
     }
-    this.#trace?.install();
-    this.#log.info(
-      `mounted ${this.#mountPoint} (kernel, protocol 7.${Math.min(result.kernelMinor, 43)} of kernel 7.${result.kernelMinor}, max_write=${result.maxWrite}, flags=0x${result.flags.toString(16)}, cache=${KERNEL_CACHE_SECONDS}s, writeback cache ${context.writeback ? "on" : "off"}, no-open ${result.noOpen ? "on" : "off"}, no-opendir ${result.noOpendir ? "on" : "off"}, busy polling ${busyPoll.mode})`,
+    this.trace?.install();
+    this.log.info(
+      `mounted ${this.mountPoint} (kernel, protocol 7.${Math.min(result.kernelMinor, 43)} of kernel 7.${result.kernelMinor}, max_write=${result.maxWrite}, flags=0x${result.flags.toString(16)}, cache=${KERNEL_CACHE_SECONDS}s, writeback cache ${context.writeback ? "on" : "off"}, no-open ${result.noOpen ? "on" : "off"}, no-opendir ${result.noOpendir ? "on" : "off"}, busy polling ${busyPoll.mode})`,
     );
   }
 
@@ -215,7 +197,7 @@ export class KernelDriver extends MountFsDriver implements MountDriver {
     this.#dev = undefined;
     this.#session = undefined;
     if (dev === undefined || session === undefined) return;
-    this.#trace?.report();
+    this.trace?.report();
     this.#watchdog?.kill("SIGKILL");
     this.#watchdog = undefined;
     // Still answering: the kernel's dirty pages come in before the last commit.
@@ -223,17 +205,17 @@ export class KernelDriver extends MountFsDriver implements MountDriver {
     try {
       this.fs.commitAll();
     } catch (error) {
-      this.#log.error("commit before unmount failed", error);
+      this.log.error("commit before unmount failed", error);
     }
     // Detached at once; the session keeps answering whoever still uses the mount, briefly.
     // Without root only fusermount3 may detach what it mounted.
     if (!this.#privileged) {
-      await lazyUnmount(this.#mountPoint);
+      await lazyUnmount(this.mountPoint);
     } else {
-      const result = await new Promise<number>((resolve) => dev.unmount(this.#mountPoint, MNT_DETACH, resolve));
+      const result = await new Promise<number>((resolve) => dev.unmount(this.mountPoint, MNT_DETACH, resolve));
       if (result !== 0) {
-        this.#log.error(`umount2 of ${this.#mountPoint} failed: errno ${-result}; detaching it lazily`);
-        await lazyUnmount(this.#mountPoint);
+        this.log.error(`umount2 of ${this.mountPoint} failed: errno ${-result}; detaching it lazily`);
+        await lazyUnmount(this.mountPoint);
       }
     }
     await Promise.race([session.ended, new Promise((resolve) => setTimeout(resolve, 1_000))]);
@@ -257,14 +239,14 @@ export class KernelDriver extends MountFsDriver implements MountDriver {
   async #writeBack(dev = this.#dev): Promise<void> {
     if (dev === undefined || this.#context?.writeback !== true) return;
     const result = await withTimeout(
-      new Promise<number>((resolve) => dev.syncfs(this.#mountPoint, resolve)),
+      new Promise<number>((resolve) => dev.syncfs(this.mountPoint, resolve)),
       WRITE_BACK_TIMEOUT_MS,
-      `syncfs of ${this.#mountPoint} did not finish within ${WRITE_BACK_TIMEOUT_MS} ms`,
+      `syncfs of ${this.mountPoint} did not finish within ${WRITE_BACK_TIMEOUT_MS} ms`,
     ).catch((error: Error) => {
-      this.#log.error(error.message);
+      this.log.error(error.message);
       return 0;
     });
-    if (result !== 0) this.#log.error(`syncfs of ${this.#mountPoint} failed: errno ${-result}`);
+    if (result !== 0) this.log.error(`syncfs of ${this.mountPoint} failed: errno ${-result}`);
   }
 
   /**
@@ -310,7 +292,7 @@ export class KernelDriver extends MountFsDriver implements MountDriver {
     const teach = context.writeback
       ? changed.flatMap((file) => {
           const at = this.fs.fusePath(file.path);
-          return at === undefined ? [] : [{ ...file, path: join(this.#mountPoint, at), fusePath: at }];
+          return at === undefined ? [] : [{ ...file, path: join(this.mountPoint, at), fusePath: at }];
         })
       : [];
     const taught = new Set(teach.map((file) => file.fusePath));
@@ -319,7 +301,7 @@ export class KernelDriver extends MountFsDriver implements MountDriver {
       notes.push(
         session.notify(code, body, length).then((result) => {
           // ENOENT: the kernel had nothing cached there.
-          if (result !== 0 && result !== -2) this.#log.error(`FUSE notification ${code} failed: errno ${-result}`);
+          if (result !== 0 && result !== -2) this.log.error(`FUSE notification ${code} failed: errno ${-result}`);
         }),
       );
     };
@@ -384,7 +366,7 @@ export class KernelDriver extends MountFsDriver implements MountDriver {
     await Promise.all(notes);
     if (teach.length === 0) return;
     const settling = context.settling;
-    await teachKernel(teach, this.#log, {
+    await teachKernel(teach, this.log, {
       before: (file) => settling.set(file.fusePath, file),
       after: (file) => settling.delete(file.fusePath),
     });

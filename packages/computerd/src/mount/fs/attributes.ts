@@ -22,8 +22,6 @@ export class Attributes {
     this.#inodeFiles = inodeFiles;
   }
 
-  // Attributes
-
   getattr(path: string): FuseStat {
     const hidden = this.#state.hidden.get(path);
     if (hidden !== undefined) {

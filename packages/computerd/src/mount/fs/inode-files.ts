@@ -23,16 +23,6 @@ export class InodeFiles {
     this.#state = state;
   }
 
-  // Files by inode (no-open). The kernel driver with no-open sees no OPEN
-  // and no RELEASE for a file opened by name: its READ, WRITE, FSYNC and
-  // SETATTR come with handle 0. They reach the inode's one OpenFile (the
-  // one its handles share) through an inode reference instead of a handle.
-  // What lives by inode: a clean file loaded for a read (a few kept, then
-  // dropped: it is loaded again when asked for); a file written by inode,
-  // parked at once since no close will come (committed as parked files
-  // are); and an orphan, a file whose last name went while the kernel
-  // held its node, kept until the kernel forgets the node.
-
   /**
    * Serves files by inode from now on: `access` says which inodes the
    * kernel holds (their files are kept past their last name) and by what

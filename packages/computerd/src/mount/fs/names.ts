@@ -35,8 +35,6 @@ export class Names {
     this.#openFiles = openFiles;
   }
 
-  // Names
-
   async readdir(path: string): Promise<string[]> {
     const attr = this.#state.attr(path);
     if (attr.type !== "dir") throw new ErrnoError(ENOTDIR, path);

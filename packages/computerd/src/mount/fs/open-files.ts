@@ -27,8 +27,6 @@ export class OpenFiles {
     this.#inodeFiles = inodeFiles;
   }
 
-  // Files
-
   /**
    * O_TMPFILE in directory `dir`: an open file with no name, in memory only
    * (an inode number from the special range), until `linkOpen` names it.
