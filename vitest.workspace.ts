@@ -127,6 +127,21 @@ const listed: TestProjectConfiguration[] = [
     },
   },
   {
+    // Booting the workspace image (containers/rootfs.sh), and fsx on the FUSE mount of computerd as the
+    // image ships it: the image's Node, bundle and native modules, chrooted into its root filesystem.
+    test: {
+      name: "computerd-image:node",
+      environment: "node",
+      include: ["packages/computerd/src/mount/fsx.fuse.test.ts", "packages/computerd/test/rootfs.image.test.ts"],
+      globalSetup: [here("./packages/computerd/test/image-setup.node.ts")],
+      // Fewer ops than computerd:node's run of the same file (20 000): the code is the same, the image's part
+      // (its Node, natives and libfuse against the kernel) shows in the first thousands. FSX_OPS still wins.
+      env: { FSX_OPS: process.env.FSX_OPS ?? "4000" },
+      testTimeout: 120_000,
+      hookTimeout: 30_000,
+    },
+  },
+  {
     // The worker-javascript backend against a real Durable Object and the real Worker Loader.
     plugins: [
       cloudflareTest({ wrangler: { configPath: here("./packages/computer/test/worker-javascript/wrangler.jsonc") } }),
@@ -148,6 +163,18 @@ const listed: TestProjectConfiguration[] = [
       include: ["packages/computer/test/container/**/*.test.ts"],
       exclude: ["**/node_modules/**", "**/dist/**"],
       globalSetup: [here("./packages/computer/test/container/global-setup.node.ts")],
+      testTimeout: 60_000,
+    },
+  },
+  {
+    // The same container-shell suite against the workspace image: containers/rootfs.sh builds its root
+    // filesystem from the Dockerfile's inputs, and the local container host boots computerd inside it.
+    plugins: [cloudflareTest({ wrangler: { configPath: here("./packages/computer/test/container/wrangler.jsonc") } })],
+    test: {
+      name: "computer-container-image:workerd",
+      include: ["packages/computer/test/container/container.worker.test.ts"],
+      exclude: ["**/node_modules/**", "**/dist/**"],
+      globalSetup: [here("./packages/computer/test/container/image-setup.node.ts")],
       testTimeout: 60_000,
     },
   },

@@ -29,6 +29,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { block, readSection } from "./consumer/docs.js";
 import { consumerEnv, freePort, run, type Service, startService } from "./consumer/processes.js";
+import { FLOOR_NODE, floorNode } from "./lib/floor-node.js";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const PNPM = ["-y", "pnpm@12.4.2"];
@@ -203,6 +204,25 @@ it("the README quick start type-checks, serves and prints what the README shows"
   expect(await curl(`${dev.url}${QUICK_START.curl.path}`)).toBe(QUICK_START.curl.expected);
   await dev.service.stop();
 }, 180_000);
+
+it(`on Node ${FLOOR_NODE}, the floor the README names, the quick start type-checks and deploys (--dry-run)`, async () => {
+  const readme = readFileSync(join(root, "README.md"), "utf8");
+  expect(readme).toContain(`Node ${FLOOR_NODE} or later`);
+  const node = floorNode();
+  // That Node first on PATH too, for whatever wrangler and tsc start themselves.
+  const env = consumerEnv({ PATH: `${dirname(node)}:${process.env.PATH ?? ""}` });
+  writeFileSync(join(worker, "wrangler.jsonc"), block(QUICK_START, "jsonc"));
+  writeFileSync(join(worker, "tsconfig.json"), block(QUICK_START, "json"));
+  writeFileSync(join(worker, "src/index.ts"), block(QUICK_START, "ts"));
+  const version = await run(node, ["--version"], worker, env);
+  expect(version.output.trim()).toBe(`v${FLOOR_NODE}`);
+  await run(node, [join(worker, "node_modules/typescript/bin/tsc"), "-p", "."], worker, env);
+  const wrangler = join(worker, "node_modules/wrangler/bin/wrangler.js");
+  const { output } = await run(node, [wrangler, "deploy", "--dry-run", "--outdir", join(work, "dry-run")], worker, env);
+  expect(output).toContain("env.COMPUTER (Computer)");
+  expect(output).toContain("env.LOADER");
+  expect(output).toContain("--dry-run: exiting now.");
+}, 300_000);
 
 it("the container variant runs container-shell through computerd host from its tarball", async () => {
   // As root, with /dev/fuse: what the host's containers need (namespaces, FUSE).

@@ -79,8 +79,8 @@ function missingPaths(where: string, text: string): string[] {
   const home = packageOf(where);
   for (const [, path] of text.matchAll(/`([^`\s]+)`/g)) {
     if (path === undefined || !ROOTS.some((prefix) => path.startsWith(prefix))) continue;
-    // Globs and generated outputs (bench results are gitignored) name no single file.
-    if (path.includes("*") || path.includes("/results/") || PLANNED.has(path)) continue;
+    // Globs and generated outputs (bench results and .cache are gitignored) name no single file.
+    if (path.includes("*") || path.includes("/results/") || path.includes("/.cache/") || PLANNED.has(path)) continue;
     const named = path.replace(/[.,:;)]+$/, "");
     if (!pathExists(named) && !(home !== "." && pathExists(join(home, named)))) missing.push(`${where}: ${path}`);
   }

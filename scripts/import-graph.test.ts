@@ -20,6 +20,7 @@ const LAYERS: Record<string, string[][]> = {
     ["contracts"],
     ["observe", "mounts", "git", "artifacts"],
     ["runtime"],
+    ["modules"],
     ["assets", "backends"],
     ["tools"],
     ["workspace"],

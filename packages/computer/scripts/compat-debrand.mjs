@@ -6,20 +6,11 @@
 import { mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, relative, sep } from "node:path";
-import { fileURLToPath } from "node:url";
 
 const require = createRequire(import.meta.url);
 const ts = require("typescript");
 
-const packageRoot = join(dirname(fileURLToPath(import.meta.url)), "..");
-const referenceRoot = join(packageRoot, "node_modules", "computer-reference");
 const referenceName = "computer-reference";
-/**
- * Where `--prepare` writes the reference's declarations without their private
- * members (ignored by git; tsconfig.compat.json's `paths` point
- * `computer-reference` here).
- */
-export const debrandedRoot = join(packageRoot, ".cache", "compat-reference");
 
 // ---------------------------------------------------------------------------
 // The de-branded reference
@@ -140,18 +131,19 @@ function pinBareImports(text, fromOriginal, toCopy, compilerOptions) {
 }
 
 /** The subpath's entry module in the copy: `computer-reference/<subpath>` maps to `<subpath>.d.ts`. */
-function debrandedEntry(subpath) {
+function debrandedEntry(debrandedRoot, subpath) {
   return join(debrandedRoot, `${subpath === "." ? "index" : subpath.slice(2)}.d.ts`);
 }
 
 /**
  * Writes the de-branded copy: `dist/` mirrors the reference's declarations,
  * and one entry file per subpath re-exports its module (so one `paths`
- * pattern covers every subpath). `subpaths` are the reference's
- * (`{ subpath, dts }`), `compilerOptions` tsconfig.compat.json's, which
- * resolve the bare imports the copy pins.
+ * pattern covers every subpath): the package at `referenceRoot` into
+ * `debrandedRoot`. `subpaths` are the reference's (`{ subpath, dts }`),
+ * `compilerOptions` tsconfig.compat.json's, which resolve the bare imports
+ * the copy pins.
  */
-export function prepareDebrandedReference(subpaths, compilerOptions) {
+export function prepareDebrandedReference({ referenceRoot, debrandedRoot, subpaths, compilerOptions }) {
   const dist = join(referenceRoot, "dist");
   rmSync(debrandedRoot, { recursive: true, force: true });
   for (const file of declarationFiles(dist)) {
@@ -161,7 +153,7 @@ export function prepareDebrandedReference(subpaths, compilerOptions) {
     writeFileSync(copy, pinBareImports(text, realpathSync(file), copy, compilerOptions));
   }
   for (const { subpath, dts } of subpaths) {
-    const entry = debrandedEntry(subpath);
+    const entry = debrandedEntry(debrandedRoot, subpath);
     const target = join(debrandedRoot, "dist", relative(dist, dts)).replace(/\.d\.ts$/, ".js");
     let spec = relative(dirname(entry), target).split(sep).join("/");
     if (!spec.startsWith(".")) spec = `./${spec}`;

@@ -10,6 +10,10 @@
  *                                              disagrees with what the compiler finds
  *   node scripts/compat-surface.mjs --prepare  write the de-branded reference (.cache/compat-reference)
  *                                              that tsconfig.compat.json reads (every other mode does too)
+ *   COMPAT_REFERENCE=080 node scripts/compat-surface.mjs --report
+ *                                              the same report against @cloudflare/computer@0.8.0
+ *                                              (`computer-reference-080`), the newer contract; report
+ *                                              and listing only: the fixtures and gaps.json are 0.2.1's
  *   node scripts/compat-surface.mjs --explain <Name>...
  *                                              print tsc's elaboration of why a name does not fit,
  *                                              per direction of its predicate
@@ -29,15 +33,23 @@ import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
-import { debrandedRoot, prepareDebrandedReference } from "./compat-debrand.mjs";
+import { prepareDebrandedReference } from "./compat-debrand.mjs";
 
 const require = createRequire(import.meta.url);
 const ts = require("typescript");
 
 const packageRoot = join(dirname(fileURLToPath(import.meta.url)), "..");
 const compatDir = join(packageRoot, "test", "compat");
-const referenceRoot = join(packageRoot, "node_modules", "computer-reference");
+/** `COMPAT_REFERENCE=080` measures against the 0.8.0 package instead (report and listing modes only). */
+const against080 = process.env.COMPAT_REFERENCE === "080";
+const referenceRoot = join(packageRoot, "node_modules", against080 ? "computer-reference-080" : "computer-reference");
 const referenceName = "computer-reference";
+/**
+ * Where `--prepare` writes the reference's declarations without their private
+ * members (ignored by git; tsconfig.compat.json's `paths` point
+ * `computer-reference` here).
+ */
+const debrandedRoot = join(packageRoot, ".cache", against080 ? "compat-reference-080" : "compat-reference");
 
 /** Types user code builds and hands to us: ours must accept theirs. */
 const acceptedTypes = new Set([
@@ -168,7 +180,16 @@ const compatConfig = (() => {
   const config = ts.readConfigFile(configPath, ts.sys.readFile);
   return ts.parseJsonConfigFileContent(config.config, ts.sys, packageRoot);
 })();
-const compilerOptions = compatConfig.options;
+const compilerOptions = against080
+  ? {
+      ...compatConfig.options,
+      // The fixtures import `computer-reference`; here that is the 0.8.0 copy.
+      paths: {
+        "computer-reference": [join(debrandedRoot, "index.d.ts")],
+        "computer-reference/*": [join(debrandedRoot, "*.d.ts")],
+      },
+    }
+  : compatConfig.options;
 
 function kindOf(checker, exported) {
   const symbol = exported.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(exported) : exported;
@@ -288,7 +309,10 @@ function compatProgram(files, options) {
     files.has(path)
       ? ts.createSourceFile(path, files.get(path), languageVersion, true)
       : getSourceFile(path, languageVersion, onError, fresh);
-  const others = compatConfig.fileNames.filter((f) => !f.endsWith(".compat.ts"));
+  // Against 0.8.0 the hand-written usage files (written for 0.2.1) stay out; only the environment counts.
+  const others = compatConfig.fileNames.filter(
+    (f) => !f.endsWith(".compat.ts") && !(against080 && f.startsWith(compatDir)),
+  );
   return ts.createProgram([...files.keys(), ...others], options, host);
 }
 
@@ -509,8 +533,14 @@ function seedGaps(surface, results, previous, defaultRows) {
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const mode = process.argv[2];
+  if (against080 && mode !== undefined && mode !== "--report" && mode !== "--explain") {
+    console.error("COMPAT_REFERENCE=080 supports only the listing, --report and --explain (the fixtures are 0.2.1's)");
+    process.exit(2);
+  }
   // Every mode that compiles reads the reference through the de-branded copy.
-  if (mode !== undefined) prepareDebrandedReference(referenceSubpaths(), compilerOptions);
+  if (mode !== undefined) {
+    prepareDebrandedReference({ referenceRoot, debrandedRoot, subpaths: referenceSubpaths(), compilerOptions });
+  }
   if (mode === undefined) printSurface(referenceSurface());
   else if (mode === "--prepare") {
     // Done above: written for `tsc -p tsconfig.compat.json`.

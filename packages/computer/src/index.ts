@@ -44,6 +44,15 @@ export type { WorkspaceClientFilesystem } from "./contracts/fs-client.js";
 export { type RawShellValue, type ShellValue, sh, shellQuote } from "./contracts/sh.js";
 /** The original's name for what the `git` option takes: `createGitClient()`'s factory. Type only, so the root does not pull in isomorphic-git. */
 export type { GitClientFactory as WorkspaceGitFactory } from "./git/client.js";
+// Host modules (`ws:*`) of worker-javascript, as 0.8.0 shapes them; the prebuilt ones are under ./modules/*.
+export type {
+  WorkspaceModule,
+  WorkspaceModuleCallContext,
+  WorkspaceModuleFactory,
+  WorkspaceModuleFunction,
+  WorkspaceModuleFunctions,
+  WorkspaceModuleHost,
+} from "./modules/types.js";
 export {
   R2Bucket,
   type R2BucketBinding,

@@ -9,6 +9,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { imageRootfs, spawnInImage } from "./image-daemon.js";
 
 export const MAIN = fileURLToPath(new URL("../dist/cli/main.js", import.meta.url));
 
@@ -17,6 +18,8 @@ export interface TestDaemon {
   port: number;
   url: string;
   mountPoint: string;
+  /** The mount point as computerd itself names it (its paths on the wire): `mountPoint`, or the image's /workspace. */
+  ownMountPoint: string;
   output(): string;
   /** Resolves with the exit code (or signal name). */
   exited: Promise<number | string>;
@@ -40,27 +43,25 @@ export async function startDaemon(
   mountPoint?: string,
   user?: DaemonUser,
 ): Promise<TestDaemon> {
-  const point = mountPoint ?? join(tempDir("mnt"), "workspace");
-  const child = spawn(process.execPath, [MAIN], {
-    ...(user ? { uid: user.uid, gid: user.gid } : {}),
-    env: {
-      PATH: process.env.PATH ?? "/usr/bin:/bin",
-      HOME: process.env.HOME ?? "/root",
-      HOST: "127.0.0.1",
-      PORT: "0",
-      MOUNT_POINT: point,
-      // COMPUTERD_TEST_FUSE_DRIVER=fuse-napi runs every FUSE test file against another driver than the default.
-      ...(process.env.COMPUTERD_TEST_FUSE_DRIVER
-        ? { COMPUTERD_FUSE_DRIVER: process.env.COMPUTERD_TEST_FUSE_DRIVER }
-        : {}),
-      // COMPUTERD_TEST_FUSE_WRITEBACK_CACHE=1 runs them with the kernel's writeback cache.
-      ...(process.env.COMPUTERD_TEST_FUSE_WRITEBACK_CACHE
-        ? { COMPUTERD_FUSE_WRITEBACK_CACHE: process.env.COMPUTERD_TEST_FUSE_WRITEBACK_CACHE }
-        : {}),
-      ...env,
-    },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  // In `computerd-image:node` the daemon is the image's, booted from its root filesystem.
+  const rootfs = mountPoint === undefined && user === undefined ? imageRootfs() : undefined;
+  const image = rootfs === undefined ? undefined : spawnInImage(rootfs, { ...testDriverEnv(), ...env });
+  let point = mountPoint ?? (image ? "" : join(tempDir("mnt"), "workspace"));
+  const child =
+    image?.child ??
+    spawn(process.execPath, [MAIN], {
+      ...(user ? { uid: user.uid, gid: user.gid } : {}),
+      env: {
+        PATH: process.env.PATH ?? "/usr/bin:/bin",
+        HOME: process.env.HOME ?? "/root",
+        HOST: "127.0.0.1",
+        PORT: "0",
+        MOUNT_POINT: point,
+        ...testDriverEnv(),
+        ...env,
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
   let output = "";
   child.stdout?.on("data", (data) => (output += data));
   child.stderr?.on("data", (data) => (output += data));
@@ -83,16 +84,22 @@ export async function startDaemon(
       reject(new Error(`computerd exited (${code}) before listening:\n${output}`));
     });
   });
+  if (image) point = image.mountPoint();
   const daemon: TestDaemon = {
     child,
     port,
     url: `http://127.0.0.1:${port}`,
     mountPoint: point,
+    ownMountPoint: image ? image.ownMountPoint : point,
     output: () => output,
     exited,
     async stop(signal = "SIGTERM") {
       started.delete(daemon);
-      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      // In the image, computerd itself: unshare would not pass SIGTERM on.
+      if (child.exitCode === null && child.signalCode === null) {
+        if (image) process.kill(image.daemonPid(), signal);
+        else child.kill(signal);
+      }
       const code = await Promise.race([exited, new Promise<string>((r) => setTimeout(() => r("timeout"), 10_000))]);
       if (code === "timeout") child.kill("SIGKILL");
       cleanupMount(point);
@@ -101,6 +108,20 @@ export async function startDaemon(
   };
   started.add(daemon);
   return daemon;
+}
+
+/** The FUSE settings the whole run asks for, through the environment. */
+function testDriverEnv(): Record<string, string> {
+  return {
+    // COMPUTERD_TEST_FUSE_DRIVER=fuse-napi runs every FUSE test file against another driver than the default.
+    ...(process.env.COMPUTERD_TEST_FUSE_DRIVER
+      ? { COMPUTERD_FUSE_DRIVER: process.env.COMPUTERD_TEST_FUSE_DRIVER }
+      : {}),
+    // COMPUTERD_TEST_FUSE_WRITEBACK_CACHE=1 runs them with the kernel's writeback cache.
+    ...(process.env.COMPUTERD_TEST_FUSE_WRITEBACK_CACHE
+      ? { COMPUTERD_FUSE_WRITEBACK_CACHE: process.env.COMPUTERD_TEST_FUSE_WRITEBACK_CACHE }
+      : {}),
+  };
 }
 
 /** Runs a computerd that is expected to exit at once (bad config); resolves with its code and output. */

@@ -2,9 +2,11 @@
  * Building shell command strings without injection: `shellQuote` quotes one
  * value, and the `sh` tag quotes every interpolated value of a template.
  *
- * The rule: a non-empty string made only of `A–Z a–z 0–9 _ - . , : / @ % +`
- * stays bare, since no POSIX shell gives those characters a meaning (`=` and a
- * leading `~` are left out: an `a=b` word becomes an assignment, `~` expands).
+ * The rule, the original's: a non-empty string made only of
+ * `A–Z a–z 0–9 _ - + = : , . / @ %` stays bare, since no shell gives those
+ * characters a meaning in an argument (`=` only makes an assignment in command
+ * position, which an interpolated value in `cmd ${x}` never takes; `~` is
+ * quoted, it would expand).
  * Anything else is wrapped in single quotes, inside which nothing is special
  * except `'` itself, written as `'\''` (close, escaped quote, reopen). The empty
  * string is `''`, so it still counts as an argument.
@@ -13,7 +15,7 @@
  * pipe, a redirection built elsewhere): it is inserted as it is, unquoted.
  */
 
-const BARE = /^[A-Za-z0-9_\-.,:/@%+]+$/;
+const BARE = /^[A-Za-z0-9_\-+=:,./@%]+$/;
 
 export function shellQuote(value: string): string {
   if (BARE.test(value)) return value;

@@ -33,6 +33,30 @@ describe("init, add, commit, log", () => {
   });
 });
 
+describe("forms the original accepts (issue 30's first list)", () => {
+  it("log -<n> is --max-count, reset HEAD only unstages, remote lists by name", async () => {
+    await run(["init"]);
+    await fs.writeFile("/workspace/a.txt", "1\n");
+    await run(["add", "a.txt"]);
+    await run(["commit", "-m", "one"], ME);
+    await fs.writeFile("/workspace/a.txt", "2\n");
+    await run(["add", "a.txt"]);
+    await run(["commit", "-m", "two"], ME);
+    const last = await run(["log", "-1", "--oneline"]);
+    expect(last).toMatchObject({ exitCode: 0, stdout: expect.stringMatching(/^[0-9a-f]{7} two\n$/) });
+    await fs.writeFile("/workspace/a.txt", "3\n");
+    await run(["add", "a.txt"]);
+    expect((await run(["status", "--porcelain"])).stdout).toBe("M  a.txt\n");
+    expect(await run(["reset", "HEAD"])).toMatchObject({ exitCode: 0 });
+    expect((await run(["status", "--porcelain"])).stdout).toBe(" M a.txt\n");
+    // Moving HEAD elsewhere without --hard is still refused.
+    expect((await run(["reset", "HEAD~1"])).exitCode).toBe(129);
+    await run(["remote", "add", "zeta", "https://example.com/z.git"]);
+    await run(["remote", "add", "alpha", "https://example.com/a.git"]);
+    expect((await run(["remote"])).stdout).toBe("alpha\nzeta\n");
+  });
+});
+
 describe("transports, unknown subcommands, bad flags", () => {
   it("refuses ssh:// and scp-like URLs as an unsupported transport", async () => {
     for (const url of ["ssh://git@example.com/r.git", "git@example.com:r.git", "git://example.com/r.git"]) {

@@ -13,7 +13,8 @@
  */
 import type { Database, WorkspaceFilesystem } from "@cloudflare/dofs";
 import type { RefusedEntry, SkippedEntry, SyncRPC } from "@cloudflare/dofs/sync";
-import type { WorkspaceArtifacts, WorkspaceGit } from "../contracts/capabilities.js";
+import type { WorkspaceArtifacts, WorkspaceAssetsClient, WorkspaceGit } from "../contracts/capabilities.js";
+import type { WorkspaceRuntime } from "./runtime.js";
 import type { ExecEvent, ExecOptions, ExecSyncResult, GetExecOptions, KillSignal } from "./types.js";
 
 /** What a backend learns about the workspace it serves when the Workspace is built. */
@@ -27,6 +28,10 @@ export interface BackendContext {
   git(): WorkspaceGit;
   /** The workspace's artifacts client; throws ENOTCONFIGURED when unset. */
   artifacts(): WorkspaceArtifacts;
+  /** The workspace's runtime, for host modules that run commands on other backends. */
+  runtime?(): WorkspaceRuntime;
+  /** The workspace's assets client, when it has one. */
+  assets?(): WorkspaceAssetsClient | undefined;
 }
 
 /**

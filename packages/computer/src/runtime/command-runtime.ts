@@ -43,6 +43,11 @@ export interface RuntimeServices {
 
 export interface CommandExecRequest {
   id: string;
+  /**
+   * False when the runtime minted `id`: a backend that answers under an id of its own is then
+   * taken at its word, as the original does (it checks the id only when the caller chose one).
+   */
+  idGiven?: boolean;
   cwd?: string;
   env?: Record<string, string>;
   stdin?: string | Uint8Array;
@@ -116,21 +121,22 @@ export class CommandRuntime {
       },
     );
     const { handle, exec } = started;
-    if (exec.id !== request.id) {
+    if (exec.id !== request.id && (request.idGiven !== false || typeof exec.id !== "string" || exec.id === "")) {
       await exec.events.cancel().catch(() => {});
       throw ignoredExecIdError(this.id, exec.id, request.id);
     }
-    this.#services.fence.record(this.id, request.id, handle.runtimeId);
+    const id = exec.id;
+    this.#services.fence.record(this.id, id, handle.runtimeId);
     const bracket = handle.sync === "remote";
     const defer = request.sync === "defer";
     return new ExecHandle(toEvents(exec, handle, this.id), {
-      id: request.id,
+      id,
       backend: this.id,
       ...(request.encoding === undefined ? {} : { encoding: request.encoding }),
-      kill: (signal) => this.killExec(request.id, signal),
+      kill: (signal) => this.killExec(id, signal),
       finish: async () => {
         if (!bracket) return noSync();
-        return defer ? this.#deferPull(request.id, handle.runtimeId, pushed) : this.#postPull(handle.runtimeId, pushed);
+        return defer ? this.#deferPull(id, handle.runtimeId, pushed) : this.#postPull(handle.runtimeId, pushed);
       },
       // A deferred execution must still drain, or the target would miss its last writes.
       onCancel: defer ? "drain" : "detach",

@@ -52,10 +52,14 @@ export class DirectRuntime {
     return this.#backend.callable;
   }
 
-  async exec(source: string, request: DirectExecRequest & { encoding?: ExecEncoding }): Promise<ExecHandle> {
-    const { encoding, ...rest } = request;
+  /** `idGiven: false`: the runtime minted the id, so the backend's own id is accepted (see CommandExecRequest). */
+  async exec(
+    source: string,
+    request: DirectExecRequest & { encoding?: ExecEncoding; idGiven?: boolean },
+  ): Promise<ExecHandle> {
+    const { encoding, idGiven, ...rest } = request;
     const exec = await this.#backend.exec(source, rest);
-    if (exec.id !== request.id) {
+    if (exec.id !== request.id && (idGiven !== false || typeof exec.id !== "string" || exec.id === "")) {
       await exec.events.cancel().catch(() => {});
       throw ignoredExecIdError(this.id, exec.id, request.id);
     }

@@ -87,10 +87,11 @@ export class WorkspaceRuntime {
     }
     await this.#beforeExec();
     const { backend: _backend, id: _id, sync, input, ...common } = options;
+    const idGiven = options.id !== undefined;
     if (backend.kind === "command") {
-      return backend.exec(source, { ...common, id, ...(sync === undefined ? {} : { sync }) });
+      return backend.exec(source, { ...common, id, idGiven, ...(sync === undefined ? {} : { sync }) });
     }
-    return backend.exec(source, { ...common, id, ...(input === undefined ? {} : { input }) });
+    return backend.exec(source, { ...common, id, idGiven, ...(input === undefined ? {} : { input }) });
   }
 
   getExec(id: string): Promise<ExecHandle<undefined>>;

@@ -157,6 +157,12 @@ describe("routing and validation", () => {
       await expect(workspace.runtime.exec("true", { backend: "command", id: "c1" })).rejects.toThrow(
         "backend ran exec as c1-renamed, not the requested id c1",
       );
+      // With no id asked for, the backend's own id is the execution's, as the original takes it.
+      const own = await workspace.runtime.exec("x", { backend: "direct" });
+      expect(own.id).toBe("not-yours");
+      const renamed = await workspace.runtime.exec("echo hi", { backend: "command", encoding: "utf8" });
+      expect(renamed.id).toMatch(/-renamed$/);
+      expect(await renamed.result()).toMatchObject({ status: "completed", stdout: "hi\n" });
     });
   });
 

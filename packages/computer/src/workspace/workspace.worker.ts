@@ -174,6 +174,8 @@ export class Workspace {
       now,
       git: () => this.git,
       artifacts: () => this.artifacts,
+      runtime: () => this.runtime,
+      assets: () => this.assets,
     };
     for (const backend of backends) backend.attach?.(context);
   }

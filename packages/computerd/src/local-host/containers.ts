@@ -9,6 +9,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { abortFuseConnection, type FuseConnection, fuseConnectionOf } from "./fuse-abort.js";
+import { rootfsLaunch } from "./rootfs.js";
 
 export interface ContainerExit {
   runtimeId: string;
@@ -51,6 +52,11 @@ export interface ContainerSetOptions {
   baseEnv?: Record<string, string>;
   /** Run each container in its own mount namespace (default true; needs root and `unshare`). */
   namespaces?: boolean;
+  /**
+   * Boot each container from this image root filesystem (containers/rootfs.sh):
+   * computerd is the image's, chrooted in it (see rootfs.ts); `entry` and `node` are unused.
+   */
+  rootfs?: string;
   log?: (line: string) => void;
   /** How long a container may take to print its listening line. */
   bootTimeoutMs?: number;
@@ -191,7 +197,9 @@ export class ContainerSet {
       ...this.#takeCrash(name),
     };
     const node = this.#options.node ?? process.execPath;
-    const namespaces = this.#options.namespaces ?? true;
+    const { rootfs } = this.#options;
+    const namespaces = rootfs !== undefined || (this.#options.namespaces ?? true);
+    const launch = rootfs === undefined ? { argv: [node, this.#options.entry], env } : rootfsLaunch(rootfs, env);
     // A pid namespace too: computerd is its pid 1, so when it dies every command it started dies with it,
     // as in a real container; --kill-child passes our SIGTERM on to it for a clean shutdown.
     const argv = namespaces
@@ -204,15 +212,14 @@ export class ContainerSet {
           "--fork",
           "--kill-child=SIGTERM",
           "--",
-          node,
-          this.#options.entry,
+          ...launch.argv,
         ]
-      : [node, this.#options.entry];
+      : launch.argv;
     // unshare ignores SIGTERM and outlives a host that dies: with a parent-death signal it dies with the host,
     // and --kill-child then shuts computerd (and so every command) down instead of leaving the container behind.
     const [command, ...args] =
       namespaces && SETPRIV !== undefined ? [SETPRIV, "--pdeathsig", "SIGKILL", "--", ...argv] : argv;
-    const child = spawn(command as string, args, { env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(command as string, args, { env: launch.env, stdio: ["ignore", "pipe", "pipe"] });
     const log = this.#options.log ?? (() => {});
     const port = await new Promise<number>((resolve, reject) => {
       let buffered = "";

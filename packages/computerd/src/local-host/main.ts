@@ -8,7 +8,7 @@
  * Ctrl-C or SIGTERM; every container it started is stopped (and unmounted)
  * first.
  *
- *   computerd host [--port 45600] [--host 127.0.0.1] [--gateway-ca-dir DIR]
+ *   computerd host [--port 45600] [--host 127.0.0.1] [--gateway-ca-dir DIR] [--rootfs DIR]
  */
 
 import { mkdtempSync } from "node:fs";
@@ -33,6 +33,8 @@ export interface HostOptions {
   /** The computerd entry to run per container; default this package's `dist/cli/main.js`. */
   entry?: string;
   namespaces?: boolean;
+  /** Boot every container from this image root filesystem (containers/rootfs.sh) instead of this package's computerd. */
+  rootfs?: string;
   /**
    * Where the egress gateway's CA lives (made there on first use, reused when
    * present). Default: a fresh directory in the temp dir, removed on close.
@@ -67,6 +69,7 @@ export async function startHost(options: HostOptions = {}): Promise<RunningHost>
     entry: options.entry ?? fileURLToPath(new URL("../cli/main.js", import.meta.url)),
     baseEnv,
     ...(options.namespaces === undefined ? {} : { namespaces: options.namespaces }),
+    ...(options.rootfs === undefined ? {} : { rootfs: options.rootfs }),
     log,
     gatewayEnv: async (name) => {
       const files = await ca.files();
@@ -119,11 +122,14 @@ export function parseHostArgs(argv: string[]): HostOptions {
     } else if (flag === "--gateway-ca-dir" && value !== undefined) {
       options.gatewayCaDir = value;
       i++;
+    } else if (flag === "--rootfs" && value !== undefined) {
+      options.rootfs = value;
+      i++;
     } else if (flag === "--no-namespaces") {
       options.namespaces = false;
     } else {
       throw new Error(
-        `unknown argument ${flag}; usage: computerd host [--port N] [--host ADDR] [--gateway-ca-dir DIR] [--no-namespaces]`,
+        `unknown argument ${flag}; usage: computerd host [--port N] [--host ADDR] [--gateway-ca-dir DIR] [--rootfs DIR] [--no-namespaces]`,
       );
     }
   }

@@ -119,6 +119,8 @@ class PythonHelper {
 interface Peer {
   store: Database;
   client: WorkspaceClient;
+  /** The file's path as computerd names it (the mount point it sees; another in the image). */
+  pathOf(path: string): string;
 }
 
 /** One file driven by real system calls; on the mount it has a sync peer that pulls. */
@@ -192,7 +194,7 @@ class PosixTarget implements FsxTarget {
     const peer = this.#peer;
     if (peer === undefined) return undefined;
     return async () => {
-      const stream = await new WorkspaceFilesystem(peer.store).readFile(this.#path);
+      const stream = await new WorkspaceFilesystem(peer.store).readFile(peer.pathOf(this.#path));
       return new Uint8Array(await new Response(stream).arrayBuffer());
     };
   }
@@ -219,7 +221,11 @@ describe.each(["fuse-napi", "fuse-native", "kernel"])("fsx on the FUSE mount wit
   beforeAll(async () => {
     daemon = await startDaemon({ FUSE_MOUNT: "fuse", COMPUTERD_FUSE_DRIVER: driver });
     expect(daemon.output()).toContain(`(${driver},`);
-    peer = { store: openNodeDatabase(), client: await createWorkspaceClient({ url: `${daemon.url}/api` }) };
+    peer = {
+      store: openNodeDatabase(),
+      client: await createWorkspaceClient({ url: `${daemon.url}/api` }),
+      pathOf: (path) => daemon.ownMountPoint + path.slice(daemon.mountPoint.length),
+    };
     helper = new PythonHelper();
     tmpfs = mkdtempSync("/dev/shm/fsx-");
   });

@@ -22,7 +22,7 @@ import { diff } from "./diff.js";
 import { hashObject } from "./hash-object.js";
 import { init } from "./init.js";
 import { makeIo } from "./io.js";
-import { log } from "./log.js";
+import { log, normalizeCount } from "./log.js";
 import { lsFiles, lsTree } from "./ls.js";
 import { merge } from "./merge.js";
 import { symbolicRef, updateRef } from "./refs.js";
@@ -111,7 +111,13 @@ export async function runGitCli(git: GitCore, request: GitCliRequest): Promise<G
   try {
     const rest = argv.slice(i + 1);
     const args = parseArgs(
-      name === "status" ? normalizePorcelain(rest) : name === "rev-parse" ? normalizeShort(rest) : rest,
+      name === "status"
+        ? normalizePorcelain(rest)
+        : name === "rev-parse"
+          ? normalizeShort(rest)
+          : name === "log"
+            ? normalizeCount(rest)
+            : rest,
       command.flags,
     );
     const out = await command.run(git, args, makeIo(git, cwd, request));

@@ -30,6 +30,16 @@ export const log: Subcommand = {
   },
 };
 
+/** `-<n>` (`git log -1`) is git's short form of `--max-count=<n>`; the flag parser knows only letters. */
+export function normalizeCount(argv: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const [index, arg] of argv.entries()) {
+    if (arg === "--") return [...out, ...argv.slice(index)];
+    out.push(/^-\d+$/.test(arg) ? `--max-count=${arg.slice(1)}` : arg);
+  }
+  return out;
+}
+
 function subject(entry: LogEntry): string {
   return entry.commit.message.split("\n")[0] ?? "";
 }

@@ -10,7 +10,10 @@ export const remote: Subcommand = {
     const [action, name, url, ...extra] = args.positionals;
     if (extra.length > 0) throw new GitUsageError("too many arguments");
     if (action === undefined) {
-      const remotes = await git.remoteList({ dir });
+      // By name, as the original lists them (config order would depend on how each was added).
+      const remotes = (await git.remoteList({ dir })).sort((a, b) =>
+        a.remote < b.remote ? -1 : a.remote > b.remote ? 1 : 0,
+      );
       const lines = flag(args, "verbose")
         ? remotes.flatMap((r) => [`${r.remote}\t${r.url} (fetch)`, `${r.remote}\t${r.url} (push)`])
         : remotes.map((r) => r.remote);

@@ -24,7 +24,9 @@ export const reset: Subcommand = {
     else if (args.positionals.length > 0) {
       const resolved = await git.revParse({ dir, rev: args.positionals[0] as string }).catch(() => undefined);
       if (resolved) {
-        if (args.positionals.length === 1)
+        // `reset HEAD` (or any name of the current commit) moves nothing: it only unstages, as a bare reset.
+        const head = await git.revParse({ dir, rev: "HEAD" }).catch(() => undefined);
+        if (args.positionals.length === 1 && resolved !== head)
           throw new GitUsageError("moving HEAD without --hard (--soft/--mixed) is not supported");
         rev = args.positionals[0] as string;
         paths = args.positionals.slice(1);

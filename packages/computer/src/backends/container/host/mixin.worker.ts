@@ -47,10 +47,17 @@ interface ObjectState {
 // biome-ignore lint/suspicious/noExplicitAny: a mixin takes a constructor of any arguments.
 type DurableObjectClass = abstract new (...args: any) => object;
 
+/**
+ * A mixin constructor's parameters: a class can extend an intersection of construct signatures only when
+ * the mixin's member takes exactly `...args: any[]` (TS2510 otherwise); `Base`'s own signature still types `new`.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: the mixin rule asks for exactly `any[]`.
+type MixinArgs = any[];
+
 /** The base class itself (its statics), whose instances also host the container. */
 export type WithWorkspaceContainerCtor<Base extends DurableObjectClass> = Base &
   (new (
-    ...args: ConstructorParameters<Base>
+    ...args: MixinArgs
   ) => InstanceType<Base> & WorkspaceContainerHost);
 
 export function withWorkspaceContainer<Base extends DurableObjectClass>(

@@ -12,7 +12,10 @@
  * backends itself.
  */
 import { rpcError } from "@cloudflare/computer-rpc";
-import type { WorkspaceArtifacts, WorkspaceGit } from "../../../contracts/capabilities.js";
+import type { WorkspaceArtifacts, WorkspaceAssetsClient, WorkspaceGit } from "../../../contracts/capabilities.js";
+import { hasNodeCompat, NODE_BUILTINS_DESCRIPTION } from "../../../modules/node-builtins.js";
+import { assertHostModuleExports } from "../../../modules/parse.js";
+import type { WorkspaceModuleFunctions, WorkspaceModuleHost } from "../../../modules/types.js";
 import type { BackendContext, DirectBackend, DirectExec, DirectExecRequest } from "../../../runtime/backend.js";
 import { closedError, WorkspaceError } from "../../../runtime/errors.js";
 import type {
@@ -20,6 +23,7 @@ import type {
   WorkspaceModuleBackend,
   WorkspaceModuleBackendHandle,
 } from "../../../runtime/module-backend.js";
+import type { WorkspaceRuntime } from "../../../runtime/runtime.js";
 import type { ExecEvent, KillSignal, WorkspaceRuntimeEvent } from "../../../runtime/types.js";
 import { jsonPlainProblem } from "../protocol/json.js";
 import { utf8Length } from "../protocol/stdio.js";
@@ -63,6 +67,9 @@ export interface WorkerJavaScriptHost {
   readonly fs: object;
   readonly git?: unknown;
   readonly artifacts?: unknown;
+  /** 0.8.0's host carries the runtime and assets too, for host module factories. */
+  readonly runtime?: unknown;
+  readonly assets?: unknown;
   /** Clock for journal times; default `Date.now`. */
   readonly now?: () => number;
 }
@@ -96,6 +103,8 @@ export class WorkerJavaScriptBackend<Names extends string = string> implements D
   readonly id: string;
   readonly #options: ResolvedOptions;
   #context: BackendContext | undefined;
+  /** The host modules' functions, built by their factories once per attach (on the first run). */
+  #hostFunctions: Map<string, WorkspaceModuleFunctions> | undefined;
   /** Running executions, plus ids reserved while their graph is being built. */
   readonly #live = new Map<string, LiveExecution | "starting">();
   #closed = false;
@@ -110,8 +119,34 @@ export class WorkerJavaScriptBackend<Names extends string = string> implements D
     return this.#options;
   }
 
+  /**
+   * For a model: the source language, the entry convention, and every module code can import
+   * (a host module by its factory's `description` or its export names).
+   */
+  get description(): string {
+    const options = this.#options;
+    return [
+      "The command is ECMAScript module source, run in an isolated JavaScript runtime; relative imports resolve from cwd in the workspace.",
+      "Put the work in `export default async function (input) { ... }` (the top level cannot do I/O); to run a file already written, re-export its default export (e.g. of ./main.js) from the module.",
+      ...(options.egress.mode === "none" ? ["Code has no direct network access."] : []),
+      ...(options.access === "read" ? ["The workspace is read-only here."] : []),
+      "",
+      "Modules code can import:",
+      "- `node:fs/promises` (also `node:fs`): the workspace's files, async only.",
+      ...(options.builtInHostModules
+        ? [
+            "- `ws:git`: the workspace's git (clone, status, diff, log, cli).",
+            "- `ws:artifacts`: Artifacts repositories.",
+          ]
+        : []),
+      ...options.describeModules(),
+      ...(hasNodeCompat(options.compatibilityFlags) ? [NODE_BUILTINS_DESCRIPTION] : []),
+    ].join("\n");
+  }
+
   attach(context: BackendContext): void {
     this.#context = context;
+    this.#hostFunctions = undefined;
     ensureJournal(context.db);
     reconcileRunning(context.db, this.id, new Set(this.#live.keys()), context.now());
     this.#prune();
@@ -144,6 +179,8 @@ export class WorkerJavaScriptBackend<Names extends string = string> implements D
         now: host.now ?? Date.now,
         git: () => host.git as WorkspaceGit,
         artifacts: () => host.artifacts as WorkspaceArtifacts,
+        ...(host.runtime === undefined ? {} : { runtime: () => host.runtime as WorkspaceRuntime }),
+        assets: () => host.assets as WorkspaceAssetsClient | undefined,
       });
     }
     const envelope = (exec: DirectExec): WorkerJavaScriptEnvelope => ({
@@ -170,7 +207,9 @@ export class WorkerJavaScriptBackend<Names extends string = string> implements D
     this.#live.set(id, "starting");
     let execution: LiveExecution;
     try {
-      const graph = await new GraphBuilder(context.fs, options).build(source, cwd);
+      const hostFunctions = this.#connectHostModules(context);
+      const exports = new Map([...hostFunctions].map(([name, functions]) => [name, Object.keys(functions)]));
+      const graph = await new GraphBuilder(context.fs, options, exports).build(source, cwd);
       if (this.#closed) throw closedError("runtime.exec");
       insertExecution(context.db, this.id, id, context.now());
       execution = new LiveExecution(id, {
@@ -181,6 +220,7 @@ export class WorkerJavaScriptBackend<Names extends string = string> implements D
         now: context.now,
         git: () => context.git(),
         artifacts: () => context.artifacts(),
+        hostFunctions,
         onFinished: (done) => {
           if (this.#live.get(done.id) === done) this.#live.delete(done.id);
           this.#prune();
@@ -230,6 +270,41 @@ export class WorkerJavaScriptBackend<Names extends string = string> implements D
     this.#closed = true;
     const running = [...this.#live.values()].filter((live): live is LiveExecution => live instanceof LiveExecution);
     await Promise.allSettled(running.map((live) => live.cancel()));
+  }
+
+  /**
+   * Calls each host module's factory with the Workspace's services, once per attach; a factory that
+   * throws, or exports a bad name, fails this run and is tried again on the next.
+   */
+  #connectHostModules(context: BackendContext): Map<string, WorkspaceModuleFunctions> {
+    if (this.#hostFunctions) return this.#hostFunctions;
+    const id = this.id;
+    const host: WorkspaceModuleHost = {
+      get git() {
+        return context.git() as WorkspaceModuleHost["git"];
+      },
+      get artifacts() {
+        return context.artifacts() as WorkspaceModuleHost["artifacts"];
+      },
+      get runtime() {
+        if (!context.runtime) {
+          throw new WorkspaceError("ENOTCONFIGURED", `${id}: this backend was not given a Workspace runtime`);
+        }
+        return context.runtime();
+      },
+      get assets() {
+        return context.assets?.();
+      },
+    };
+    const built = new Map<string, WorkspaceModuleFunctions>();
+    for (const [specifier, factory] of this.#options.hostModules) {
+      const functions: unknown = factory(host);
+      const empty = typeof functions === "object" && functions !== null && Object.keys(functions).length === 0;
+      if (!empty) assertHostModuleExports(specifier, functions);
+      built.set(specifier.slice(3), empty ? {} : (functions as WorkspaceModuleFunctions));
+    }
+    this.#hostFunctions = built;
+    return built;
   }
 
   #ready(syscall: string): BackendContext {

@@ -9,8 +9,9 @@ import type { WorkspaceFilesystem } from "@cloudflare/dofs";
 import { WorkspaceFsError } from "@cloudflare/dofs";
 import type { GitCliResult, WorkspaceArtifacts, WorkspaceGit } from "../../../contracts/capabilities.js";
 import type { WorkspaceRuntimeValue } from "../../../runtime/types.js";
-import type { CapabilityReply } from "../protocol/messages.js";
+import { type CapabilityReply, HOST_MODULE_PREFIX } from "../protocol/messages.js";
 import { FsCapability } from "./fs-capability.js";
+import type { HostCalls } from "./host-calls.js";
 import { type CallLimits, type CallTicket, errorShape } from "./limits.js";
 import type { ResolvedOptions } from "./options.js";
 import { isAtOrUnder, outsideRoot, resolvePath } from "./paths.js";
@@ -25,6 +26,8 @@ export interface CapabilityContext {
   limits: CallLimits;
   git(): WorkspaceGit;
   artifacts(): WorkspaceArtifacts;
+  /** The connected 0.8 host modules (`ws:<name>` in `modules`). */
+  hostCalls?: HostCalls;
 }
 
 /** The typed artifacts client (`createArtifact`) has these; the seam only promises `cli`. */
@@ -98,6 +101,9 @@ export class ExecutionCapabilities {
     if (module === "fs") return this.#fs.call(method, args);
     if (module === "git") return this.#git(method, args);
     if (module === "artifacts") return this.#artifacts(method, args);
+    if (module.startsWith(HOST_MODULE_PREFIX) && this.#context.hostCalls) {
+      return this.#context.hostCalls.call(module.slice(HOST_MODULE_PREFIX.length), method, args, ticket);
+    }
     const trusted = this.#context.options.trustedModules[module];
     const context = { signal: ticket.signal, deadline: ticket.deadline };
     if (trusted?.form === "call") {

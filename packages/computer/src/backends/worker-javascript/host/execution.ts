@@ -15,6 +15,7 @@ import { rpcError } from "@cloudflare/computer-rpc";
 import type { Database, WorkspaceFilesystem } from "@cloudflare/dofs";
 import { RUNNER_MODULES } from "#sandbox/worker-javascript";
 import type { WorkspaceArtifacts, WorkspaceGit } from "../../../contracts/capabilities.js";
+import type { WorkspaceModuleFunctions } from "../../../modules/types.js";
 import type { ExecEvent, ExecStatus, WorkspaceRuntimeValue } from "../../../runtime/types.js";
 import {
   type HostCall,
@@ -28,6 +29,7 @@ import {
 import { StdioBudget, utf8Length } from "../protocol/stdio.js";
 import { ExecutionCapabilities } from "./capabilities.js";
 import type { ModuleGraph } from "./graph.js";
+import { HostCalls } from "./host-calls.js";
 import { appendEvent, finishExecution, readEvents } from "./journal.js";
 import { CallLimits } from "./limits.js";
 import type { LoaderModule, LoaderWorkerCode, ResolvedOptions } from "./options.js";
@@ -51,6 +53,8 @@ export interface ExecutionDeps {
   now: () => number;
   git(): WorkspaceGit;
   artifacts(): WorkspaceArtifacts;
+  /** The connected 0.8 host modules, by the name after `ws:`. */
+  hostFunctions?: ReadonlyMap<string, WorkspaceModuleFunctions>;
   /** Called once the final events are written (or writing them failed). */
   onFinished(execution: LiveExecution): void;
 }
@@ -137,6 +141,12 @@ export class LiveExecution {
       limits: this.#limits,
       git: this.#deps.git,
       artifacts: this.#deps.artifacts,
+      hostCalls: new HostCalls({
+        execId: this.id,
+        fs: this.#deps.fs,
+        options,
+        functions: this.#deps.hostFunctions ?? new Map(),
+      }),
     });
     const host: HostFunction = async (call: HostCall) => {
       if (call.op === "attachOutput") return this.#consume(call.stream);

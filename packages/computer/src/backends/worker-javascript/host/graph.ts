@@ -8,20 +8,23 @@
  * - `./` and `../` imports read from the durable workspace, confined to the
  *   root, never through a symlink;
  * - absolute and URL imports are refused;
- * - bare names must be configured `modules`; `node:fs`, `node:fs/promises`,
- *   `ws:git`, `ws:artifacts` and `ws:<trusted>` map to the runner's modules;
+ * - bare names must be configured `modules` or Node built-ins (nodejs_compat);
+ *   `node:fs`, `node:fs/promises`, `ws:git`, `ws:artifacts` and `ws:<trusted>`
+ *   map to the runner's modules, a host module `ws:<name>` to a generated one;
  * - a dynamic `import()` needs a string literal;
  * - at most 128 modules, 32 levels deep, `maxSourceBytes` in all.
  */
 
 import { isFsError, type WorkspaceFilesystem } from "@cloudflare/dofs";
 import { type ImportExpression, type Node, parse } from "acorn";
+import { hasNodeCompat, nodeBuiltin } from "../../../modules/node-builtins.js";
 import { WorkspaceError } from "../../../runtime/errors.js";
 import {
   ARTIFACTS_MODULE,
   FS_MODULE,
   FS_PROMISES_MODULE,
   GIT_MODULE,
+  HOST_MODULE_PREFIX,
   INTERNAL_PREFIX,
   LIBRARY_PREFIX,
 } from "../protocol/messages.js";
@@ -93,13 +96,23 @@ function specifiers(program: Node, where: string): Array<{ start: number; end: n
 export class GraphBuilder {
   readonly #fs: WorkspaceFilesystem;
   readonly #options: ResolvedOptions;
+  readonly #hostExports: ReadonlyMap<string, readonly string[]>;
   readonly #modules: Record<string, string> = {};
   #count = 0;
   #bytes = 0;
 
-  constructor(fs: WorkspaceFilesystem, options: ResolvedOptions) {
+  /**
+   * `hostExports`: the export names of each connected host module, by the name after `ws:`
+   * (the functions themselves stay in the Durable Object).
+   */
+  constructor(
+    fs: WorkspaceFilesystem,
+    options: ResolvedOptions,
+    hostExports: ReadonlyMap<string, readonly string[]> = new Map(),
+  ) {
     this.#fs = fs;
     this.#options = options;
+    this.#hostExports = hostExports;
   }
 
   async build(source: string, cwd: string): Promise<ModuleGraph> {
@@ -149,19 +162,22 @@ export class GraphBuilder {
         return `/${FS_PROMISES_MODULE}`;
       case "node:fs":
         return `/${FS_MODULE}`;
-      case "ws:git":
-        return `/${GIT_MODULE}`;
-      case "ws:artifacts":
-        return `/${ARTIFACTS_MODULE}`;
       default:
         break;
     }
     if (specifier.startsWith("ws:")) {
       const name = specifier.slice(3);
-      if (!Object.hasOwn(this.#options.trustedModules, name)) {
+      const exports = this.#hostExports.get(name);
+      if (exports !== undefined) return this.#host(name, exports, where);
+      if (Object.hasOwn(this.#options.trustedModules, name)) return this.#trusted(name);
+      if (this.#options.builtInHostModules && name === "git") return `/${GIT_MODULE}`;
+      if (this.#options.builtInHostModules && name === "artifacts") return `/${ARTIFACTS_MODULE}`;
+      if (this.#options.builtInHostModules) {
         throw moduleError(`${where}: "${specifier}" is not a trusted module of this Workspace`);
       }
-      return this.#trusted(name);
+      throw moduleError(
+        `Module ${JSON.stringify(specifier)} is not configured. Add it to the backend's modules option.`,
+      );
     }
     if (specifier.startsWith("./") || specifier.startsWith("../")) {
       if (from.path === undefined) throw moduleError(`library "${from.name}" cannot import relative "${specifier}"`);
@@ -169,6 +185,9 @@ export class GraphBuilder {
     }
     if (specifier.startsWith("/")) throw moduleError(`${where}: absolute import "${specifier}" is not allowed; use ./`);
     if (Object.hasOwn(this.#options.modules, specifier)) return this.#library(specifier, from, queue);
+    // The loader resolves `node:*` itself under nodejs_compat; the bare name is given its prefix.
+    const builtin = hasNodeCompat(this.#options.compatibilityFlags) ? nodeBuiltin(specifier) : undefined;
+    if (builtin !== undefined) return builtin;
     throw moduleError(
       `${where}: bare import "${specifier}" is not a configured module (configured: ${
         Object.keys(this.#options.modules).join(", ") || "none"
@@ -216,6 +235,26 @@ export class GraphBuilder {
       queue.push({ path: undefined, name, source, depth: from.depth + 1 });
     }
     return `/${name}`;
+  }
+
+  /** A 0.8 host module: each export sends all its arguments, as one array, to the function in the Durable Object. */
+  #host(name: string, exports: readonly string[], where: string): string {
+    if (exports.length === 0) {
+      throw moduleError(
+        `${where}: module "ws:${name}" exports nothing on this backend: its factory built no functions when the backend connected.`,
+      );
+    }
+    const moduleName = `${INTERNAL_PREFIX}/host/${name}.js`;
+    if (!Object.hasOwn(this.#modules, moduleName)) {
+      const target = JSON.stringify(`${HOST_MODULE_PREFIX}${name}`);
+      const lines = [`import { call } from "/${INTERNAL_PREFIX}/bridge.js";`];
+      for (const method of exports) {
+        lines.push(`export const ${method} = (...args) => call(${target}, ${JSON.stringify(method)}, args);`);
+      }
+      // Named exports only, as 0.8.0 has them: `import * as m` lists exactly the functions.
+      this.#modules[moduleName] = lines.join("\n");
+    }
+    return `/${moduleName}`;
   }
 
   /** A `ws:<name>` module: one exported function per host function, each a call through the bridge. */

@@ -5,6 +5,8 @@
  * binding satisfy them in workerd.
  */
 
+import { parseModules } from "../../../modules/parse.js";
+import type { WorkspaceModule, WorkspaceModuleFactory } from "../../../modules/types.js";
 import type { WorkspaceRuntimeValue } from "../../../runtime/types.js";
 
 /** What a module in the Dynamic Worker is made of; the loader's own type is wider. */
@@ -24,9 +26,14 @@ export interface LoaderWorkerCode {
   globalOutbound?: FetcherLike | null;
 }
 
+/** The per-entrypoint options of a loaded worker: 0.8.0 passes the run's CPU limit here. */
+export interface LoaderEntrypointOptions {
+  limits?: { cpuMs?: number };
+}
+
 /** `env.LOADER` (a `worker_loaders` binding). */
 export interface WorkerLoaderLike {
-  load(code: LoaderWorkerCode): { getEntrypoint(name?: string): unknown };
+  load(code: LoaderWorkerCode): { getEntrypoint(name?: string, options?: LoaderEntrypointOptions): unknown };
 }
 
 /** A service binding or `ctx.exports.SomeEntrypoint()`: something fetch() can be sent to. */
@@ -92,8 +99,13 @@ export interface WorkerJavaScriptOptions<Names extends string = string> {
   root?: string;
   /** `"read"` blocks every mutation (fs writes, git clone/cli, artifacts create/import/delete). */
   access?: "read-write" | "read";
-  /** Libraries the module may import by bare name: name → ES module source. */
-  modules?: Readonly<Record<string, string>>;
+  /**
+   * What code may import besides its own files (0.8.0's shape): a bare name → ES module source (a
+   * bundled library), or `ws:<name>` → a host module (an object of functions, or a factory of one,
+   * such as `createGitModule()`), whose functions run in the Durable Object. While no `ws:` module is
+   * given, `ws:git` and `ws:artifacts` stay installed as in 0.2.1.
+   */
+  modules?: Readonly<Record<string, WorkspaceModule>>;
   /**
    * Host modules importable as `ws:<name>`: `{ name: { fn(input, context) } }`
    * (one export per function), or the original's `{ "ws:name": { call } }`.
@@ -180,7 +192,14 @@ export interface ResolvedOptions {
   id: string;
   root: string;
   access: "read-write" | "read";
+  /** The bundled libraries of `modules`. */
   modules: Readonly<Record<string, string>>;
+  /** The host modules of `modules`, by specifier (`ws:x`); an object of functions is wrapped in a factory. */
+  hostModules: ReadonlyMap<string, WorkspaceModuleFactory>;
+  /** `ws:git` and `ws:artifacts` built in, as 0.2.1 has them: only while `modules` names no host module. */
+  builtInHostModules: boolean;
+  /** One markdown line per configured module, for the backend's description. */
+  describeModules(): string[];
   /** By the name after `ws:`. */
   trustedModules: Readonly<Record<string, ResolvedTrustedModule>>;
   egress: WorkerJavaScriptEgress;
@@ -314,18 +333,6 @@ function resolveEgress(options: WorkerJavaScriptOptions): WorkerJavaScriptEgress
   return egress;
 }
 
-/** Names a configured library may not take: the trusted modules and the runner's own. */
-export function isReservedModuleName(name: string): boolean {
-  return (
-    name === "node:fs" ||
-    name === "node:fs/promises" ||
-    name.startsWith("ws:") ||
-    name.startsWith("__") ||
-    name.startsWith(".") ||
-    name.includes("/")
-  );
-}
-
 export function resolveOptions(options: WorkerJavaScriptOptions): ResolvedOptions {
   if (typeof options !== "object" || options === null) {
     throw new TypeError("new WorkerJavaScriptBackend(options) needs an options object with loader");
@@ -372,15 +379,13 @@ export function resolveOptions(options: WorkerJavaScriptOptions): ResolvedOption
   if (!/^\d{4}-\d{2}-\d{2}$/.test(compatibilityDate)) {
     throw new TypeError(`WorkerJavaScriptBackend: compatibilityDate must be YYYY-MM-DD; got ${compatibilityDate}`);
   }
-  const modules = options.modules ?? {};
-  for (const [name, source] of Object.entries(modules)) {
-    if (name === "" || isReservedModuleName(name)) {
-      throw new TypeError(`WorkerJavaScriptBackend: module name ${JSON.stringify(name)} is reserved or contains "/"`);
-    }
-    if (typeof source !== "string")
-      throw new TypeError(`WorkerJavaScriptBackend: module "${name}" must be a source string`);
-  }
+  const parsed = parseModules(options.modules ?? {});
   const trustedModules = resolveTrustedModules(options.trustedModules ?? {});
+  for (const specifier of parsed.host.keys()) {
+    if (Object.hasOwn(trustedModules, specifier.slice(3))) {
+      throw new TypeError(`WorkerJavaScriptBackend: ${specifier} is given in both modules and trustedModules`);
+    }
+  }
   const id = options.id ?? WORKER_JAVASCRIPT_DEFAULTS.id;
   if (typeof id !== "string" || id === "")
     throw new TypeError("WorkerJavaScriptBackend: id must be a non-empty string");
@@ -389,7 +394,10 @@ export function resolveOptions(options: WorkerJavaScriptOptions): ResolvedOption
     id,
     root: root.length > 1 && root.endsWith("/") ? root.slice(0, -1) : root,
     access,
-    modules,
+    modules: parsed.libraries,
+    hostModules: parsed.host,
+    builtInHostModules: parsed.host.size === 0,
+    describeModules: parsed.describe,
     trustedModules,
     egress: resolveEgress(options),
     allowGitNetwork: options.allowGitNetwork === true,

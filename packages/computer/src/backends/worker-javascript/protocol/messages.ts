@@ -18,6 +18,8 @@ export const FS_PROMISES_MODULE = `${INTERNAL_PREFIX}/fs-promises.js`;
 export const FS_MODULE = `${INTERNAL_PREFIX}/fs.js`;
 export const GIT_MODULE = `${INTERNAL_PREFIX}/git.js`;
 export const ARTIFACTS_MODULE = `${INTERNAL_PREFIX}/artifacts.js`;
+/** The capability module a 0.8 host module `ws:<name>` is called under (`host:<name>`), apart from fs, git, … */
+export const HOST_MODULE_PREFIX = "host:";
 /** Configured library modules are keyed `__lib/<name>.js`. */
 export const LIBRARY_PREFIX = "__lib";
 /** The entrypoint class the runner module exports. */

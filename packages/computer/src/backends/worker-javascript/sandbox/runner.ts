@@ -135,7 +135,8 @@ export class Runner extends WorkerEntrypoint {
     try {
       outcome = encodeResult(await callDefault(request), request.maxResultBytes);
     } catch (error) {
-      outcome = { ok: false, error: describe(error) };
+      // The message alone, as both originals print a thrown error (a stack names our runner's internals).
+      outcome = { ok: false, error: error instanceof Error ? error.message : describe(error) };
     }
     await output.close();
     await attached;
