@@ -1,7 +1,7 @@
 /**
  * The Dockerfile's ENV and ENTRYPOINT as JSON, for containers/rootfs.sh to
  * write into the root filesystem as /opt/computerd/image-config.json, so
- * the image booted without Docker (src/host/rootfs.ts) has the same
+ * the image booted without Docker (src/local-host/rootfs.ts) has the same
  * environment and entrypoint as `docker run` of the built image, read from
  * the one place they are written.
  *

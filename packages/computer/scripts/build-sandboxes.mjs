@@ -253,9 +253,10 @@ ${entries.join("\n")}
  * `dist/sandbox/shell-worker/`: `shell.js` (which exports `ShellWorker`) and its chunks, as files a
  * Worker's bundler follows. This is what the `ShellWorker` of `./backends/worker-shell` is (through the
  * package's `#sandbox/shell-worker` import), so a Worker exporting it bundles the same just-bash the
- * Dynamic Worker runs, and the package needs none installed. A Worker that does not use it drops the
- * folder (the package has no side effects). Every optional command is a chunk here, loaded on first
- * use; the unavailable ones are stubs.
+ * Dynamic Worker runs, and the package needs none installed. Its chunks import each other for their
+ * effects, so package.json's `sideEffects` names this folder (and nothing else): a bundler keeps those
+ * imports, and a Worker that never imports `ShellWorker` still drops the folder. Every optional command
+ * is a chunk here, loaded on first use; the unavailable ones are stubs.
  */
 async function bundleShellWorkerModules() {
   const out = join(outRoot, "shell-worker");

@@ -12,14 +12,36 @@ export {
 export type { ApplyResult, RefusedEntry, SkippedEntry } from "@cloudflare/dofs/sync";
 export { ArtifactsCLITarget } from "./artifacts/cli-target.worker.js";
 // Exported here too, as in the original: a container's way back in, re-exported from the Worker's main module.
-export { WorkspaceProxy, type WorkspaceProxyProps } from "./backends/container/platform.worker.js";
-export type { WorkspaceEgressPolicy } from "./backends/container/types.js";
-export { TestBackend, type TestBackendOptions } from "./backends/test/backend.js";
+export { WorkspaceProxy, type WorkspaceProxyProps } from "./backends/container/host/platform.worker.js";
+export type { WorkspaceEgressPolicy } from "./backends/container/host/types.js";
+export { TestBackend, type TestBackendOptions } from "./backends/running-computerd/backend.js";
 /** The original's host-module form for worker-javascript (`trustedModules: { "ws:x": { call } }`). */
 export type {
   WorkerLoaderLike as WorkspaceRuntimeLoader,
   WorkspaceTrustedModule,
 } from "./backends/worker-javascript/host/options.js";
+export type {
+  ArtifactsCliRequest,
+  ArtifactsRemoteAdd,
+  AssetsShareClient,
+  AssetsShareOptions,
+  CapabilityOption,
+  GitCliRequest,
+  GitCliResult,
+  GitIdentity,
+  PublishedAsset,
+  PublishOptions,
+  WorkspaceArtifacts,
+  WorkspaceAssets,
+  WorkspaceAssetsClient,
+  WorkspaceAssetsOption,
+  WorkspaceAssetsPublisher,
+  WorkspaceGit,
+  WorkspaceGitFactoryFunction,
+  WorkspaceGitProvider,
+} from "./contracts/capabilities.js";
+export type { WorkspaceClientFilesystem } from "./contracts/fs-client.js";
+export { type RawShellValue, type ShellValue, sh, shellQuote } from "./contracts/sh.js";
 /** The original's name for what the `git` option takes: `createGitClient()`'s factory. Type only, so the root does not pull in isomorphic-git. */
 export type { GitClientFactory as WorkspaceGitFactory } from "./git/client.js";
 // Host modules (`ws:*`) of worker-javascript, as 0.8.0 shapes them; the prebuilt ones are under ./modules/*.
@@ -67,6 +89,7 @@ export type {
   DirectExecRequest,
   ShellExecRequest,
   ShellRPCLike,
+  ShellRpcLike,
   WireExecEvent,
 } from "./runtime/backend.js";
 export { decodeUtf8Events, Utf8EventDecoder } from "./runtime/decode.js";
@@ -157,26 +180,6 @@ export type {
 } from "./runtime/types.js";
 export { MAX_EXEC_ID_BYTES, validateCwd, validateExecId, validateInput } from "./runtime/validate.js";
 export { decodeRuntimeEvents, encodeRuntimeEvent, type RuntimeEventFrame } from "./runtime/wire.js";
-export type {
-  ArtifactsCliRequest,
-  ArtifactsRemoteAdd,
-  AssetsShareClient,
-  AssetsShareOptions,
-  CapabilityOption,
-  GitCliRequest,
-  GitCliResult,
-  GitIdentity,
-  PublishedAsset,
-  PublishOptions,
-  WorkspaceArtifacts,
-  WorkspaceAssets,
-  WorkspaceAssetsClient,
-  WorkspaceAssetsOption,
-  WorkspaceAssetsPublisher,
-  WorkspaceGit,
-  WorkspaceGitFactoryFunction,
-  WorkspaceGitProvider,
-} from "./workspace/capabilities.js";
 // The Workers RPC surface of a Workspace: stubs, the client, the Durable Object mixin, the service proxy, and Think.
 export {
   getWorkspace,
@@ -186,10 +189,8 @@ export {
   type WorkspaceHandle,
   type WorkspaceRuntimeClient,
 } from "./workspace/client.js";
-export type { WorkspaceClientFilesystem } from "./workspace/fs-client.js";
 export type { WorkspaceExecHandle } from "./workspace/remote-handle.js";
 export { WorkspaceServiceProxy, type WorkspaceServiceProxyProps } from "./workspace/service-proxy.worker.js";
-export { type RawShellValue, type ShellValue, sh, shellQuote } from "./workspace/sh.js";
 export {
   WorkspaceArtifactsStub,
   WorkspaceAssetsStub,

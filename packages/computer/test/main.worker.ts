@@ -6,7 +6,7 @@
  */
 import { DurableObject, WorkerEntrypoint } from "cloudflare:workers";
 import { MemoryArtifactsBinding } from "../src/artifacts/memory-binding.js";
-import type { PublishOptions } from "../src/workspace/capabilities.js";
+import type { PublishOptions } from "../src/contracts/capabilities.js";
 import type { WorkspaceStub } from "../src/workspace/stub.worker.js";
 import { withWorkspace } from "../src/workspace/with-workspace.worker.js";
 import { errorCatalogue } from "./errors/catalogue.js";

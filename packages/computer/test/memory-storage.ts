@@ -1,5 +1,5 @@
 /** A `LaunchStorage` in memory: what a Durable Object's KV storage is to the container's launch records. */
-import type { LaunchStorage } from "../src/backends/container/launch.js";
+import type { LaunchStorage } from "../src/backends/container/host/launch.js";
 
 export class MemoryStorage implements LaunchStorage {
   readonly map = new Map<string, unknown>();

@@ -16,7 +16,7 @@
 import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { createWorkspaceClient } from "@cloudflare/computer-rpc/client";
-import { ContainerSet } from "../dist/host/containers.js";
+import { ContainerSet } from "../dist/local-host/containers.js";
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));
 const roundsAt = process.argv.indexOf("--rounds");

@@ -2,7 +2,7 @@
  * The test daemon booted from the workspace image (containers/rootfs.sh), for
  * the `computerd-image:node` project: computerd is the image's bundle on the
  * image's Node, chrooted into the root filesystem in its own mount and pid
- * namespaces by the local container host's launcher (src/host/rootfs.ts),
+ * namespaces by the local container host's launcher (src/local-host/rootfs.ts),
  * and mounts FUSE at the image's /workspace. The tests reach that mount as
  * root through `/proc/<pid>/root/workspace`, which resolves in the daemon's own
  * root and mount namespace.
@@ -10,7 +10,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync, readlinkSync } from "node:fs";
 import { inject } from "vitest";
-import { rootfsLaunch } from "../src/host/rootfs.js";
+import { rootfsLaunch } from "../src/local-host/rootfs.js";
 
 declare module "vitest" {
   export interface ProvidedContext {

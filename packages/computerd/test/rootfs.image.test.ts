@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createWorkspaceClient } from "@cloudflare/computer-rpc/client";
 import { afterAll, describe, expect, inject, it } from "vitest";
-import { ContainerSet } from "../src/host/containers.js";
+import { ContainerSet } from "../src/local-host/containers.js";
 import "./image-daemon.js";
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));

@@ -6,8 +6,8 @@
  * Timings are taken in here, so they exclude the Node⇄workerd hop.
  */
 import { DurableObject } from "cloudflare:workers";
-import { openDurableObjectDatabase } from "../src/database.durable-object.js";
 import { WorkspaceFilesystem } from "../src/filesystem.js";
+import { openDurableObjectDatabase } from "../src/storage-database.js";
 import {
   type ComponentsResult,
   components,

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import BetterSqlite3 from "better-sqlite3";
-import type { SqlCursorLike, SqlStorageLike } from "./database.durable-object.js";
 import type { Database, SqlValue } from "./database.js";
+import type { SqlCursorLike, SqlStorageLike } from "./storage-database.js";
 
 export interface NodeDatabase extends Database {
   /** Commits an open batch (see NodeDatabaseOptions.commitDelayMs), then closes. */

@@ -8,7 +8,7 @@
  * Object's `transactionSync` only accepts a synchronous body.
  */
 
-import { type DurableObjectStorageLike, type SqlStorageLike, StorageDatabase } from "./database.durable-object.js";
+import { type DurableObjectStorageLike, type SqlStorageLike, StorageDatabase } from "./storage-database.js";
 
 export type SqlValue = string | number | bigint | null | Uint8Array;
 export type Row = Record<string, SqlValue>;

@@ -13,15 +13,6 @@ export {
   SCHEMA_VERSION,
   SYMLINK_MODE,
 } from "./constants.js";
-export {
-  type DurableObjectSqlCursor,
-  type DurableObjectSqlStorage,
-  type DurableObjectStorageLike,
-  openDurableObjectDatabase,
-  type SqlCursorLike,
-  type SqlStorageLike,
-  StorageDatabase,
-} from "./database.durable-object.js";
 export { Database, type Row, type SqlValue } from "./database.js";
 export {
   type ErrorRebuilder,
@@ -52,6 +43,15 @@ export {
   type WriteFileRange,
 } from "./provider.js";
 export { currentRev, ensureSchema, initializeSchema } from "./schema.js";
+export {
+  type DurableObjectSqlCursor,
+  type DurableObjectSqlStorage,
+  type DurableObjectStorageLike,
+  openDurableObjectDatabase,
+  type SqlCursorLike,
+  type SqlStorageLike,
+  StorageDatabase,
+} from "./storage-database.js";
 export type {
   DirEntry,
   FilesystemOptions,

@@ -7,7 +7,6 @@
  * the driver's sync SHA-256 or a JavaScript one (workerd's is async).
  */
 import { CHUNK_SIZE, DEFAULT_DIR_MODE, DEFAULT_FILE_MODE, MODE_MASK } from "./constants.js";
-import { type DurableObjectStorageLike, StorageDatabase } from "./database.durable-object.js";
 import type { Database } from "./database.js";
 import { fsError } from "./errors.js";
 import { chmod, symlink } from "./fs/change-node.js";
@@ -20,9 +19,23 @@ import { rename } from "./fs/rename.js";
 import { rm } from "./fs/rm.js";
 import { type WatchEvent, type WatchHandle, type WatchOptions, watchEvents, watchPath } from "./fs/watch.js";
 import { joinPath, normalizePath } from "./path.js";
+import {
+  asBuffer,
+  type Bytes,
+  decode,
+  type Encoding,
+  type EncodingOption,
+  encode,
+  later,
+  modeOf,
+  parseFlags,
+  predicates,
+  type WriteOptions,
+} from "./provider-shapes.js";
 import { resolvePath } from "./resolve.js";
 import { ensureSchema } from "./schema.js";
 import { sha256HexSync } from "./sha256-sync.js";
+import { type DurableObjectStorageLike, StorageDatabase } from "./storage-database.js";
 import type { Stat } from "./types.js";
 
 export interface SQLiteWorkspaceProviderOptions {
@@ -92,10 +105,6 @@ declare global {
 }
 
 /** Bytes as Node hands them out: a `Buffer` where one exists (Node, workerd with nodejs_compat). */
-type Bytes = Buffer;
-type Encoding = string;
-type EncodingOption = Encoding | { encoding?: Encoding | null } | null;
-type WriteOptions = { encoding?: Encoding; mode?: number } | Encoding;
 
 interface OpenFile {
   path: string;
@@ -549,88 +558,4 @@ export class SQLiteWorkspaceProvider {
 
 function isDatabase(value: Database | DurableObjectStorageLike): value is Database {
   return typeof (value as Database).all === "function" && typeof (value as Database).transaction === "function";
-}
-
-function later<T>(body: () => T): Promise<T> {
-  try {
-    return Promise.resolve(body());
-  } catch (error) {
-    return Promise.reject(error);
-  }
-}
-
-function predicates(s: { isFile: boolean; isDirectory: boolean; isSymbolicLink: boolean }) {
-  return {
-    isFile: () => s.isFile,
-    isDirectory: () => s.isDirectory,
-    isSymbolicLink: () => s.isSymbolicLink,
-    isBlockDevice: () => false,
-    isCharacterDevice: () => false,
-    isFIFO: () => false,
-    isSocket: () => false,
-  };
-}
-
-function parseFlags(flags: string): {
-  readable: boolean;
-  writable: boolean;
-  append: boolean;
-  create: boolean;
-  exclusive: boolean;
-  truncate: boolean;
-} {
-  const base = flags.replace(/[sx]/g, "");
-  const exclusive = flags.includes("x");
-  switch (base) {
-    case "r":
-      return { readable: true, writable: false, append: false, create: false, exclusive, truncate: false };
-    case "r+":
-      return { readable: true, writable: true, append: false, create: false, exclusive, truncate: false };
-    case "w":
-      return { readable: false, writable: true, append: false, create: true, exclusive, truncate: true };
-    case "w+":
-      return { readable: true, writable: true, append: false, create: true, exclusive, truncate: true };
-    case "a":
-      return { readable: false, writable: true, append: true, create: true, exclusive, truncate: false };
-    case "a+":
-      return { readable: true, writable: true, append: true, create: true, exclusive, truncate: false };
-    default:
-      throw fsError("EINVAL", "open", undefined, `unknown open flags ${JSON.stringify(flags)}`);
-  }
-}
-
-function modeOf(options: WriteOptions | undefined): number | undefined {
-  return typeof options === "object" ? options.mode : undefined;
-}
-
-function encode(data: string | Uint8Array, options: WriteOptions | undefined): Uint8Array {
-  if (typeof data !== "string") return data;
-  const encoding = typeof options === "string" ? options : options?.encoding;
-  const NodeBuffer = nodeBuffer();
-  if (encoding && encoding !== "utf8" && encoding !== "utf-8" && NodeBuffer) return NodeBuffer.from(data, encoding);
-  return new TextEncoder().encode(data);
-}
-
-function decode(bytes: Uint8Array, encoding: Encoding): string {
-  const NodeBuffer = nodeBuffer();
-  if (NodeBuffer) return NodeBuffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString(encoding);
-  return new TextDecoder(encoding).decode(bytes);
-}
-
-function asBuffer(bytes: Uint8Array): Bytes {
-  const NodeBuffer = nodeBuffer();
-  // Without a Buffer on the platform the bytes stay a Uint8Array, which `Buffer` is then declared as
-  // too unless the program loaded @types/node for a runtime that lacks it (the original's types say
-  // `Buffer` there as well).
-  return (NodeBuffer ? NodeBuffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) : bytes) as Bytes;
-}
-
-interface BufferConstructorLike {
-  from(data: string, encoding: string): Uint8Array;
-  from(buffer: ArrayBufferLike, offset: number, length: number): Uint8Array & { toString(encoding?: string): string };
-}
-
-/** Node's Buffer when the platform has one (workerd only with nodejs_compat). */
-function nodeBuffer(): BufferConstructorLike | undefined {
-  return (globalThis as { Buffer?: BufferConstructorLike }).Buffer;
 }

@@ -5,8 +5,8 @@
  * RPC methods let a test drive the same object across a restart.
  */
 import { DurableObject } from "cloudflare:workers";
-import { openDurableObjectDatabase } from "../src/database.durable-object.js";
 import { WorkspaceFilesystem } from "../src/filesystem.js";
+import { openDurableObjectDatabase } from "../src/storage-database.js";
 
 export class TestFilesystemObject extends DurableObject<Cloudflare.Env> {
   /** Differs between two incarnations of the same object, so a test can prove a restart happened. */

@@ -5,8 +5,8 @@
  */
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { openDurableObjectDatabase } from "../src/database.durable-object.js";
 import { WorkspaceFilesystem } from "../src/filesystem.js";
+import { openDurableObjectDatabase } from "../src/storage-database.js";
 import type { FsHarness, WithDb, WithFs } from "./harness.js";
 
 export const runtime: FsHarness["runtime"] = "workerd";

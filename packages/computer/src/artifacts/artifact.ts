@@ -7,7 +7,7 @@
  * the client is namespace-wide, names pass through unchanged and
  * `sessionId` is `""`.
  */
-import type { ArtifactsCliRequest, GitCliResult, WorkspaceArtifacts } from "../workspace/capabilities.js";
+import type { ArtifactsCliRequest, GitCliResult, WorkspaceArtifacts } from "../contracts/capabilities.js";
 import { importRepo, repoInfo } from "./binding.js";
 import { runArtifactsCLI } from "./cli/index.js";
 import { ArtifactError, InvalidRepoNameError, InvalidSessionIdError, NotFoundError } from "./errors.js";

@@ -6,7 +6,7 @@
  * of `./artifacts`.
  */
 import { RpcTarget } from "cloudflare:workers";
-import type { ArtifactsCliRequest, GitCliResult } from "../workspace/capabilities.js";
+import type { ArtifactsCliRequest, GitCliResult } from "../contracts/capabilities.js";
 
 export class ArtifactsCLITarget extends RpcTarget {
   readonly #cli: (input: ArtifactsCliRequest) => Promise<GitCliResult>;

@@ -4,7 +4,7 @@
  * shell's `artifacts` command sends them to the host); here they get the
  * names `@cloudflare/computer/artifacts` exports.
  */
-import type { ArtifactsCliRequest, ArtifactsRemoteAdd, GitCliResult } from "../workspace/capabilities.js";
+import type { ArtifactsCliRequest, ArtifactsRemoteAdd, GitCliResult } from "../contracts/capabilities.js";
 import type { ArtifactsListedRepo, ImportOptions, ImportSource, TokenScope } from "./types.js";
 
 export type ArtifactScope = TokenScope;

@@ -4,7 +4,7 @@
  * repository around `cwd`: `{ ok: false, exists: true }` when the name is
  * taken and `force` is not set (the existing remote is left alone).
  */
-import type { ArtifactsRemoteAdd, WorkspaceGit } from "../workspace/capabilities.js";
+import type { ArtifactsRemoteAdd, WorkspaceGit } from "../contracts/capabilities.js";
 
 export function remoteAddVia(git: WorkspaceGit, cwd: string): ArtifactsRemoteAdd {
   return async ({ name, url, force }) => {

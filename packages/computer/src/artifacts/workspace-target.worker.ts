@@ -8,7 +8,7 @@
  * `getArtifacts` / `artifactsCLI` methods; a Durable Object stub answers
  * every property, so ours goes through the Workspace every object has.
  */
-import type { ArtifactsCliRequest, GitCliResult } from "../workspace/capabilities.js";
+import type { ArtifactsCliRequest, GitCliResult } from "../contracts/capabilities.js";
 import { ArtifactsCLITarget } from "./cli-target.worker.js";
 
 /** A Workspace stub as the proxy gets it: its artifacts CLI, and disposable. */

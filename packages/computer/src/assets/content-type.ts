@@ -1,5 +1,5 @@
 /** Content-Type by extension and the Content-Disposition of a shared file. */
-import { FALLBACK_MIME_TYPE, mimeTypeOf } from "../workspace/mime.js";
+import { FALLBACK_MIME_TYPE, mimeTypeOf } from "../contracts/mime.js";
 
 export const FALLBACK_CONTENT_TYPE = FALLBACK_MIME_TYPE;
 

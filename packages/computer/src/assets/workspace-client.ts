@@ -5,7 +5,7 @@
  * to a client that has it; a publisher gets the expiry and prefix only.
  * Both resolve to the URL string (a publisher's `{ url }` is unwrapped).
  */
-import type { WorkspaceAssetsClient, WorkspaceAssetsOption } from "../workspace/capabilities.js";
+import type { WorkspaceAssetsClient, WorkspaceAssetsOption } from "../contracts/capabilities.js";
 
 export function toWorkspaceAssets(given: WorkspaceAssetsOption): WorkspaceAssetsClient {
   if (typeof given !== "object" || given === null) {

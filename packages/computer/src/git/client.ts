@@ -10,7 +10,7 @@
  * with `{ ws }` as in the original, and with `open` for our Workspace.
  */
 import type { WorkspaceFilesystem } from "@cloudflare/dofs";
-import type { GitIdentity, WorkspaceGit, WorkspaceGitProvider } from "../workspace/capabilities.js";
+import type { GitIdentity, WorkspaceGit, WorkspaceGitProvider } from "../contracts/capabilities.js";
 import type { DiffOptions, FileDiff } from "./api/diff.js";
 import type { ShowResult } from "./api/history.js";
 import type { GitStatus, GitStatusEntry } from "./api/status.js";

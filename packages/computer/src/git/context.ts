@@ -1,6 +1,6 @@
 /** What every git operation works with: the files (as isomorphic-git's fs), the HTTP client and the client-wide pack cache. */
 import type { HttpClient } from "isomorphic-git";
-import type { GitIdentity } from "../workspace/capabilities.js";
+import type { GitIdentity } from "../contracts/capabilities.js";
 import type { GitFs } from "./fs-adapter.js";
 import type { WorkTreeFiles } from "./work-tree.js";
 

@@ -6,7 +6,7 @@
  * directly so its output and exit codes stay git's. One pack cache per core.
  */
 import type { WorkspaceFilesystem } from "@cloudflare/dofs";
-import type { GitCliRequest, GitCliResult, GitIdentity, WorkspaceGit } from "../workspace/capabilities.js";
+import type { GitCliRequest, GitCliResult, GitIdentity, WorkspaceGit } from "../contracts/capabilities.js";
 import * as commit from "./api/commit.js";
 import * as config from "./api/config.js";
 import * as diff from "./api/diff.js";

@@ -6,7 +6,7 @@
  * Nothing found is git's "author identity unknown" (exit 128).
  */
 import git from "isomorphic-git";
-import type { GitIdentity } from "../workspace/capabilities.js";
+import type { GitIdentity } from "../contracts/capabilities.js";
 import type { GitContext } from "./context.js";
 import { type GitError, MissingIdentityError } from "./errors.js";
 

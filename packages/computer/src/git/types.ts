@@ -6,7 +6,7 @@
  * published package.
  */
 import type { WorkspaceFilesystem } from "@cloudflare/dofs";
-import type { GitCliRequest, GitCliResult, GitIdentity } from "../workspace/capabilities.js";
+import type { GitCliRequest, GitCliResult, GitIdentity } from "../contracts/capabilities.js";
 import type { DiffSide } from "./api/diff.js";
 import type { AuthCallback, GitAuth, GitRemoteAuth, MessageCallback, ProgressCallback } from "./context.js";
 import type { GitSignature } from "./identity.js";

@@ -6,8 +6,8 @@
  * keys are refused, so a misspelt one never silently changes nothing.
  */
 
+import type { AssetsShareOptions } from "../contracts/capabilities.js";
 import type { WorkspaceRuntimeValue } from "../runtime/types.js";
-import type { AssetsShareOptions } from "../workspace/capabilities.js";
 import { optionalString } from "./access.js";
 import { parseDurationMs } from "./duration.js";
 import type { WorkspaceModuleFactory, WorkspaceModuleFunctions, WorkspaceModuleHost } from "./types.js";

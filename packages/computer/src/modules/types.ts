@@ -6,9 +6,9 @@
  * connects. Type-only: importing this file pulls in no runtime.
  */
 import type { ArtifactClient } from "../artifacts/artifact.js";
+import type { AssetsShareClient } from "../contracts/capabilities.js";
 import type { GitClient } from "../git/client.js";
 import type { WorkspaceRuntimeAccess, WorkspaceRuntimeValue } from "../runtime/types.js";
-import type { AssetsShareClient } from "../workspace/capabilities.js";
 
 /** What every host function gets beside its arguments. */
 export interface WorkspaceModuleCallContext {

@@ -5,8 +5,8 @@
  */
 import type { Database, WorkspaceFilesystem } from "@cloudflare/dofs";
 import type { ArtifactClient } from "../artifacts/artifact.js";
+import type { WorkspaceGit } from "../contracts/capabilities.js";
 import type { GitClient } from "../git/client.js";
-import type { WorkspaceGit } from "../workspace/capabilities.js";
 import type { BackendContext } from "./backend.js";
 
 /**

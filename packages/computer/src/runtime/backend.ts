@@ -13,7 +13,7 @@
  */
 import type { Database, WorkspaceFilesystem } from "@cloudflare/dofs";
 import type { RefusedEntry, SkippedEntry, SyncRPC } from "@cloudflare/dofs/sync";
-import type { WorkspaceArtifacts, WorkspaceAssetsClient, WorkspaceGit } from "../workspace/capabilities.js";
+import type { WorkspaceArtifacts, WorkspaceAssetsClient, WorkspaceGit } from "../contracts/capabilities.js";
 import type { WorkspaceRuntime } from "./runtime.js";
 import type { ExecEvent, ExecOptions, ExecSyncResult, GetExecOptions, KillSignal } from "./types.js";
 
@@ -63,12 +63,15 @@ export interface ShellExecRequest {
 }
 
 /** `WorkspaceRPC.shell` as a command backend serves it. Errors carry wire codes (ENOENT, EEXEC_BUSY, ELOG_TRUNCATED). */
-export interface ShellRPCLike {
+export interface ShellRpcLike {
   exec(request: ShellExecRequest): Promise<BackendExec>;
   getExec(request: { id: string; after?: number | "tail" }): Promise<BackendExec>;
   killExec(request: { id: string; signal?: string }): Promise<void>;
   disposeExec(request: { id: string }): Promise<void>;
 }
+
+/** @deprecated The earlier spelling of `ShellRpcLike` (acronyms are cased as words in our own names). */
+export type ShellRPCLike = ShellRpcLike;
 
 /** One live connection to a command backend's runtime. */
 export interface BackendHandle {
@@ -84,7 +87,7 @@ export interface BackendHandle {
    * lost (`EEXEC_LOST`) and nothing about them reaches the new runtime.
    */
   readonly runtimeId: string;
-  readonly rpc: { readonly sync: SyncRPC; readonly shell: ShellRPCLike };
+  readonly rpc: { readonly sync: SyncRPC; readonly shell: ShellRpcLike };
   /** Settles when the connection is gone (socket closed, heartbeat failed); the runtime then drops it. */
   readonly closed: Promise<void>;
   close(): Promise<void>;

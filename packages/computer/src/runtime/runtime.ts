@@ -4,7 +4,7 @@
  * authorization: every backend sees the same workspace.
  */
 import type { SyncBudget } from "@cloudflare/dofs/sync";
-import { type ShellValue, sh } from "../workspace/sh.js";
+import { type ShellValue, sh } from "../contracts/sh.js";
 import type { CommandRuntime } from "./command-runtime.js";
 import type { DirectRuntime } from "./direct-runtime.js";
 import { closedError, noBackendsError, unknownBackendError, WorkspaceError } from "./errors.js";

@@ -15,6 +15,15 @@
  */
 import type { WorkspaceFilesystem } from "@cloudflare/dofs";
 import type { ArtifactClient } from "../artifacts/artifact.js";
+import type { WorkspaceAssetsPublisher, WorkspaceGit } from "../contracts/capabilities.js";
+import {
+  localFilesystem,
+  type RemoteFilesystem,
+  rebuildFsError,
+  remoteFilesystem,
+  type WorkspaceClientFilesystem,
+} from "../contracts/fs-client.js";
+import { type ShellValue, sh } from "../contracts/sh.js";
 import type { WorkspaceRuntimeExecHandle } from "../runtime/handle.js";
 import type { WorkspaceRuntime } from "../runtime/runtime.js";
 import type {
@@ -26,16 +35,7 @@ import type {
   RuntimeGetOptions,
   RuntimeKillOptions,
 } from "../runtime/types.js";
-import type { WorkspaceAssetsPublisher, WorkspaceGit } from "./capabilities.js";
-import {
-  localFilesystem,
-  type RemoteFilesystem,
-  rebuildFsError,
-  remoteFilesystem,
-  type WorkspaceClientFilesystem,
-} from "./fs-client.js";
 import { RemoteExecHandle, type RemoteExecHandleStub } from "./remote-handle.js";
-import { type ShellValue, sh } from "./sh.js";
 import { type ThinkWorkspaceCompatibility, thinkMethods } from "./think.js";
 
 /**

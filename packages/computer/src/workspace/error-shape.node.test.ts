@@ -19,7 +19,7 @@ import { newMessagePortRpcSession, RpcTarget } from "capnweb";
 import { afterAll, describe, expect, test } from "vitest";
 import { type CataloguedError, DEFAULT_SEEDS, errorCatalogue } from "../../test/errors/catalogue.js";
 import { rebuildError as bridgeRebuild } from "../backends/worker-javascript/sandbox/bridge.js";
-import { rebuildFsError } from "./fs-client.js";
+import { rebuildFsError } from "../contracts/fs-client.js";
 
 const extra = Number(process.env.ERROR_SHAPE_SEED);
 const seeds = Number.isSafeInteger(extra) ? [...DEFAULT_SEEDS, extra] : [...DEFAULT_SEEDS];

@@ -11,7 +11,7 @@ import { rebuildWorkspaceRpcError, WorkspaceRpcError } from "@cloudflare/compute
 import { type ErrorShape, fromShape, toShape, WorkspaceFsError } from "@cloudflare/dofs";
 import { describe, expect, test } from "vitest";
 import { DEFAULT_SEEDS, errorCatalogue } from "../../test/errors/catalogue.js";
-import { rebuildFsError } from "./fs-client.js";
+import { rebuildFsError } from "../contracts/fs-client.js";
 
 /** What workerd adds to an error that crossed RPC from a Durable Object: the transport's fields, not the sender's. */
 const TRANSPORT_FIELDS = new Set(["remote", "durableObjectId"]);

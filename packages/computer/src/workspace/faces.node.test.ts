@@ -23,10 +23,10 @@ import type { HostCall } from "../backends/worker-javascript/protocol/messages.j
 import { setHost } from "../backends/worker-javascript/sandbox/bridge.js";
 import * as fsPromises from "../backends/worker-javascript/sandbox/fs-promises.js";
 import { WorkspaceFsAdapter } from "../backends/worker-shell/sandbox/fs-adapter.js";
+import { localFilesystem } from "../contracts/fs-client.js";
 import { createGitFs, type GitFsPromises } from "../git/fs-adapter.js";
 import { providerGitFs } from "../git/provider-fs.js";
 import { WorkspaceFileStore } from "../tools/file-store.js";
-import { localFilesystem } from "./fs-client.js";
 
 function store(): WorkspaceFilesystem {
   return new WorkspaceFilesystem(openNodeDatabase());

@@ -10,7 +10,7 @@
 import { WorkerEntrypoint } from "cloudflare:workers";
 import type { ArtifactsCLITarget } from "../artifacts/cli-target.worker.js";
 import { workspaceArtifactsTarget } from "../artifacts/workspace-target.worker.js";
-import type { ArtifactsCliRequest, GitCliResult } from "./capabilities.js";
+import type { ArtifactsCliRequest, GitCliResult } from "../contracts/capabilities.js";
 import type { WorkspaceStub } from "./stub.worker.js";
 import type { WorkspaceHost } from "./with-workspace.worker.js";
 

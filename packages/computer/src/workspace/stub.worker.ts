@@ -13,7 +13,6 @@
  * client (client.ts).
  */
 
-import { RpcTarget } from "cloudflare:workers";
 import type {
   DirEntry,
   FindEntry,
@@ -30,6 +29,16 @@ import type {
 import { WorkspaceFilesystem } from "@cloudflare/dofs";
 import type { ArtifactClient } from "../artifacts/artifact.js";
 import { toWorkspaceAssets } from "../assets/workspace-client.js";
+import type {
+  ArtifactsCliRequest,
+  AssetsShareClient,
+  GitCliRequest,
+  GitCliResult,
+  PublishOptions,
+  WorkspaceAssetsClient,
+  WorkspaceGit,
+} from "../contracts/capabilities.js";
+import { exists, lstatOrNull, statOrNull, type WorkspaceFilesystemVerbs } from "../contracts/fs-client.js";
 import { WorkspaceError } from "../runtime/errors.js";
 import type { WorkspaceRuntimeExecHandle } from "../runtime/handle.js";
 import { WorkspaceRuntime } from "../runtime/runtime.js";
@@ -43,58 +52,8 @@ import type {
   WorkspaceRuntimeResult,
 } from "../runtime/types.js";
 import { encodeRuntimeEvents } from "../runtime/wire.js";
-import type {
-  ArtifactsCliRequest,
-  AssetsShareClient,
-  GitCliRequest,
-  GitCliResult,
-  PublishOptions,
-  WorkspaceAssetsClient,
-  WorkspaceGit,
-} from "./capabilities.js";
-import { exists, lstatOrNull, statOrNull, type WorkspaceFilesystemVerbs } from "./fs-client.js";
+import { DisposableStub } from "./disposable-stub.worker.js";
 import { type ThinkFileInfo, type ThinkFilesystem, type ThinkWorkspaceCompatibility, thinkMethods } from "./think.js";
-
-/**
- * Shared by every stub. Once disposed — by its RPC client, or with its parent —
- * calls fail instead of reaching the workspace, and its children go with it.
- * Each getter access creates a fresh child: workerd disposes a target each
- * time one of its stubs is disposed, so a shared child would die with the
- * first client that let go of it.
- */
-abstract class DisposableStub extends RpcTarget {
-  #disposed = false;
-  readonly #children = new Set<DisposableStub>();
-  #parent: DisposableStub | undefined;
-
-  /** Whether this stub was disposed. For diagnostics and tests. */
-  get disposed(): boolean {
-    return this.#disposed;
-  }
-
-  [Symbol.dispose](): void {
-    if (this.#disposed) return;
-    this.#disposed = true;
-    if (this.#parent) this.#parent.#children.delete(this);
-    for (const child of [...this.#children]) child[Symbol.dispose]();
-    this.#children.clear();
-    this.released();
-  }
-
-  /** Runs once, when the stub is disposed. */
-  protected released(): void {}
-
-  protected live(what: string): void {
-    if (this.#disposed) throw new TypeError(`${what}: this stub was disposed`);
-  }
-
-  /** Registers a child so disposing this stub disposes it too. */
-  protected adopt<T extends DisposableStub>(child: T): T {
-    child.#parent = this;
-    this.#children.add(child);
-    return child;
-  }
-}
 
 /**
  * What the filesystem stub calls, structurally: our `WorkspaceFilesystem` (a nominal class) fits, and so

@@ -10,7 +10,7 @@
  * directory agents work in.
  */
 import { isFsError, readAllBytes, type Stat, type WorkspaceFilesystem } from "@cloudflare/dofs";
-import { mimeTypeOf } from "./mime.js";
+import { mimeTypeOf } from "../contracts/mime.js";
 
 /** The directory relative Think paths are resolved under. */
 export const THINK_ROOT = "/workspace";

@@ -17,6 +17,15 @@ import { collectGarbage } from "@cloudflare/dofs/inode";
 import { DEFAULT_BATCH_BUDGET, type SyncBudget } from "@cloudflare/dofs/sync";
 import { type ArtifactClient, createArtifact, createUnconfiguredArtifact } from "../artifacts/artifact.js";
 import { toWorkspaceAssets } from "../assets/workspace-client.js";
+import type {
+  CapabilityOption,
+  GitIdentity,
+  WorkspaceAssetsClient,
+  WorkspaceAssetsOption,
+  WorkspaceGit,
+  WorkspaceGitFactoryFunction,
+  WorkspaceGitProvider,
+} from "../contracts/capabilities.js";
 // A type only (what `workspace.git` is typed as): `./git` (isomorphic-git) stays out of bundles that do not use it.
 import type { GitClient } from "../git/client.js";
 import { indexMounts, type ResolvedMount, resolveMounts } from "../mounts/index-mounts.js";
@@ -38,15 +47,6 @@ import {
 } from "../runtime/retry.js";
 import { type BackendRuntime, WorkspaceRuntime } from "../runtime/runtime.js";
 import { toDatabase, type WorkspaceStorage } from "../runtime/storage.js";
-import type {
-  CapabilityOption,
-  GitIdentity,
-  WorkspaceAssetsClient,
-  WorkspaceAssetsOption,
-  WorkspaceGit,
-  WorkspaceGitFactoryFunction,
-  WorkspaceGitProvider,
-} from "./capabilities.js";
 import { WorkspaceStub } from "./stub.worker.js";
 import { type ThinkWorkspaceCompatibility, thinkMethods } from "./think.js";
 

@@ -6,8 +6,8 @@
 import { abortAllDurableObjects, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, inject, it } from "vitest";
-import { WorkspaceContainerAPI } from "../../src/backends/container/container-api.worker.js";
-import { EGRESS_TOKEN_HEADER, EGRESS_URL_HEADER } from "../../src/backends/container/egress.js";
+import { WorkspaceContainerAPI } from "../../src/backends/container/host/container-api.worker.js";
+import { EGRESS_TOKEN_HEADER, EGRESS_URL_HEADER } from "../../src/backends/container/host/egress.js";
 import { WORKSPACE_INSTANCE } from "../../src/workspace/client.js";
 import type { Workspace } from "../../src/workspace/workspace.worker.js";
 import type { ContainerWorkspaceObject, OriginalWiringWorkspaceObject } from "./main.worker.js";

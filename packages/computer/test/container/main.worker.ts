@@ -5,10 +5,10 @@
  * in production.
  */
 import { DurableObject } from "cloudflare:workers";
-import { CloudflareContainerBackend } from "../../src/backends/container/backend.worker.js";
-import { localContainer } from "../../src/backends/container/local.js";
-import { CONTAINER_HOST_ENV, withWorkspaceContainer } from "../../src/backends/container/mixin.worker.js";
-import type { WorkspaceEgressPolicy } from "../../src/backends/container/types.js";
+import { CloudflareContainerBackend } from "../../src/backends/container/host/backend.worker.js";
+import { localContainer } from "../../src/backends/container/host/local.js";
+import { CONTAINER_HOST_ENV, withWorkspaceContainer } from "../../src/backends/container/host/mixin.worker.js";
+import type { WorkspaceEgressPolicy } from "../../src/backends/container/host/types.js";
 import { sqlSyncRetryScheduler } from "../../src/runtime/retry.js";
 import { withWorkspace, workspaceOf } from "../../src/workspace/with-workspace.worker.js";
 

@@ -7,7 +7,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, inject, it } from "vitest";
-import { TestBackend } from "../../src/backends/test/backend.js";
+import { TestBackend } from "../../src/backends/running-computerd/backend.js";
 import { Workspace } from "../../src/workspace/workspace.worker.js";
 
 const utf8 = { encoding: "utf8" } as const;

@@ -14,10 +14,10 @@ import { createGitModule as referenceGitModule } from "computer-reference-080/mo
 import { createToolBindings as referenceToolBindings } from "computer-reference-080/modules/tools";
 import { describe, expect, it } from "vitest";
 import { WorkerJavaScriptBackend } from "../../src/backends/worker-javascript/index.js";
+import { shellQuote } from "../../src/contracts/sh.js";
 import { createGitClient } from "../../src/git/index.js";
 import { createGitModule } from "../../src/modules/git.js";
 import { createToolBindings } from "../../src/modules/tools.js";
-import { shellQuote } from "../../src/workspace/sh.js";
 import { Workspace } from "../../src/workspace/workspace.worker.js";
 
 type Side = "reference" | "ours";

@@ -6,7 +6,7 @@
  * runtime drives it exactly as it drives computerd — connect, reconcile,
  * push, exec, pull — so the runtime's tests exercise the real sync bracket
  * without a process or a socket. (The public `TestBackend` is the original's:
- * it connects to a real computerd, src/backends/test/backend.ts.)
+ * it connects to a real computerd, src/backends/running-computerd/backend.ts.)
  *
  * For the caller's failure tests it can replace its runtime (a restarted
  * container: new runtime id, empty store, executions gone) and inject faults
@@ -25,7 +25,7 @@ import type {
   BackendExec,
   BackendHandle,
   CommandBackend,
-  ShellRPCLike,
+  ShellRpcLike,
   WireExecEvent,
 } from "../../src/runtime/backend.js";
 import { dropPrefixedTables, prefixedDatabase } from "./prefixed-database.js";
@@ -261,7 +261,7 @@ export class FakeShellBackend implements CommandBackend {
     };
   }
 
-  #shellFor(runner: TestRunner, state: HandleState): ShellRPCLike {
+  #shellFor(runner: TestRunner, state: HandleState): ShellRpcLike {
     const call = async <T>(op: FakeShellBackendOp, body: () => Promise<T>): Promise<T> => {
       this.#enter(op, state);
       return body();

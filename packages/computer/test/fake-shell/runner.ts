@@ -15,7 +15,7 @@
 
 import { rpcError, SIGNAL_EXIT_CODES } from "@cloudflare/computer-rpc";
 import type { WorkspaceFilesystem } from "@cloudflare/dofs";
-import type { BackendExec, ShellExecRequest, ShellRPCLike, WireExecEvent } from "../../src/runtime/backend.js";
+import type { BackendExec, ShellExecRequest, ShellRpcLike, WireExecEvent } from "../../src/runtime/backend.js";
 import { messageOf, resolvePath } from "./builtins.js";
 import { runShell } from "./interpreter.js";
 
@@ -55,7 +55,7 @@ interface ExecRecord {
 
 const encoder = new TextEncoder();
 
-export class TestRunner implements ShellRPCLike {
+export class TestRunner implements ShellRpcLike {
   readonly #fs: WorkspaceFilesystem;
   readonly #logMaxBytes: number;
   readonly #defaultTimeoutMs: number;

@@ -24,7 +24,7 @@ import {
   WorkerShellBackend,
   type WorkerShellEgress,
 } from "../../src/backends/worker-shell/index.js";
-import type { PublishOptions } from "../../src/workspace/capabilities.js";
+import type { PublishOptions } from "../../src/contracts/capabilities.js";
 import { withWorkspace } from "../../src/workspace/with-workspace.worker.js";
 
 export { WorkspaceServiceProxy } from "../../src/workspace/service-proxy.worker.js";

@@ -18,6 +18,7 @@ import { tunnelConnections } from "../egress/tunnel.js";
 import { allowedEnv } from "../exec/env.js";
 import { Runner } from "../exec/runner.js";
 import { hostPathOf } from "../exec/sandbox.js";
+import type { Logger } from "../log/logger.js";
 import { Reclaimer } from "../memory/reclaimer.js";
 import type { MountDriver } from "../mount/driver.js";
 import { resolveMountMode } from "../mount/driver.js";
@@ -29,13 +30,13 @@ import { FUSERMOUNT, fusermountOnPath } from "../mount/kernel/fusermount.js";
 import { KernelDriver } from "../mount/kernel-driver.js";
 import type { MountFsDriver } from "../mount/mount-fs-driver.js";
 import { clearStaleMount } from "../mount/mount-point.js";
+import type { MountMode } from "../mount/options.js";
 import { ShimDriver } from "../mount/shim.js";
 import { createDaemonServer, type DaemonServer } from "../server/http.js";
 import { ChunkCollector } from "../store/collector.js";
 import { openStore } from "../store/state.js";
 import { withCrashAt } from "./crash-at.js";
-import type { Config, MountMode } from "./env.js";
-import type { Logger } from "./log.js";
+import type { Config } from "./env.js";
 
 export interface Daemon {
   readonly port: number;
@@ -145,7 +146,7 @@ export async function startDaemon(config: Config, log: Logger): Promise<Daemon> 
     ...(driver?.afterApply
       ? { afterApply: (_result, entries) => driver.afterApply?.(entries.map((entry) => entry.path)) }
       : {}),
-    ...(driver?.beforePull ? { beforeFetch: () => driver.beforePull?.() } : {}),
+    ...(driver?.beforeFetch ? { beforeFetch: () => driver.beforeFetch?.() } : {}),
     ...(driver?.beforeApply
       ? { beforeApply: (entries) => driver.beforeApply?.(entries.map((entry) => entry.path)) }
       : {}),

@@ -1,7 +1,8 @@
 import { describe, expect, test } from "vitest";
 import { runToExit, startDaemon, stopAll } from "../../test/daemon.js";
 import { resolveMountMode } from "../mount/driver.js";
-import { fuseMountOptions, readConfig } from "./env.js";
+import { fuseMountOptions } from "../mount/options.js";
+import { readConfig } from "./env.js";
 
 describe("readConfig", () => {
   test("COMPUTERD_CRASH_AT names a sync step and a call; anything else is a ConfigError", () => {

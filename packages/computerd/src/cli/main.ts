@@ -4,16 +4,16 @@
  * that cannot come up, 130/143 after SIGINT/SIGTERM, 1 for an uncaught error.
  */
 import { SIGNAL_EXIT_CODES } from "@cloudflare/computer-rpc";
+import { createLogger, type Logger } from "../log/logger.js";
 import { startDaemon } from "./boot.js";
 import { type Config, ConfigError, readConfig } from "./env.js";
-import { createLogger, type Logger } from "./log.js";
 
 /** The signals that stop the daemon; it exits as a shell reports a command they killed. */
 const STOP_SIGNALS = ["SIGINT", "SIGTERM"] as const;
 
 async function main(): Promise<void> {
   if (process.argv[2] === "host") {
-    const { runHost } = await import("../host/main.js");
+    const { runHost } = await import("../local-host/main.js");
     await runHost(process.argv.slice(3)).catch((error: unknown) => {
       process.stderr.write(`computerd host: ${error instanceof Error ? error.message : String(error)}\n`);
       process.exit(2);

@@ -16,7 +16,7 @@ import { createRequire } from "node:module";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { DEFAULT_HOST_PORT, type RunningHost, startHost } from "../host/main.js";
+import { DEFAULT_HOST_PORT, type RunningHost, startHost } from "../local-host/main.js";
 
 export interface WranglerDevOptions {
   /** The Worker's folder: its wrangler config is there, and wrangler is resolved from there. */

@@ -3,7 +3,7 @@
  * to the proxy port of its network namespace is carried, byte for byte, to
  * the local container host over a fresh `Upgrade: computerd-egress` request
  * authenticated with the container's bearer. The host speaks the proxy
- * protocol on it (packages/computerd/src/host/egress-proxy/proxy.ts); computerd
+ * protocol on it (packages/computerd/src/local-host/egress-proxy/proxy.ts); computerd
  * neither parses nor decrypts anything.
  */
 import { request as httpRequest } from "node:http";

@@ -4,7 +4,7 @@
  * reconciled both ways) and `none`.
  */
 import { existsSync } from "node:fs";
-import type { MountMode, MountSetting } from "../cli/env.js";
+import type { MountMode, MountSetting } from "./options.js";
 
 export interface MountDriver {
   readonly mode: MountMode;
@@ -17,7 +17,7 @@ export interface MountDriver {
   /** Before a push applies entries (their store paths): anything buffered goes to the store first. */
   beforeApply?(paths: readonly string[]): void | Promise<void>;
   /** Before the Durable Object pulls (`fetchChanges`): the mount settles what it holds, so the pull sees it. */
-  beforePull?(): void | Promise<void>;
+  beforeFetch?(): void | Promise<void>;
   /** Runs before each exec (the shim reconciles the disk first). */
   beforeExec?(): void | Promise<void>;
   stats?(): Record<string, number>;

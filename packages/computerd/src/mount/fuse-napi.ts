@@ -21,9 +21,6 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { promisify } from "node:util";
 import { withTimeout } from "@cloudflare/computer-rpc";
-import type { Database } from "@cloudflare/dofs";
-import type { FuseOptions } from "../cli/env.js";
-import type { Logger } from "../cli/log.js";
 import type { MountDriver } from "./driver.js";
 import { EINVAL, ErrnoError } from "./errno.js";
 import { fallocate } from "./fallocate.js";
@@ -31,9 +28,8 @@ import { type Callback, idOf, type Op, opAdapter, sharedOps } from "./fuse-callb
 import type { Caller } from "./inode-owners.js";
 import type { FuseStat, TimeRequest } from "./mount-fs.js";
 import { MountFsDriver } from "./mount-fs-driver.js";
-import { clearStaleMount, commitAndUnmount } from "./mount-point.js";
+import { commitAndUnmount } from "./mount-point.js";
 import { teachKernel } from "./teach-kernel.js";
-import { FuseTrace } from "./trace.js";
 
 const run = promisify(execFile);
 const MOUNT_TIMEOUT_MS = 5_000;
@@ -149,26 +145,14 @@ export function loadFuseNapi(): FuseClass {
 
 export class FuseNapiDriver extends MountFsDriver implements MountDriver {
   readonly mode = "fuse" as const;
-  readonly #mountPoint: string;
-  readonly #options: FuseOptions;
-  readonly #log: Logger;
-  readonly #trace: FuseTrace | undefined;
   #fuse: FuseInstance | undefined;
   /** The kernel takes FUSE_NOTIFY_INC_EPOCH (probed once at mount). */
   #epoch = false;
 
-  constructor(db: Database, mountPoint: string, options: FuseOptions, log: Logger) {
-    super(db, mountPoint);
-    this.#mountPoint = mountPoint;
-    this.#options = options;
-    this.#log = log;
-    this.#trace = options.trace ? new FuseTrace(options.trace.file, log) : undefined;
-  }
-
   async mount(): Promise<void> {
-    await clearStaleMount(this.#mountPoint, this.#log);
+    await this.clearStaleMount();
     const Fuse = loadFuseNapi();
-    const o = this.#options;
+    const o = this.options;
     // Our patch reads the loop from the environment when the mount comes up.
     process.env.COMPUTERD_FUSE_LOOP = o.loop;
     let instance: FuseInstance | undefined;
@@ -176,7 +160,7 @@ export class FuseNapiDriver extends MountFsDriver implements MountDriver {
       const context = instance?.context();
       return context ? { uid: context.uid, gid: context.gid, pid: context.pid } : undefined;
     };
-    const fuse = new Fuse(this.#mountPoint, this.#ops(caller), {
+    const fuse = new Fuse(this.mountPoint, this.#ops(caller), {
       mkdir: true,
       // A big commit may take longer than any fixed limit on a slow machine; the kernel has its own.
       timeout: false,
@@ -206,17 +190,17 @@ export class FuseNapiDriver extends MountFsDriver implements MountDriver {
     await withTimeout(
       new Promise<void>((resolve, reject) => fuse.mount((error) => (error ? reject(error) : resolve()))),
       MOUNT_TIMEOUT_MS,
-      `FUSE mount of ${this.#mountPoint} did not come up within ${MOUNT_TIMEOUT_MS} ms`,
+      `FUSE mount of ${this.mountPoint} did not come up within ${MOUNT_TIMEOUT_MS} ms`,
     );
     this.#fuse = fuse;
-    this.#trace?.install();
+    this.trace?.install();
     // Names may stay cached longer only where a push can drop them all at once.
     this.#epoch = await new Promise<boolean>((resolve) => fuse.incrementEpoch((error) => resolve(error === null)));
     if (this.#epoch && o.epochTimeouts !== undefined) {
       fuse.setEntryTimeouts(o.epochTimeouts.entry, o.epochTimeouts.negative);
     }
-    this.#log.info(
-      `mounted ${this.#mountPoint} (fuse-napi, ${fuse._fuseOptions()}, max_write=${o.maxWrite}, loop=${o.loop}, writeback_cache=${o.writebackCache ? "on" : "off"}, epoch=${this.#epoch ? "on" : "off"}${this.#epoch && o.epochTimeouts ? `, entry_timeout=${o.epochTimeouts.entry}, negative_timeout=${o.epochTimeouts.negative}` : ""})`,
+    this.log.info(
+      `mounted ${this.mountPoint} (fuse-napi, ${fuse._fuseOptions()}, max_write=${o.maxWrite}, loop=${o.loop}, writeback_cache=${o.writebackCache ? "on" : "off"}, epoch=${this.#epoch ? "on" : "off"}${this.#epoch && o.epochTimeouts ? `, entry_timeout=${o.epochTimeouts.entry}, negative_timeout=${o.epochTimeouts.negative}` : ""})`,
     );
   }
 
@@ -224,9 +208,9 @@ export class FuseNapiDriver extends MountFsDriver implements MountDriver {
     const fuse = this.#fuse;
     this.#fuse = undefined;
     if (fuse === undefined) return;
-    this.#trace?.report();
+    this.trace?.report();
     // fuse-napi stops its request threads and detaches (umount2 MNT_DETACH as root) off this loop.
-    await commitAndUnmount(this.fs, fuse, this.#mountPoint, this.#log, MOUNT_TIMEOUT_MS);
+    await commitAndUnmount(this.fs, fuse, this.mountPoint, this.log, MOUNT_TIMEOUT_MS);
   }
 
   /**
@@ -235,10 +219,10 @@ export class FuseNapiDriver extends MountFsDriver implements MountDriver {
    * process so this loop keeps serving the writes it causes) pushes them to
    * us before the commit.
    */
-  async beforePull(): Promise<void> {
-    if (this.#options.writebackCache && this.fs.hasOpenFiles) {
-      await run("sync", ["-f", this.#mountPoint], { timeout: 30_000 }).catch((error) =>
-        this.#log.error("sync -f before a fetch failed", error),
+  async beforeFetch(): Promise<void> {
+    if (this.options.writebackCache && this.fs.hasOpenFiles) {
+      await run("sync", ["-f", this.mountPoint], { timeout: 30_000 }).catch((error) =>
+        this.log.error("sync -f before a fetch failed", error),
       );
     }
     this.fs.commitAll();
@@ -257,14 +241,14 @@ export class FuseNapiDriver extends MountFsDriver implements MountDriver {
       // Names the push added, removed or moved: every cached name (negative ones too) is looked up again.
       await new Promise<void>((resolve) =>
         fuse.incrementEpoch((error) => {
-          if (error) this.#log.error("FUSE_NOTIFY_INC_EPOCH failed", error);
+          if (error) this.log.error("FUSE_NOTIFY_INC_EPOCH failed", error);
           resolve();
         }),
       );
     }
     // An inode no process holds is dropped at its next lookup (the epoch); one held open keeps the kernel's
     // size and mtime, so the new ones go in through the mount (answered as no-ops: the store has them).
-    if (this.#options.writebackCache) await teachKernel(held, this.#log);
+    if (this.options.writebackCache) await teachKernel(held, this.log);
     const mounted = paths.map((path) => this.fs.fusePath(path)).filter((path) => path !== undefined);
     // fuse-napi queues at most 1,024 notifications per mount.
     for (let at = 0; at < mounted.length; at += INVALIDATE_BATCH) {
@@ -273,7 +257,7 @@ export class FuseNapiDriver extends MountFsDriver implements MountDriver {
           (path) =>
             new Promise<void>((resolve) =>
               fuse.invalidatePath(path, (error) => {
-                if (error) this.#log.error(`invalidating ${path} failed`, error);
+                if (error) this.log.error(`invalidating ${path} failed`, error);
                 resolve();
               }),
             ),
@@ -293,8 +277,8 @@ export class FuseNapiDriver extends MountFsDriver implements MountDriver {
   /** fuse-napi's callback table over MountFs; every op answers an errno on failure. */
   #ops(caller: () => Caller | undefined): Record<string, Op> {
     const fs = this.fs;
-    const op = opAdapter(this.#trace);
-    const options = this.#options;
+    const op = opAdapter(this.trace);
+    const options = this.options;
     const readdirPlus = op("readdir", (dir: string) => fs.readdirPlus(dir));
     const keepPages = options.pageCache === "kernel";
     const table: Record<string, Op> = {
@@ -382,7 +366,7 @@ export class FuseNapiDriver extends MountFsDriver implements MountDriver {
         const fuse = this.#fuse;
         if (this.fs.sharedChanges !== before && this.#epoch && fuse !== undefined) {
           const result = fuse.incrementEpochSync();
-          if (result !== 0) this.#log.error(`FUSE_NOTIFY_INC_EPOCH failed: ${result}`);
+          if (result !== 0) this.log.error(`FUSE_NOTIFY_INC_EPOCH failed: ${result}`);
         }
         cb(...(reply as [number]));
       });

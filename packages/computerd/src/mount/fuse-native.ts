@@ -16,16 +16,13 @@
  */
 import { createRequire } from "node:module";
 import { withTimeout } from "@cloudflare/computer-rpc";
-import type { Database } from "@cloudflare/dofs";
-import { type FuseOptions, fuseMountOptions } from "../cli/env.js";
-import type { Logger } from "../cli/log.js";
 import type { MountDriver } from "./driver.js";
 import { opAdapter, sharedOps } from "./fuse-callbacks.js";
 import { nanosOf } from "./inode-times.js";
 import { userAllowOther } from "./kernel/fusermount.js";
 import { MountFsDriver } from "./mount-fs-driver.js";
-import { clearStaleMount, commitAndUnmount } from "./mount-point.js";
-import { FuseTrace } from "./trace.js";
+import { commitAndUnmount } from "./mount-point.js";
+import { fuseMountOptions } from "./options.js";
 import { resolveMtime } from "./utimens.js";
 
 /** What fuse-native's C glue makes of UTIME_NOW and UTIME_OMIT (their tv_nsec read as ms). */
@@ -42,29 +39,17 @@ type FuseClass = new (mnt: string, ops: Record<string, unknown>, opts: Record<st
 
 export class FuseNativeDriver extends MountFsDriver implements MountDriver {
   readonly mode = "fuse" as const;
-  readonly #mountPoint: string;
-  readonly #options: FuseOptions;
-  readonly #log: Logger;
-  readonly #trace: FuseTrace | undefined;
   #fuse: FuseInstance | undefined;
 
-  constructor(db: Database, mountPoint: string, options: FuseOptions, log: Logger) {
-    super(db, mountPoint);
-    this.#mountPoint = mountPoint;
-    this.#options = options;
-    this.#log = log;
-    this.#trace = options.trace ? new FuseTrace(options.trace.file, log) : undefined;
-  }
-
   async mount(): Promise<void> {
-    await clearStaleMount(this.#mountPoint, this.#log);
+    await this.clearStaleMount();
     const Fuse = createRequire(import.meta.url)("fuse-native") as FuseClass;
-    const fuse = new Fuse(this.#mountPoint, this.#ops(), { timeout: false, mkdir: true });
+    const fuse = new Fuse(this.mountPoint, this.#ops(), { timeout: false, mkdir: true });
     // As the other drivers: every uid may use the mount, the kernel checks modes and owners.
     const privileged = process.getuid?.() === 0;
     const access = privileged || userAllowOther() ? ["allow_other", "default_permissions"] : ["default_permissions"];
     const options = [
-      ...fuseMountOptions(this.#options),
+      ...fuseMountOptions(this.options),
       ...access,
       "auto_unmount",
       "fsname=computerd",
@@ -75,13 +60,13 @@ export class FuseNativeDriver extends MountFsDriver implements MountDriver {
     await withTimeout(
       new Promise<void>((resolve, reject) => fuse.mount((error) => (error ? reject(error) : resolve()))),
       MOUNT_TIMEOUT_MS,
-      `FUSE mount of ${this.#mountPoint} did not come up within ${MOUNT_TIMEOUT_MS} ms`,
+      `FUSE mount of ${this.mountPoint} did not come up within ${MOUNT_TIMEOUT_MS} ms`,
     );
     this.#fuse = fuse;
-    this.#trace?.install();
-    this.#log.info(`mounted ${this.#mountPoint} (fuse-native, -o ${options.join(",")})`);
+    this.trace?.install();
+    this.log.info(`mounted ${this.mountPoint} (fuse-native, -o ${options.join(",")})`);
     // libfuse 2 through fuse-native hands us no caller: what another user creates is the daemon's.
-    this.#log.info(
+    this.log.info(
       "fuse-native: files other users create belong to the daemon's user (no caller context); the kernel driver or fuse-napi keep their owners",
     );
   }
@@ -90,12 +75,12 @@ export class FuseNativeDriver extends MountFsDriver implements MountDriver {
     const fuse = this.#fuse;
     this.#fuse = undefined;
     if (fuse === undefined) return;
-    this.#trace?.report();
+    this.trace?.report();
     // fuse-native runs `fusermount -uz` as a child process, so this loop keeps serving FUSE meanwhile.
-    await commitAndUnmount(this.fs, fuse, this.#mountPoint, this.#log, MOUNT_TIMEOUT_MS);
+    await commitAndUnmount(this.fs, fuse, this.mountPoint, this.log, MOUNT_TIMEOUT_MS);
   }
 
-  beforePull(): void {
+  beforeFetch(): void {
     this.fs.commitAll();
   }
 
@@ -114,7 +99,7 @@ export class FuseNativeDriver extends MountFsDriver implements MountDriver {
   /** fuse-native's callback table over MountFs; every op answers an errno on failure. */
   #ops(): Record<string, unknown> {
     const fs = this.fs;
-    const op = opAdapter(this.#trace);
+    const op = opAdapter(this.trace);
     return {
       ...sharedOps(fs, op),
       fgetattr: op("fgetattr", (path: string) => fs.getattr(path)),

@@ -13,7 +13,7 @@
 import { execFile } from "node:child_process";
 import { mkdirSync, readFileSync } from "node:fs";
 import { promisify } from "node:util";
-import type { Logger } from "../cli/log.js";
+import type { Logger } from "../log/logger.js";
 
 const run = promisify(execFile);
 

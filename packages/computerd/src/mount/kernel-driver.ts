@@ -38,10 +38,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { closeSync, constants, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { withTimeout } from "@cloudflare/computer-rpc";
-import type { Database } from "@cloudflare/dofs";
 import { lookupInode } from "@cloudflare/dofs/inode";
-import type { FuseOptions } from "../cli/env.js";
-import type { Logger } from "../cli/log.js";
 import type { MountDriver } from "./driver.js";
 import { registerAttrOps } from "./kernel/attr-ops.js";
 import { BusyPoll } from "./kernel/busy-poll.js";
@@ -58,9 +55,8 @@ import { RelatimePages } from "./kernel/relatime.js";
 import { Session } from "./kernel/session.js";
 import { ENTRIES_PER_QUEUE, enableUring, UringTransport } from "./kernel/uring.js";
 import { MountFsDriver } from "./mount-fs-driver.js";
-import { clearStaleMount, lazyUnmount } from "./mount-point.js";
+import { lazyUnmount } from "./mount-point.js";
 import { teachKernel } from "./teach-kernel.js";
-import { FuseTrace } from "./trace.js";
 
 const MOUNT_TIMEOUT_MS = 5_000;
 /** A syncfs that takes longer is logged and not waited for (a stuck writer must not stop a pull forever). */
@@ -78,11 +74,6 @@ const NOTIFY_BATCH = 256;
 
 export class KernelDriver extends MountFsDriver implements MountDriver {
   readonly mode = "fuse" as const;
-  readonly #db: Database;
-  readonly #mountPoint: string;
-  readonly #options: FuseOptions;
-  readonly #log: Logger;
-  readonly #trace: FuseTrace | undefined;
   #dev: FuseDev | undefined;
   #session: Session | undefined;
   #nodes: NodeTable | undefined;
@@ -92,37 +83,28 @@ export class KernelDriver extends MountFsDriver implements MountDriver {
   #watchdog: ChildProcess | undefined;
   #privileged = true;
 
-  constructor(db: Database, mountPoint: string, options: FuseOptions, log: Logger) {
-    super(db, mountPoint);
-    this.#db = db;
-    this.#mountPoint = mountPoint;
-    this.#options = options;
-    this.#log = log;
-    this.#trace = options.trace ? new FuseTrace(options.trace.file, log) : undefined;
-  }
-
   async mount(): Promise<void> {
-    await clearStaleMount(this.#mountPoint, this.#log);
+    await this.clearStaleMount();
     const dev = loadFuseDev();
-    const root = lookupInode(this.#db, this.fs.vfsPath("/"));
+    const root = lookupInode(this.db, this.fs.vfsPath("/"));
     if (root === undefined || root.type !== "dir")
-      throw new Error(`${this.#mountPoint} is not a directory in the store`);
-    mkdirSync(this.#mountPoint, { recursive: true });
-    const maxWrite = this.#options.maxWrite;
+      throw new Error(`${this.mountPoint} is not a directory in the store`);
+    mkdirSync(this.mountPoint, { recursive: true });
+    const maxWrite = this.options.maxWrite;
     const privileged = process.geteuid?.() === 0;
     // Every uid may use the mount (allow_other: root may always, others where fuse.conf lets them),
     // and the kernel checks permissions from our modes and owners (default_permissions).
     const access = privileged || userAllowOther() ? "allow_other,default_permissions" : "default_permissions";
     // Before the connection opens: the kernel offers io_uring at INIT only while the module parameter is on.
-    const uringOff = this.#options.uring ? enableUring(this.#log) : "COMPUTERD_FUSE_URING=off";
+    const uringOff = this.options.uring ? enableUring(this.log) : "COMPUTERD_FUSE_URING=off";
     // fusermount3 mounts before we answer anything: the kernel's INIT waits in the queue until the session reads.
     const fd = privileged
       ? dev.open()
-      : await mountWithFusermount(dev, this.#mountPoint, `rootmode=40000,${access},fsname=computerd,subtype=computerd`);
+      : await mountWithFusermount(dev, this.mountPoint, `rootmode=40000,${access},fsname=computerd,subtype=computerd`);
     this.#privileged = privileged;
-    const busyPoll = new BusyPoll(this.#options.busyPoll, this.#log);
+    const busyPoll = new BusyPoll(this.options.busyPoll, this.log);
     this.#busyPoll = busyPoll;
-    const session = new Session(dev, fd, maxWrite, this.#log, this.#trace, busyPoll);
+    const session = new Session(dev, fd, maxWrite, this.log, this.trace, busyPoll);
     // A node the kernel forgot: a file kept for it past its last name goes (no-open), and the kernel keeps no page of it.
     const nodes = new NodeTable(root.inode, (inode) => {
       this.fs.forgetInode(inode);
@@ -133,7 +115,7 @@ export class KernelDriver extends MountFsDriver implements MountDriver {
     session.onReplied = relatime.flush;
     const context: KernelContext = {
       fs: this.fs,
-      mountPoint: this.#mountPoint,
+      mountPoint: this.mountPoint,
       nodes,
       session,
       entryTimeout: timeout(KERNEL_CACHE_SECONDS),
@@ -146,7 +128,7 @@ export class KernelDriver extends MountFsDriver implements MountDriver {
       settling: new Map(),
       relatime,
     };
-    const initOptions = { maxWrite, writebackCache: this.#options.writebackCache, noOpen: this.#options.noOpen };
+    const initOptions = { maxWrite, writebackCache: this.options.writebackCache, noOpen: this.options.noOpen };
     let negotiated: (value: Negotiated) => void = () => {};
     const initialized = new Promise<Negotiated>((resolve) => (negotiated = resolve));
     session.on(
@@ -179,7 +161,7 @@ export class KernelDriver extends MountFsDriver implements MountDriver {
       try {
         dev.mount(
           "computerd",
-          this.#mountPoint,
+          this.mountPoint,
           "fuse.computerd",
           MS_NOSUID | MS_NODEV,
           `fd=${fd},rootmode=40000,user_id=${uid},group_id=${gid},${access}`,
@@ -187,7 +169,7 @@ export class KernelDriver extends MountFsDriver implements MountDriver {
       } catch (error) {
         closeSync(fd);
         busyPoll.close();
-        throw new Error(`mount(2) of ${this.#mountPoint} failed: ${(error as Error).message}`);
+        throw new Error(`mount(2) of ${this.mountPoint} failed: ${(error as Error).message}`);
       }
     }
     session.start();
@@ -195,23 +177,23 @@ export class KernelDriver extends MountFsDriver implements MountDriver {
     this.#session = session;
     this.#nodes = nodes;
     this.#context = context;
-    this.#watchdog = startWatchdog(this.#mountPoint, privileged);
+    this.#watchdog = startWatchdog(this.mountPoint, privileged);
     let result: Negotiated;
     try {
       result = await withTimeout(
         initialized,
         MOUNT_TIMEOUT_MS,
-        `FUSE INIT on ${this.#mountPoint} did not come within ${MOUNT_TIMEOUT_MS} ms`,
+        `FUSE INIT on ${this.mountPoint} did not come within ${MOUNT_TIMEOUT_MS} ms`,
       );
     } catch (error) {
       // Never leave a mount behind that nobody answers.
       await this.unmount();
       throw error;
     }
-    this.#trace?.install();
+    this.trace?.install();
     const transport = this.#openUring(result, uringOff);
-    this.#log.info(
-      `mounted ${this.#mountPoint} (kernel, protocol 7.${Math.min(result.kernelMinor, 43)} of kernel 7.${result.kernelMinor}, max_write=${result.maxWrite}, flags=0x${result.flags.toString(16)}, cache=${KERNEL_CACHE_SECONDS}s, writeback cache ${context.writeback ? "on" : "off"}, no-open ${result.noOpen ? "on" : "off"}, no-opendir ${result.noOpendir ? "on" : "off"}, ${transport}, busy polling ${busyPoll.mode})`,
+    this.log.info(
+      `mounted ${this.mountPoint} (kernel, protocol 7.${Math.min(result.kernelMinor, 43)} of kernel 7.${result.kernelMinor}, max_write=${result.maxWrite}, flags=0x${result.flags.toString(16)}, cache=${KERNEL_CACHE_SECONDS}s, writeback cache ${context.writeback ? "on" : "off"}, no-open ${result.noOpen ? "on" : "off"}, no-opendir ${result.noOpendir ? "on" : "off"}, ${transport}, busy polling ${busyPoll.mode})`,
     );
   }
 
@@ -225,14 +207,14 @@ export class KernelDriver extends MountFsDriver implements MountDriver {
     const session = this.#session as Session;
     let reason = off ?? "the kernel did not offer it at INIT";
     if (result.uring) {
-      const opened = UringTransport.open(this.#dev as FuseDev, session, result.maxWrite, this.#log);
+      const opened = UringTransport.open(this.#dev as FuseDev, session, result.maxWrite, this.log);
       if (typeof opened !== "string") {
         this.#uring = opened;
         return `io_uring ${opened.queues} queues x ${ENTRIES_PER_QUEUE} entries`;
       }
       reason = opened;
     }
-    this.#log.info(`FUSE over io_uring off: ${reason}; requests come from /dev/fuse reads`);
+    this.log.info(`FUSE over io_uring off: ${reason}; requests come from /dev/fuse reads`);
     return "/dev/fuse reads";
   }
 
@@ -242,7 +224,7 @@ export class KernelDriver extends MountFsDriver implements MountDriver {
     this.#dev = undefined;
     this.#session = undefined;
     if (dev === undefined || session === undefined) return;
-    this.#trace?.report();
+    this.trace?.report();
     this.#watchdog?.kill("SIGKILL");
     this.#watchdog = undefined;
     // Still answering: the kernel's dirty pages come in before the last commit.
@@ -250,17 +232,17 @@ export class KernelDriver extends MountFsDriver implements MountDriver {
     try {
       this.fs.commitAll();
     } catch (error) {
-      this.#log.error("commit before unmount failed", error);
+      this.log.error("commit before unmount failed", error);
     }
     // Detached at once; the session keeps answering whoever still uses the mount, briefly.
     // Without root only fusermount3 may detach what it mounted.
     if (!this.#privileged) {
-      await lazyUnmount(this.#mountPoint);
+      await lazyUnmount(this.mountPoint);
     } else {
-      const result = await new Promise<number>((resolve) => dev.unmount(this.#mountPoint, MNT_DETACH, resolve));
+      const result = await new Promise<number>((resolve) => dev.unmount(this.mountPoint, MNT_DETACH, resolve));
       if (result !== 0) {
-        this.#log.error(`umount2 of ${this.#mountPoint} failed: errno ${-result}; detaching it lazily`);
-        await lazyUnmount(this.#mountPoint);
+        this.log.error(`umount2 of ${this.mountPoint} failed: errno ${-result}; detaching it lazily`);
+        await lazyUnmount(this.mountPoint);
       }
     }
     await Promise.race([session.ended, new Promise((resolve) => setTimeout(resolve, 1_000))]);
@@ -273,7 +255,7 @@ export class KernelDriver extends MountFsDriver implements MountDriver {
     this.#busyPoll?.close();
   }
 
-  async beforePull(): Promise<void> {
+  async beforeFetch(): Promise<void> {
     await this.#writeBack();
     this.fs.commitAll();
   }
@@ -287,14 +269,14 @@ export class KernelDriver extends MountFsDriver implements MountDriver {
   async #writeBack(dev = this.#dev): Promise<void> {
     if (dev === undefined || this.#context?.writeback !== true) return;
     const result = await withTimeout(
-      new Promise<number>((resolve) => dev.syncfs(this.#mountPoint, resolve)),
+      new Promise<number>((resolve) => dev.syncfs(this.mountPoint, resolve)),
       WRITE_BACK_TIMEOUT_MS,
-      `syncfs of ${this.#mountPoint} did not finish within ${WRITE_BACK_TIMEOUT_MS} ms`,
+      `syncfs of ${this.mountPoint} did not finish within ${WRITE_BACK_TIMEOUT_MS} ms`,
     ).catch((error: Error) => {
-      this.#log.error(error.message);
+      this.log.error(error.message);
       return 0;
     });
-    if (result !== 0) this.#log.error(`syncfs of ${this.#mountPoint} failed: errno ${-result}`);
+    if (result !== 0) this.log.error(`syncfs of ${this.mountPoint} failed: errno ${-result}`);
   }
 
   /**
@@ -340,7 +322,7 @@ export class KernelDriver extends MountFsDriver implements MountDriver {
     const teach = context.writeback
       ? changed.flatMap((file) => {
           const at = this.fs.fusePath(file.path);
-          return at === undefined ? [] : [{ ...file, path: join(this.#mountPoint, at), fusePath: at }];
+          return at === undefined ? [] : [{ ...file, path: join(this.mountPoint, at), fusePath: at }];
         })
       : [];
     const taught = new Set(teach.map((file) => file.fusePath));
@@ -349,7 +331,7 @@ export class KernelDriver extends MountFsDriver implements MountDriver {
       notes.push(
         session.notify(code, body, length).then((result) => {
           // ENOENT: the kernel had nothing cached there.
-          if (result !== 0 && result !== -2) this.#log.error(`FUSE notification ${code} failed: errno ${-result}`);
+          if (result !== 0 && result !== -2) this.log.error(`FUSE notification ${code} failed: errno ${-result}`);
         }),
       );
     };
@@ -414,7 +396,7 @@ export class KernelDriver extends MountFsDriver implements MountDriver {
     await Promise.all(notes);
     if (teach.length === 0) return;
     const settling = context.settling;
-    await teachKernel(teach, this.#log, {
+    await teachKernel(teach, this.log, {
       before: (file) => settling.set(file.fusePath, file),
       after: (file) => settling.delete(file.fusePath),
     });

@@ -8,7 +8,7 @@ import { execFile } from "node:child_process";
 import { readFileSync, statSync } from "node:fs";
 import { promisify } from "node:util";
 import { withTimeout } from "@cloudflare/computer-rpc";
-import type { Logger } from "../cli/log.js";
+import type { Logger } from "../log/logger.js";
 
 const run = promisify(execFile);
 

@@ -26,7 +26,7 @@ import {
 import { join } from "node:path";
 import { type Database, isNameTooLong, WorkspaceFilesystem } from "@cloudflare/dofs";
 import { readEntry } from "@cloudflare/dofs/sync";
-import type { Logger } from "../cli/log.js";
+import type { Logger } from "../log/logger.js";
 import type { MountDriver } from "./driver.js";
 
 export const SHIM_POLL_MS = 250;
@@ -79,7 +79,7 @@ export class ShimDriver implements MountDriver {
     return this.flush();
   }
 
-  beforePull(): Promise<void> {
+  beforeFetch(): Promise<void> {
     return this.reconcileNow();
   }
 

@@ -10,7 +10,7 @@
 import { execFile } from "node:child_process";
 import { stat, truncate } from "node:fs/promises";
 import { promisify } from "node:util";
-import type { Logger } from "../cli/log.js";
+import type { Logger } from "../log/logger.js";
 
 const run = promisify(execFile);
 

@@ -3,7 +3,7 @@
  * SIGUSR2 and at unmount (to COMPUTERD_FUSE_TRACE_FILE, else the log).
  */
 import { appendFileSync } from "node:fs";
-import type { Logger } from "../cli/log.js";
+import type { Logger } from "../log/logger.js";
 
 interface OpStats {
   count: number;

@@ -10,8 +10,8 @@ import { acceptWebSocketSession, createWorkspaceServerFor, type Session } from "
 import type { Database } from "@cloudflare/dofs";
 import type { SyncRPC } from "@cloudflare/dofs/sync";
 import { WebSocketServer } from "ws";
-import type { Logger } from "../cli/log.js";
 import { readBody } from "../http/body.js";
+import type { Logger } from "../log/logger.js";
 import { isAuthorized } from "./auth.js";
 import { dialUpstream, parseConnectBody, upstreamUrl, waitHealthy } from "./connect.js";
 import { storeStats } from "./stats.js";

@@ -1,4 +1,4 @@
-import type { DurableObjectStorageLike, SqlCursorLike, SqlStorageLike } from "../database.durable-object.js";
+import type { DurableObjectStorageLike, SqlCursorLike, SqlStorageLike } from "../storage-database.js";
 
 export interface RecordedStatement {
   query: string;

@@ -1,5 +1,5 @@
 import BetterSqlite3 from "better-sqlite3";
-import type { DurableObjectStorageLike, SqlCursorLike, SqlStorageLike } from "../database.durable-object.js";
+import type { DurableObjectStorageLike, SqlCursorLike, SqlStorageLike } from "../storage-database.js";
 
 /** A cursor as a Durable Object's `sql.exec` returns it: rows once, by iteration, `next()` or `toArray()`. */
 export interface TestSqlCursor<T extends object = Record<string, unknown>> extends SqlCursorLike<T>, Iterable<T> {

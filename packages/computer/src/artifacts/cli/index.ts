@@ -6,7 +6,7 @@
  * `artifacts <subcommand>: …`. Bare `artifacts` (or `repo`, `token`) prints
  * its help on stdout and exits 1.
  */
-import type { ArtifactsCliRequest, GitCliResult } from "../../workspace/capabilities.js";
+import type { ArtifactsCliRequest, GitCliResult } from "../../contracts/capabilities.js";
 import type { ArtifactClient } from "../artifact.js";
 import { UsageError } from "./args.js";
 import { create, share } from "./create.js";

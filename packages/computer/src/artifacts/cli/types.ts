@@ -1,4 +1,4 @@
-import type { ArtifactsCliRequest, GitCliResult } from "../../workspace/capabilities.js";
+import type { ArtifactsCliRequest, GitCliResult } from "../../contracts/capabilities.js";
 import type { ArtifactClient } from "../artifact.js";
 
 /** One subcommand: its words after the subcommand's name. Throws UsageError (129) or any other error (1). */

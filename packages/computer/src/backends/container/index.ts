@@ -8,26 +8,26 @@ export {
   CONTAINER_BACKEND_DEFAULTS,
   type ContainerHostHolder,
   type ContainerSource,
-} from "./backend.worker.js";
-export { type ConnectStage, PROBE_BACKOFF_MS, PROBE_TIMEOUT_MS } from "./connect.js";
+} from "./host/backend.worker.js";
+export { type ConnectStage, PROBE_BACKOFF_MS, PROBE_TIMEOUT_MS } from "./host/connect.js";
 export {
   type ContainerExitInfo,
   type ContainerRuntimeInfo,
   containerFromAPI,
   type IWorkspaceContainerAPI,
   WorkspaceContainerAPI,
-} from "./container-api.worker.js";
-export { EGRESS_TOKEN_HEADER, EGRESS_URL_HEADER } from "./egress.js";
-export { CONTAINER_STORAGE_KEYS, type LaunchStorage } from "./launch.js";
-export { type LocalContainerOptions, localContainer } from "./local.js";
+} from "./host/container-api.worker.js";
+export { EGRESS_TOKEN_HEADER, EGRESS_URL_HEADER } from "./host/egress.js";
+export { CONTAINER_STORAGE_KEYS, type LaunchStorage } from "./host/launch.js";
+export { type LocalContainerOptions, localContainer } from "./host/local.js";
 export {
   CONTAINER_HOST_ENV,
   type WithWorkspaceContainerCtor,
   type WorkspaceContainerHost,
   type WorkspaceContainerOptions,
   withWorkspaceContainer,
-} from "./mixin.worker.js";
-export { WorkspaceProxy, type WorkspaceProxyProps } from "./platform.worker.js";
+} from "./host/mixin.worker.js";
+export { WorkspaceProxy, type WorkspaceProxyProps } from "./host/platform.worker.js";
 export type {
   ContainerDial,
   ContainerExit,
@@ -37,4 +37,4 @@ export type {
   WorkspaceContainer,
   WorkspaceEgressPolicy,
   WorkspaceRef,
-} from "./types.js";
+} from "./host/types.js";

@@ -5,7 +5,7 @@
  * identity / path conditions, 129 argv mistakes. Errors print as
  * `git <sub>: <message>` on stderr.
  */
-import type { GitCliRequest, GitCliResult } from "../../workspace/capabilities.js";
+import type { GitCliRequest, GitCliResult } from "../../contracts/capabilities.js";
 import type { GitCore } from "../core.js";
 import { describeError, exitCodeOf, GitUsageError } from "../errors.js";
 import { resolvePath } from "../paths.js";

@@ -1,5 +1,5 @@
 /** Builds the `CliIo` each subcommand gets: cwd after `-C`, env, and repository path helpers. */
-import type { GitCliRequest } from "../../workspace/capabilities.js";
+import type { GitCliRequest } from "../../contracts/capabilities.js";
 import type { GitCore } from "../core.js";
 import { toRepoPath } from "../paths.js";
 import type { CliIo } from "./types.js";

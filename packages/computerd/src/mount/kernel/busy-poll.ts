@@ -27,7 +27,7 @@
  * loop sleeps in epoll.
  */
 import { closeSync, openSync, writeSync } from "node:fs";
-import type { Logger } from "../../cli/log.js";
+import type { Logger } from "../../log/logger.js";
 
 export type BusyPollSetting = "auto" | "qos" | "spin" | "off";
 

@@ -15,7 +15,7 @@
  * /dev/fuse, which is read as before.
  */
 import { constants } from "node:os";
-import type { Logger } from "../../cli/log.js";
+import type { Logger } from "../../log/logger.js";
 import { errnoOf } from "../errno.js";
 import type { FuseTrace } from "../trace.js";
 import type { BusyPoll } from "./busy-poll.js";

@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
-import type { Logger } from "../../cli/log.js";
+import type { Logger } from "../../log/logger.js";
 import { enableUring, possibleCpus } from "./uring.js";
 
 function logger(lines: string[]): Logger {

@@ -17,7 +17,7 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism, constants } from "node:os";
-import type { Logger } from "../../cli/log.js";
+import type { Logger } from "../../log/logger.js";
 import type { FuseDev, UringHandle } from "./fuse-dev.js";
 import type { Session } from "./session.js";
 

@@ -12,6 +12,7 @@
  * backends itself.
  */
 import { rpcError } from "@cloudflare/computer-rpc";
+import type { WorkspaceArtifacts, WorkspaceAssetsClient, WorkspaceGit } from "../../../contracts/capabilities.js";
 import { hasNodeCompat, NODE_BUILTINS_DESCRIPTION } from "../../../modules/node-builtins.js";
 import { assertHostModuleExports } from "../../../modules/parse.js";
 import type { WorkspaceModuleFunctions, WorkspaceModuleHost } from "../../../modules/types.js";
@@ -24,7 +25,6 @@ import type {
 } from "../../../runtime/module-backend.js";
 import type { WorkspaceRuntime } from "../../../runtime/runtime.js";
 import type { ExecEvent, KillSignal, WorkspaceRuntimeEvent } from "../../../runtime/types.js";
-import type { WorkspaceArtifacts, WorkspaceAssetsClient, WorkspaceGit } from "../../../workspace/capabilities.js";
 import { jsonPlainProblem } from "../protocol/json.js";
 import { utf8Length } from "../protocol/stdio.js";
 import { LiveExecution } from "./execution.js";

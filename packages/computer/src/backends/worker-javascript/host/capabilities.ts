@@ -7,8 +7,8 @@
  */
 import type { WorkspaceFilesystem } from "@cloudflare/dofs";
 import { toShape, WorkspaceFsError } from "@cloudflare/dofs";
+import type { GitCliResult, WorkspaceArtifacts, WorkspaceGit } from "../../../contracts/capabilities.js";
 import type { WorkspaceRuntimeValue } from "../../../runtime/types.js";
-import type { GitCliResult, WorkspaceArtifacts, WorkspaceGit } from "../../../workspace/capabilities.js";
 import { type CapabilityReply, HOST_MODULE_PREFIX } from "../protocol/messages.js";
 import { FsCapability } from "./fs-capability.js";
 import type { HostCalls } from "./host-calls.js";

@@ -14,9 +14,9 @@
 import { rpcError } from "@cloudflare/computer-rpc";
 import type { Database, WorkspaceFilesystem } from "@cloudflare/dofs";
 import { RUNNER_MODULES } from "#sandbox/worker-javascript";
+import type { WorkspaceArtifacts, WorkspaceGit } from "../../../contracts/capabilities.js";
 import type { WorkspaceModuleFunctions } from "../../../modules/types.js";
 import type { ExecEvent, ExecStatus, WorkspaceRuntimeValue } from "../../../runtime/types.js";
-import type { WorkspaceArtifacts, WorkspaceGit } from "../../../workspace/capabilities.js";
 import {
   type HostCall,
   type HostFunction,

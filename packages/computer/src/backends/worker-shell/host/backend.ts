@@ -15,7 +15,7 @@ import { rpcError } from "@cloudflare/computer-rpc";
 import { toShape } from "@cloudflare/dofs";
 import type { SyncRPC } from "@cloudflare/dofs/sync";
 import core from "#sandbox/worker-shell/core";
-import type { BackendHandle, CommandBackend, ShellRPCLike } from "../../../runtime/backend.js";
+import type { BackendHandle, CommandBackend, ShellRpcLike } from "../../../runtime/backend.js";
 import {
   groupMarkerModule,
   SHELL_ENTRYPOINT,
@@ -84,9 +84,9 @@ export function enabledCommands(modules: ShellModuleGroup): string[] {
  * so the handle fits our `BackendHandle` and the original's alike (their
  * sync wire differs from ours, and neither is spoken here).
  */
-export type NoSyncRPC = { readonly [Method in keyof SyncRPC]: (...args: unknown[]) => never };
+export type NoSyncRpc = { readonly [Method in keyof SyncRPC]: (...args: unknown[]) => never };
 
-const NO_SYNC: NoSyncRPC = Object.freeze(
+const NO_SYNC: NoSyncRpc = Object.freeze(
   Object.fromEntries(
     (["push", "fetchChanges", "watermarks", "readEntry", "hasObjects", "fetchObjects", "pushObjects"] as const).map(
       (name) => [
@@ -96,7 +96,7 @@ const NO_SYNC: NoSyncRPC = Object.freeze(
         },
       ],
     ),
-  ) as NoSyncRPC,
+  ) as NoSyncRpc,
 );
 
 /** What the handle's shell takes: our request (an id is always set) or the original's (`id` optional, `input` ignored). */
@@ -117,7 +117,7 @@ export interface WorkerShellExec {
 }
 
 /** The handle's `rpc.shell`. */
-export interface WorkerShellRPC extends ShellRPCLike {
+export interface WorkerShellRpc extends ShellRpcLike {
   exec(request: WorkerShellExecRequest): Promise<WorkerShellExec>;
   getExec(request: { id: string; after?: number | "tail" }): Promise<WorkerShellExec>;
   killExec(request: { id: string; signal?: string }): Promise<void>;
@@ -127,7 +127,7 @@ export interface WorkerShellRPC extends ShellRPCLike {
 /** What `connect()` returns: a command backend handle with nothing to sync. */
 export interface WorkerShellHandle extends BackendHandle {
   readonly sync: "none";
-  readonly rpc: { readonly sync: NoSyncRPC; readonly shell: WorkerShellRPC };
+  readonly rpc: { readonly sync: NoSyncRpc; readonly shell: WorkerShellRpc };
   close(): Promise<void>;
 }
 
@@ -238,7 +238,7 @@ export class WorkerShellBackend implements CommandBackend {
     };
   }
 
-  #shell(runtime: WorkerShellRuntime): WorkerShellRPC {
+  #shell(runtime: WorkerShellRuntime): WorkerShellRpc {
     const wrap = (reply: ShellExecReply): WorkerShellExec => ({ id: reply.id, events: decodeFrames(reply.events) });
     return {
       async exec(request: WorkerShellExecRequest): Promise<WorkerShellExec> {

@@ -7,7 +7,7 @@
  * just-bash into importable modules at build time (`#sandbox/shell-worker`), so the package needs no
  * just-bash installed to run it. Its type comes from the source: the declaration names
  * ../sandbox/shell.js, which ships, where the `#sandbox` import resolves only inside this package. A
- * Worker that never names `ShellWorker` bundles none of it (the package has no side effects).
+ * Worker that never names `ShellWorker` bundles none of it (only the bundled folder has side effects).
  */
 import { ShellWorker as BundledShellWorker } from "#sandbox/shell-worker";
 import type { ShellWorker as ShellWorkerClass, ShellWorkerEnv } from "../sandbox/shell.js";

@@ -5,7 +5,7 @@
  * `WorkspaceFsLike`, so any `WorkspaceFs` can be handed to it.
  */
 import type { Stat } from "@cloudflare/dofs";
-import type { WorkspaceClientFilesystem } from "../../../workspace/fs-client.js";
+import type { WorkspaceClientFilesystem } from "../../../contracts/fs-client.js";
 
 export interface WorkspaceFs extends WorkspaceClientFilesystem {
   /** `lstat`, or null when the path does not exist. */

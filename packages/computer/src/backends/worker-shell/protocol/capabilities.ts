@@ -9,4 +9,4 @@ export type {
   GitCliResult,
   PublishedAsset,
   PublishOptions,
-} from "../../../workspace/capabilities.js";
+} from "../../../contracts/capabilities.js";

@@ -11,8 +11,8 @@
  * Cloudflare, through the egress channel on the local container host.
  */
 import { createWorkspaceClient } from "@cloudflare/computer-rpc/client";
-import type { BackendContext, BackendHandle, CommandBackend, ShellRPCLike } from "../../runtime/backend.js";
-import { isTransportError } from "../../runtime/transport.js";
+import type { BackendContext, BackendHandle, CommandBackend, ShellRpcLike } from "../../../runtime/backend.js";
+import { isTransportError } from "../../../runtime/transport.js";
 import { connectContainer, PROBE_BACKOFF_MS, PROBE_TIMEOUT_MS } from "./connect.js";
 import { containerFromAPI, type IWorkspaceContainerAPI, seamOf } from "./container-api.worker.js";
 import { EGRESS_TOKEN_HEADER, EGRESS_URL_HEADER, forwardToGateway } from "./egress.js";
@@ -299,7 +299,7 @@ export class CloudflareContainerBackend implements CommandBackend {
     return {
       sync: "remote",
       runtimeId,
-      rpc: { sync: client.sync, shell: client.shell as unknown as ShellRPCLike },
+      rpc: { sync: client.sync, shell: client.shell as unknown as ShellRpcLike },
       closed,
       close: async () => {
         stopHeartbeat();

@@ -5,8 +5,8 @@
  * mixin's choice between the platform and the local container host.
  */
 import { describe, expect, it } from "vitest";
-import { MemoryStorage } from "../../../test/memory-storage.js";
-import { waitFor } from "../../../test/wait.js";
+import { MemoryStorage } from "../../../../test/memory-storage.js";
+import { waitFor } from "../../../../test/wait.js";
 import { containerFromAPI, seamOf, WorkspaceContainerAPI } from "./container-api.worker.js";
 import { CONTAINER_HOST_ENV, withWorkspaceContainer } from "./mixin.worker.js";
 import { CloudflarePlatformContainer, type PlatformContainer } from "./platform.worker.js";

@@ -1,7 +1,7 @@
 /**
  * The local container host's HTTP surface: the container seam a Durable
  * Object reaches with `localContainer(...)` (see
- * packages/computer/src/backends/container/local.ts for the route list).
+ * packages/computer/src/backends/container/host/local.ts for the route list).
  *
  * The dial-back: in production computerd dials the Durable Object through
  * Cloudflare's outbound interception. Here the DO opens `GET …/dial` (a

@@ -14,7 +14,7 @@
  * original's does the same.
  */
 import { createWorkspaceClient } from "@cloudflare/computer-rpc/client";
-import type { ShellRPCLike } from "../../runtime/backend.js";
+import type { ShellRpcLike } from "../../runtime/backend.js";
 import type { HostedBackend, HostedBackendHandle } from "../../runtime/hosted-backend.js";
 
 export interface TestBackendOptions {
@@ -43,7 +43,7 @@ export class TestBackend implements HostedBackend {
     const client = await createWorkspaceClient({ url: `${this.#ws}/api` });
     return {
       // computer-rpc's shell is the wire's ShellRPC; the runtime reads it through its own narrower view.
-      rpc: { sync: client.sync, shell: client.shell as unknown as ShellRPCLike },
+      rpc: { sync: client.sync, shell: client.shell as unknown as ShellRpcLike },
       closed: client.closed.then(() => {}),
       close: () => client.close(),
     };

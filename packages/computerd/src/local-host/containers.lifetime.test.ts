@@ -21,7 +21,7 @@ import { waitFor } from "../../test/wait.js";
 import { ContainerSet } from "./containers.js";
 
 const ENTRY = fileURLToPath(new URL("../../dist/cli/main.js", import.meta.url));
-const CONTAINERS = fileURLToPath(new URL("../../dist/host/containers.js", import.meta.url));
+const CONTAINERS = fileURLToPath(new URL("../../dist/local-host/containers.js", import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), "computerd-lifetime-"));
 const set = new ContainerSet({ entry: ENTRY, baseEnv: { PATH: process.env.PATH ?? "/usr/bin:/bin" } });
 

@@ -7,8 +7,8 @@
  * but can't reach us" read differently.
  */
 import { withTimeout } from "@cloudflare/computer-rpc";
-import { WorkspaceTransportError } from "../../runtime/errors.js";
-import { safeErrorMessage } from "../../runtime/transport.js";
+import { WorkspaceTransportError } from "../../../runtime/errors.js";
+import { safeErrorMessage } from "../../../runtime/transport.js";
 import type { ContainerExit, ContainerLaunch, ContainerStart, WorkspaceContainer } from "./types.js";
 
 /** Per-probe timeout, and the backoff between probes (doubling). */

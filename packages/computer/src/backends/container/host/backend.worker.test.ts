@@ -5,8 +5,8 @@
  * computerd processes is in test/container/.
  */
 import { describe, expect, it } from "vitest";
-import { MemoryStorage } from "../../../test/memory-storage.js";
-import { waitFor } from "../../../test/wait.js";
+import { MemoryStorage } from "../../../../test/memory-storage.js";
+import { waitFor } from "../../../../test/wait.js";
 import { CloudflareContainerBackend } from "./backend.worker.js";
 import { EGRESS_TOKEN_HEADER, EGRESS_URL_HEADER } from "./egress.js";
 import { CONTAINER_STORAGE_KEYS, decideLaunch, recordExit, recordLaunch } from "./launch.js";
