@@ -5,17 +5,12 @@
  * workspace has an assets client and `assets` is not false.
  */
 import type { ToolSet } from "ai";
-import { createDeleteTool } from "./delete.js";
-import { createEditTool, type EditToolOptions } from "./edit.js";
+import type { EditToolOptions } from "./edit.js";
 import { createExecTool, type ExecToolOptions } from "./exec.js";
-import { WorkspaceFileStore } from "./file-store.js";
-import { createFindTool } from "./find.js";
-import { createGrepTool } from "./grep.js";
-import { createListTool } from "./ls.js";
-import { createPublishTool } from "./publish.js";
-import { createReadTool, type ReadToolOptions } from "./read.js";
+import type { ReadToolOptions } from "./read.js";
+import { createFileTools } from "./tool-set.js";
 import type { ToolWorkspace } from "./types.js";
-import { createWriteTool, type WriteToolOptions } from "./write.js";
+import type { WriteToolOptions } from "./write.js";
 
 export interface AIToolsOptions {
   /**
@@ -40,24 +35,11 @@ export type AITools = ToolSet;
 export function createAITools(options: AIToolsOptions): AITools {
   const { workspace } = options;
   if (!workspace?.fs) throw new TypeError("createAITools needs { workspace }");
-  // One store for the set; its lock identity is workspace.fs, so other sets over this workspace share the locks.
-  const store = new WorkspaceFileStore(workspace);
-  const tools: AITools = {
-    read: createReadTool({ ...options.read, store }),
-    ls: createListTool({ workspace }),
-    find: createFindTool({ workspace }),
-    grep: createGrepTool({ workspace }),
-  };
-  if (options.readonly === true) return tools;
-  tools.write = createWriteTool({ ...options.write, store });
-  tools.edit = createEditTool({ ...options.edit, store });
-  tools.delete = createDeleteTool({ store });
-  const { shell } = options;
-  if (shell !== undefined) {
+  return createFileTools(options, (tools) => {
+    const { shell } = options;
+    if (shell === undefined) return;
     const { runtime } = workspace;
     if (runtime === undefined) throw new TypeError("createAITools: shell needs a workspace with a runtime");
     tools.exec = createExecTool({ ...(shell === true ? {} : shell), workspace: { runtime } });
-  }
-  if (options.assets !== false && workspace.assets !== undefined) tools.publish = createPublishTool({ workspace });
-  return tools;
+  });
 }

@@ -95,9 +95,26 @@ function execTool(options: CreateToolsOptions): Tool | undefined {
   return createExecTool({ ...limits, backends, workspace: { runtime } });
 }
 
-export function createToolSet(options: CreateToolsOptions): WorkspaceToolSet {
+/** What every set has in common: the file tools, and `publish` where the workspace has assets. */
+export interface FileToolsOptions {
+  workspace: ToolWorkspace;
+  readonly?: boolean;
+  assets?: boolean;
+  read?: Omit<ReadToolOptions, "store">;
+  write?: Omit<WriteToolOptions, "store">;
+  edit?: Omit<EditToolOptions, "store">;
+}
+
+/**
+ * The file tools of one workspace (read, ls, find, grep; write, edit and
+ * delete unless `readonly`), then `exec` from `extra` (a set adds it in its
+ * own way), then `publish`: the order an agent sees them in.
+ */
+export function createFileTools(
+  options: FileToolsOptions,
+  extra: (tools: WorkspaceToolSet) => void = () => {},
+): WorkspaceToolSet {
   const { workspace } = options;
-  if (!workspace?.fs) throw new TypeError("the workspace tools need { workspace } with an fs");
   // One store for the set; its lock identity is workspace.fs, so other sets over this workspace share the locks.
   const store = new WorkspaceFileStore(workspace);
   const tools: WorkspaceToolSet = {
@@ -110,10 +127,17 @@ export function createToolSet(options: CreateToolsOptions): WorkspaceToolSet {
   tools.write = createWriteTool({ ...options.write, store });
   tools.edit = createEditTool({ ...options.edit, store });
   tools.delete = createDeleteTool({ store });
-  const exec = execTool(options);
-  if (exec) tools.exec = exec;
+  extra(tools);
   if (options.assets !== false && workspace.assets !== undefined) tools.publish = createPublishTool({ workspace });
   return tools;
+}
+
+export function createToolSet(options: CreateToolsOptions): WorkspaceToolSet {
+  if (!options.workspace?.fs) throw new TypeError("the workspace tools need { workspace } with an fs");
+  return createFileTools(options, (tools) => {
+    const exec = execTool(options);
+    if (exec) tools.exec = exec;
+  });
 }
 
 /** Runs one tool the way the AI SDK does: a streaming (async-iterable) result resolves to its last value. */
