@@ -44,7 +44,7 @@ function problem(
  * echoed back as given).
  */
 export function execIdProblem(id: unknown): ExecRequestProblem | undefined {
-  const detail = `execution id must be 1 to ${MAX_EXEC_ID_BYTES} UTF-8 bytes without control characters`;
+  const detail = `execution id must be a string of 1 to ${MAX_EXEC_ID_BYTES} UTF-8 bytes without control characters`;
   if (typeof id !== "string") return problem("id", "type", detail, id);
   if (id === "") return problem("id", "empty", detail, id);
   const bytes = utf8.encode(id).byteLength;

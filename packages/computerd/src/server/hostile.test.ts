@@ -8,7 +8,7 @@
  * unknown id is ENOENT; and after all of it the daemon still works and has
  * nothing left running. docs/limits.md has the limits.
  */
-import { rmSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { ExecEvent } from "@cloudflare/computer-rpc";
@@ -24,9 +24,25 @@ let daemon: TestDaemon;
 let client: WorkspaceClient;
 const workdir = tempDir("computerd-hostile-");
 
+/** The daemon's resident memory, from /proc (kB → bytes). */
+function residentBytes(pid: number): number {
+  const line = readFileSync(`/proc/${pid}/status`, "utf8").match(/^VmRSS:\s+(\d+) kB$/m);
+  return Number(line?.[1] ?? Number.NaN) * 1024;
+}
+
+/** Its child processes: what a refused input could have left running. */
+function childrenOf(pid: number): string[] {
+  return readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter(Boolean);
+}
+
+let residentBefore = 0;
+
 beforeAll(async () => {
   daemon = await startDaemon({ FUSE_MOUNT: "none", RPC_CLIENT_SECRET: SECRET });
   client = await createWorkspaceClient({ url: `${daemon.url}/api`, headers: auth });
+  // After one command, so what every daemon loads once (the runner, the shell) is in the baseline.
+  await drain((await client.shell.exec({ source: "true" })).events);
+  residentBefore = residentBytes(daemon.child.pid as number);
 });
 
 afterAll(async () => {
@@ -289,5 +305,9 @@ describe("RPC: exec arguments", () => {
       exec_live: number;
     };
     expect(stats.exec_live).toBe(0);
+    expect(childrenOf(daemon.child.pid as number)).toEqual([]);
+    // Bounded, not flat: the refused 32 MiB frames may leave their pages with V8, never one per input.
+    const grown = residentBytes(daemon.child.pid as number) - residentBefore;
+    expect(grown).toBeLessThan(160 * 1024 * 1024);
   });
 });
