@@ -14,7 +14,8 @@ const run = promisify(execFile);
 
 /**
  * A mount point left behind by a daemon that died without auto_unmount
- * finishing answers ENOTCONN; detach it lazily before mounting again. Each
+ * finishing answers ENOTCONN (ECONNABORTED or ECANCELED where the kernel
+ * aborted it, as under FUSE over io_uring); detach it lazily before mounting again. Each
  * start before ours may have stacked another dead mount on it (a pid
  * namespace's daemon dies with its cleanup helper): all go, down to a live
  * mount or the guard beneath (guard.ts).
@@ -26,7 +27,7 @@ export async function clearStaleMount(mountPoint: string, log: Logger): Promise<
       return; // A live mount: the binding reports "in use" itself.
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      if (code !== "ENOTCONN" && code !== "ECONNABORTED") return;
+      if (code !== "ENOTCONN" && code !== "ECONNABORTED" && code !== "ECANCELED") return;
     }
     log.info(`${mountPoint} is a dead mount; detaching it`);
     const before = mountCount(mountPoint);

@@ -12,7 +12,7 @@ export const ESTALE = -constants.errno.ESTALE;
 
 export interface KernelContext {
   readonly fs: MountFs;
-  /** Where the mount is, for the daemon's own rare use of it (off its loop: teachNoOpen in file-ops.ts). */
+  /** Where the mount is, for the daemon's own rare use of it (from a child process: teachNoOpen in file-ops.ts). */
   readonly mountPoint: string;
   readonly nodes: NodeTable;
   readonly session: Session;

@@ -18,11 +18,11 @@
  * their files live by inode too (MountFs.releaseToInode). Until its first
  * OPEN the kernel does not know, and sends a RELEASE for every file a
  * CREATE opened (a fresh mount's `tar -x` opens nothing by name): the
- * first such RELEASE opens that file from libuv's thread pool, whose OPEN
- * gets the ENOSYS (teachNoOpen).
+ * first such RELEASE opens that file from a child process, whose OPEN gets
+ * the ENOSYS (teachNoOpen).
  */
+import { spawn } from "node:child_process";
 import { constants as fsConstants } from "node:fs";
-import { open } from "node:fs/promises";
 import { constants } from "node:os";
 import { join } from "node:path";
 import { ErrnoError } from "../errno.js";
@@ -71,6 +71,10 @@ function writeOpen(out: Buffer, at: number, fh: number, flags: number): number {
   return OPEN_OUT_SIZE;
 }
 
+/** Opens argv[1] read-only and non-blocking (a FIFO's open must not wait for a writer), then closes it. */
+const OPEN_ONCE =
+  "const fs = require('node:fs'); fs.closeSync(fs.openSync(process.argv[1], fs.constants.O_RDONLY | fs.constants.O_NONBLOCK));";
+
 export function registerFileOps(session: Session, context: KernelContext): void {
   const { fs, nodes } = context;
   const readTarget = session.out.subarray(OUT_HEADER);
@@ -81,14 +85,19 @@ export function registerFileOps(session: Session, context: KernelContext): void 
     const path = nodes.path(nodeid);
     if (taught || teaching || path === undefined) return;
     teaching = true;
-    // On the thread pool, never on this loop, which must answer the OPEN; a file gone or refused
-    // meanwhile (another user's 0600 file, the daemon not root) waits for the next RELEASE.
-    open(join(context.mountPoint, path), fsConstants.O_RDONLY | fsConstants.O_NONBLOCK)
-      .then((handle) => handle.close())
-      .catch(() => undefined)
-      .finally(() => {
-        teaching = false;
-      });
+    // Never on this loop, which must answer the OPEN, and never on a thread of this process: a daemon
+    // killed while its own OPEN waits for the answer would hold that thread in the kernel (an
+    // uninterruptible FUSE wait) and so its /dev/fuse open, which alone could end the wait. A child's
+    // wait ends when the daemon's exit aborts the connection. A file gone or refused meanwhile
+    // (another user's 0600 file, the daemon not root) waits for the next RELEASE.
+    const child = spawn(process.execPath, ["-e", OPEN_ONCE, join(context.mountPoint, path)], {
+      stdio: "ignore",
+      timeout: 30_000,
+    });
+    child.once("error", () => undefined);
+    child.once("close", () => {
+      teaching = false;
+    });
   };
   const writeSource = session.input.subarray(80);
   /** The handle a CREATE or TMPFILE answers: 0 with no-open (the file is served by inode from now on). */
