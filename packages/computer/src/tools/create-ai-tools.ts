@@ -5,26 +5,10 @@
  * workspace has an assets client and `assets` is not false.
  */
 import type { ToolSet } from "ai";
-import type { EditToolOptions } from "./edit.js";
 import { createExecTool, type ExecToolOptions } from "./exec.js";
-import type { ReadToolOptions } from "./read.js";
-import { createFileTools } from "./tool-set.js";
-import type { ToolWorkspace } from "./types.js";
-import type { WriteToolOptions } from "./write.js";
+import { createFileTools, type FileToolsOptions } from "./tool-set.js";
 
-export interface AIToolsOptions {
-  /**
-   * A `Workspace`, the client `getWorkspace()` returns, or anything with the
-   * `fs` calls the tools make (plus `runtime` for `exec`, `assets` for `publish`).
-   */
-  workspace: ToolWorkspace;
-  /** Only read, ls, find and grep. Default false. */
-  readonly?: boolean;
-  /** Set false to leave out `publish` even when the workspace has assets. Default true. */
-  assets?: boolean;
-  read?: Omit<ReadToolOptions, "store">;
-  write?: Omit<WriteToolOptions, "store">;
-  edit?: Omit<EditToolOptions, "store">;
+export interface AIToolsOptions extends FileToolsOptions {
   /** Adds `exec` over `workspace.runtime`; `true` (ours) offers every backend the runtime lists. */
   shell?: Omit<ExecToolOptions, "workspace"> | true;
 }

@@ -22,15 +22,23 @@ import { createWriteTool, type WriteToolOptions } from "./write.js";
 /** Which backends `exec` may use, keyed by id; the text is shown before the backend's own description. */
 export type ExecBackends = Readonly<Record<string, { description?: string }>>;
 
-export interface CreateToolsOptions {
+/** What every set has in common: the file tools, and `publish` where the workspace has assets. */
+export interface FileToolsOptions {
+  /**
+   * A `Workspace`, the client `getWorkspace()` returns, or anything with the
+   * `fs` calls the tools make (plus `runtime` for `exec`, `assets` for `publish`).
+   */
   workspace: ToolWorkspace;
-  /** Leaves out write, edit, delete, exec and publish. */
+  /** Only read, ls, find and grep. Default false. */
   readonly?: boolean;
-  /** `false` drops `publish` even when the workspace has assets. */
+  /** Set false to leave out `publish` even when the workspace has assets. Default true. */
   assets?: boolean;
   read?: Omit<ReadToolOptions, "store">;
   write?: Omit<WriteToolOptions, "store">;
   edit?: Omit<EditToolOptions, "store">;
+}
+
+export interface CreateToolsOptions extends FileToolsOptions {
   /** Backends `exec` may use. Omitted: every backend the workspace lists; `{}`: no exec tool. */
   exec?: ExecBackends;
   /** Output limits of the exec tool. */
@@ -93,16 +101,6 @@ function execTool(options: CreateToolsOptions): Tool | undefined {
   const backends = execBackends(runtime, options.exec);
   if (Object.keys(backends).length === 0) return undefined;
   return createExecTool({ ...limits, backends, workspace: { runtime } });
-}
-
-/** What every set has in common: the file tools, and `publish` where the workspace has assets. */
-export interface FileToolsOptions {
-  workspace: ToolWorkspace;
-  readonly?: boolean;
-  assets?: boolean;
-  read?: Omit<ReadToolOptions, "store">;
-  write?: Omit<WriteToolOptions, "store">;
-  edit?: Omit<EditToolOptions, "store">;
 }
 
 /**
